@@ -1,0 +1,30 @@
+# Two commands for a fresh machine that has only python3:
+#   make run    creates .venv, installs, migrates and serves (SQLite in var/pbm.db)
+#   make test   creates .venv with the test extras and runs the whole suite
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test test-slow bench clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+run: $(BIN)/.installed
+	$(BIN)/pbm db upgrade
+	$(BIN)/pbm serve
+
+test: $(BIN)/.installed
+	$(BIN)/python -m pytest
+
+test-slow: $(BIN)/.installed
+	$(BIN)/python -m pytest -m slow
+
+bench: $(BIN)/.installed
+	$(BIN)/python -m benchmarks
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis

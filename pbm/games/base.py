@@ -1,0 +1,261 @@
+"""What every game engine shares: the `Game` interface, options, results, errors.
+
+An engine is pure: no I/O, no database, no mail. It turns a state and a move
+string into a new state, lists the legal moves in canonical notation, decides the
+result and draws the ASCII board. States are treated as immutable values:
+`play` returns a new state and never touches the one it was given.
+
+Every game accepts an optional stale-move guard on a move, ``c3#7``: the move is
+refused unless it would be move number 7 of the game (moves count from 1). A
+player who mails a move against an old board gets a refusal instead of a move
+they did not mean. `Game.play` strips and checks the guard before the game's own
+rules see the move.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+
+class GameError(ValueError):
+    """A mistake a player can make; the message is written for that player."""
+
+
+class IllegalMove(GameError):
+    """The move cannot be played in this position; the message says why."""
+
+
+class StaleMove(IllegalMove):
+    """The move carried a ``#N`` guard that does not match the game's move number."""
+
+
+class InvalidOptions(GameError):
+    """A challenge asked for an unknown option or a value out of range."""
+
+
+class InvalidPosition(GameError):
+    """A position string does not describe a position of this game."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """How a game ended: the winning seats (0-based) and a short reason.
+
+    Several winners mean a shared result (a draw or a tie among them).
+    """
+
+    winners: list[int]
+    reason: str
+
+
+@dataclass(frozen=True)
+class Option:
+    """A challenge option, given in pbmserv style as ``-name`` or ``-name=value``.
+
+    A flag (`choices` empty) is ``True`` when given and takes no value; a
+    numeric option takes one of `choices`, and `default` applies when absent.
+    """
+
+    name: str
+    help: str
+    choices: tuple[int, ...] = ()
+    default: int | None = None
+
+    @property
+    def is_flag(self) -> bool:
+        return not self.choices
+
+    def usage(self) -> str:
+        if self.is_flag:
+            return f"-{self.name}"
+        return f"-{self.name}=" + "|".join(str(c) for c in self.choices)
+
+
+class State(Protocol):
+    """The little every state offers whatever its game."""
+
+    @property
+    def to_move(self) -> int: ...
+
+    @property
+    def ply(self) -> int: ...
+
+
+S = TypeVar("S", bound=State)
+
+_GUARD = re.compile(r"^(?P<move>.*?)\s*#\s*(?P<number>\S*)\s*$", re.DOTALL)
+
+
+def split_guard(text: str) -> tuple[str, int | None]:
+    """Split ``"c3#7"`` into ``("c3", 7)``; a move without a guard gives ``None``.
+
+    >>> split_guard("c3=b3+c2 #12")
+    ('c3=b3+c2', 12)
+    >>> split_guard("roll c2")
+    ('roll c2', None)
+    """
+    match = _GUARD.match(text)
+    if match is None:
+        return text.strip(), None
+    number = match.group("number")
+    if not number.isdigit() or int(number) < 1:
+        raise IllegalMove(f"'#{number}' is not a move number: write the guard as #N, e.g. #7")
+    return match.group("move").strip(), int(number)
+
+
+def check_guard(expected: int | None, ply: int) -> None:
+    """Refuse a move guarded ``#expected`` unless it would be move ``ply + 1``."""
+    if expected is not None and expected != ply + 1:
+        raise StaleMove(
+            f"this move was written for move {expected}, but the game is at move {ply + 1}"
+            " (the board changed since); show the board and send the move again"
+        )
+
+
+class Game(ABC, Generic[S]):
+    """One game's rules. Subclasses describe themselves in the class attributes."""
+
+    name: ClassVar[str]
+    """The command-language name, lower case: ``cephalopod``."""
+    title: ClassVar[str]
+    """The name as printed: ``Cephalopod``."""
+    designer: ClassVar[str]
+    """Who invented the game; every help text and page attributes it."""
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 2
+    seat_names: ClassVar[tuple[str, ...]]
+    """Names of the seats in challenge order (``Paren``, ``Angle``, ...)."""
+    options: ClassVar[tuple[Option, ...]] = ()
+
+    # -- options -------------------------------------------------------------
+
+    def parse_options(self, words: Iterable[str]) -> dict[str, Any]:
+        """Turn challenge words like ``-size=7 -strict`` into an options dict.
+
+        >>> from pbm.games import get
+        >>> get("cephalopod").parse_options(["-size=7", "-dice=12"])
+        {'size': 7, 'dice': 12}
+        """
+        parsed: dict[str, Any] = {}
+        for word in words:
+            if not word.startswith("-") or len(word) < 2:
+                raise InvalidOptions(f"'{word}' is not an option (options look like -name or -name=value)")
+            name, has_value, value = word[1:].partition("=")
+            option = self._option(name.lower())
+            if option.is_flag:
+                if has_value:
+                    raise InvalidOptions(f"-{option.name} takes no value; write just -{option.name}")
+                parsed[option.name] = True
+            else:
+                if not has_value or not value.strip().isdigit():
+                    raise InvalidOptions(f"-{option.name} needs a number: {option.usage()}")
+                parsed[option.name] = int(value)
+        return self.check_options(parsed)
+
+    def check_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Validate an options dict (as stored or passed to `new`) and return a copy."""
+        checked: dict[str, Any] = {}
+        for name, value in (options or {}).items():
+            option = self._option(name)
+            if option.is_flag:
+                if value is not True:
+                    raise InvalidOptions(f"-{option.name} is a flag: it is either given or not")
+            elif isinstance(value, bool) or value not in option.choices:
+                allowed = ", ".join(str(c) for c in option.choices)
+                raise InvalidOptions(f"-{option.name}={value} is out of range; choose one of {allowed}")
+            checked[option.name] = value
+        return checked
+
+    def option_value(self, options: Mapping[str, Any], name: str) -> Any:
+        """The value of option `name`, or its default when the challenge left it out."""
+        option = self._option(name)
+        return options.get(name, False if option.is_flag else option.default)
+
+    def check_players(self, players: int) -> None:
+        if not self.min_players <= players <= self.max_players:
+            if self.min_players == self.max_players:
+                wanted = f"exactly {self.min_players}"
+            else:
+                wanted = f"{self.min_players} to {self.max_players}"
+            raise InvalidOptions(f"{self.title} is played by {wanted} players, not {players}")
+
+    def _option(self, name: str) -> Option:
+        for option in self.options:
+            if option.name == name:
+                return option
+        known = ", ".join(o.usage() for o in self.options) or "none"
+        raise InvalidOptions(f"{self.title} has no option -{name} (its options: {known})")
+
+    # -- the rules -----------------------------------------------------------
+
+    @abstractmethod
+    def new(self, players: int = 2, options: Mapping[str, Any] | None = None, seed: bytes | None = None) -> S:
+        """The start position for `players` seats; `seed` feeds games with dice."""
+
+    @abstractmethod
+    def from_position(self, position: str, options: Mapping[str, Any] | None = None) -> S:
+        """Parse the game's position notation (raises `InvalidPosition`)."""
+
+    @abstractmethod
+    def to_position(self, state: S) -> str:
+        """The position notation of `state`."""
+
+    @abstractmethod
+    def legal_moves(self, state: S) -> list[str]:
+        """Every legal move once, in canonical notation; empty when the game is over."""
+
+    def play(self, state: S, move: str) -> S:
+        """The state after `move`; raises `IllegalMove` and leaves `state` untouched.
+
+        Accepts the game's lenient input forms and an optional ``#N`` guard.
+        """
+        text, expected = split_guard(move)
+        if self.result(state) is not None:
+            raise IllegalMove("the game is over; no more moves can be played")
+        check_guard(expected, state.ply)
+        return self.apply(state, self.parse_move(state, text))
+
+    @abstractmethod
+    def parse_move(self, state: S, text: str) -> str:
+        """The canonical notation of the legal move `text` means (no guard).
+
+        Accepts the game's input conveniences; raises `IllegalMove` with a reason
+        the player can act on. The store records moves in this canonical form.
+        """
+
+    @abstractmethod
+    def apply(self, state: S, move: str) -> S:
+        """Play a move given in canonical notation, as `parse_move` returns it."""
+
+    @abstractmethod
+    def result(self, state: S) -> Result | None:
+        """How the game ended, or ``None`` while it goes on."""
+
+    @abstractmethod
+    def render(self, state: S, viewer: int | None = None) -> str:
+        """The ASCII board of the mail replies (`viewer` is the reader's seat, if any)."""
+
+    # -- storage -------------------------------------------------------------
+
+    @abstractmethod
+    def dump(self, state: S) -> dict[str, Any]:
+        """Everything needed to resume `state` as JSON-safe data, except `secret`."""
+
+    @abstractmethod
+    def load(self, data: Mapping[str, Any], secret: bytes | None = None) -> S:
+        """The state `dump` described; `secret` is what `secret_of` returned."""
+
+    def secret_of(self, state: S) -> bytes | None:
+        """Hidden state that must never be shown before the game ends (dice seeds)."""
+        return None
+
+    def public_notes(self, state: S) -> list[str]:
+        """Lines to print with the board in mails and pages (e.g. a dice commitment)."""
+        return []
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} game {self.name!r}>"
