@@ -1,0 +1,804 @@
+"""Cephalopod, a game by Mark Steere (2006): place dice, capture by adding them up.
+
+The board
+---------
+A square board, 5x5 unless the challenge says ``-size=N`` (3 to 9). Columns are
+letters from the left (``a``, ``b``, ...), rows are numbers from the bottom
+(``1``, ``2``, ...), so ``a1`` is the bottom-left cell. The board starts empty.
+
+>>> from pbm.games.cephalopod import GAME
+>>> state = GAME.new(players=2)
+>>> print(GAME.render(state))
+    A   B   C   D   E
+5  ... ... ... ... ...  5
+4  ... ... ... ... ...  4
+3  ... ... ... ... ...  3
+2  ... ... ... ... ...  2
+1  ... ... ... ... ...  1
+    A   B   C   D   E
+
+A turn
+------
+The players take turns; each turn places one die of one's own on an empty cell.
+There is no passing, and dice never move once placed. The first seat, "Paren",
+prints its dice as ``(n)`` and moves first; the second, "Angle", prints ``<n>``.
+
+Whether the new die captures depends only on its orthogonal neighbours (up, down,
+left, right; not diagonal). A *capture set* is any two or more of those
+neighbours, whoever owns them, whose pips add up to 6 or less (12 or less with
+``-dice=12``).
+
+- If the chosen cell has a capture set, the placement **must** capture: the
+  player picks any one capture set (not necessarily the largest), those dice leave
+  the board and the new die shows their sum.
+- If it has none, the new die shows 1.
+
+Capturing is compulsory only at the chosen cell: a player is always free to pick
+a cell where nothing can be captured. Each (cell, capture set) pair is a separate
+move. Here Paren plays the centre of Figure 2 of the rule sheet, next to two ones:
+
+>>> state = GAME.from_position("...../..a1../...b1./...../..... a")
+>>> GAME.moves_at(state, "c3")
+['c3=c4+d3']
+>>> after = GAME.play(state, "c3")
+>>> print(GAME.render(after))
+    A   B   C   D   E
+5  ... ... ... ... ...  5
+4  ... ... ... ... ...  4
+3  ... ... (2) ... ...  3
+2  ... ... ... ... ...  2
+1  ... ... ... ... ...  1
+    A   B   C   D   E
+
+A five next to a two cannot be captured (5 + 2 = 7), so in Figure 5 Angle's die
+on e3, between Paren's two on d3 and Angle's own five on e2, shows a 1:
+
+>>> state = GAME.from_position("...../..a1../..b3a2./...a1b5/..... b")
+>>> GAME.moves_at(state, "e3")
+['e3']
+>>> GAME.to_position(GAME.play(state, "e3"))
+'...../..a1../..b3a2b1/...a1b5/..... a'
+
+Notation
+--------
+A plain placement is the cell, ``c3``. A capture is the cell, ``=``, and the
+captured cells joined by ``+``: ``c3=b3+c2``. The canonical form is lower case
+with the captured cells sorted by column, then row. On input the case does not
+matter, the captured cells may come in any order, and two shortcuts are
+accepted:
+
+- a bare ``c3`` where exactly one capture set exists at c3 means that capture;
+- ``c3=4`` (the value the new die will show) where exactly one capture set at
+  c3 adds up to 4; ``c3=1`` is the plain placement where nothing can be captured.
+
+>>> state = GAME.from_position("...../..a1../.b2.b3./..a1../..... b")
+>>> GAME.parse_move(state, "C3=D3+B3")
+'c3=b3+d3'
+>>> GAME.parse_move(state, "c3=2")
+'c3=c2+c4'
+>>> GAME.parse_move(state, "c3=4")
+Traceback (most recent call last):
+...
+pbm.games.base.IllegalMove: c3=4 could be c3=c2+d3 or c3=c4+d3 or c3=b3+c2+c4; say which dice to capture
+>>> GAME.parse_move(GAME.from_position("...../...../.a1.a2./...../..... b"), "c3")
+'c3=b3+d3'
+
+A move may carry a ``#N`` guard (``c3#7``): it is refused unless it would be
+move number N, so a mail written against an old board changes nothing.
+
+The end
+-------
+The game ends the moment the board is full. The player whose dice occupy the
+most cells wins; on the 5x5 board (25 cells) two players cannot tie. On an even
+board (4x4, 6x6, 8x8) two players can finish level; that is a tie between them.
+
+More than two players
+---------------------
+Three to six players may play. Seats follow the challenge order: Paren ``(n)``,
+Angle ``<n>``, Square ``[n]``, Curly ``{n}``, Slash ``/n/``, Bar ``|n|``; turns
+rotate in seat order over the players still in the game. When the board fills:
+
+- if one player holds strictly the most cells, that player wins;
+- otherwise (a tie for first) every player tied for last place is eliminated:
+  their dice leave the board and play goes on among the rest, starting with the
+  next remaining player after the one who filled the board. A player with no dice
+  at all is last; eliminating only such players leaves the board full, so the
+  rule applies again at once;
+- if every remaining player is tied, nobody can be called last: the game ends as
+  a tie among all of them (our ruling; the rule texts do not cover it).
+
+So at 9-9-7 among three players, the seven dice of the last player leave the
+board and the two leaders play on; at 6-6-5-4-4 among five, both players with
+four are out and three play on.
+
+The supply of dice
+------------------
+The rule sheet gives each player 24 dice. With two players on 5x5 that supply
+can never run out: when a player is to move at least one cell is empty and the
+opponent's last die is on the board, so the mover has at most 23 dice out. The
+engine therefore does not track the supply, and on larger boards (and with more
+players) our ruling is the same: every player has as many dice as the board has
+cells. The board, not the box, limits the game.
+
+Position notation
+-----------------
+``<rows> <to-move>``: the rows from the top down, separated by ``/``; each cell is
+``.`` when empty or a seat letter (``a`` for the first seat ... ``f`` for the
+sixth) followed by the pips in decimal; then the letter of the seat to move. The
+board size is the number of rows. ``a1.b2/.../a3.. b`` is a 3x3 position.
+Unless the caller says otherwise, the seats still in play are the letters on the
+board plus the seat to move.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import operator
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple
+
+from pbm.games.base import Game, IllegalMove, InvalidPosition, Option, Result
+
+SEAT_NAMES = ("Paren", "Angle", "Square", "Curly", "Slash", "Bar")
+SEAT_LETTERS = "abcdef"
+MARKS = (("(", ")"), ("<", ">"), ("[", "]"), ("{", "}"), ("/", "/"), ("|", "|"))
+COLUMNS = "abcdefghi"
+
+EMPTY = -1
+"""The owner recorded for an empty cell in `State.owners`."""
+
+
+class Die(NamedTuple):
+    """A die on the board: who owns it and the pips it shows."""
+
+    seat: int
+    value: int
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class State:
+    """A Cephalopod position; a value, never changed once made.
+
+    Cells are numbered column by column: ``a1`` is 0, ``a2`` is 1, ..., so on
+    5x5 ``b1`` is 5 and ``e5`` is 24. Iterating in that order gives the
+    column-then-row order of the notation.
+    """
+
+    size: int
+    """The board is ``size`` x ``size`` cells."""
+    dice: int
+    """Faces of the dice: 6, or 12 with ``-dice=12``; captures may add up to this."""
+    players: int
+    """How many seats the game started with."""
+    in_play: tuple[int, ...]
+    """The seats still in the game, in seat order (eliminated seats are left out)."""
+    to_move: int
+    """The seat whose turn it is (0-based)."""
+    ply: int
+    """How many moves have been played."""
+    values: tuple[int, ...]
+    """Pips per cell, 0 where the cell is empty."""
+    owners: tuple[int, ...]
+    """The seat owning each cell, `EMPTY` where the cell is empty."""
+
+    @property
+    def options(self) -> dict[str, int]:
+        return {"size": self.size, "dice": self.dice}
+
+    def die_at(self, cell: str) -> Die | None:
+        """The die on `cell` (``"c3"``), or ``None`` when the cell is empty."""
+        index = _tables(self.size, self.dice).index_of(cell)
+        if index is None:
+            raise ValueError(f"{cell} is not on the board")
+        if not self.values[index]:
+            return None
+        return Die(self.owners[index], self.values[index])
+
+    def cells_held(self) -> dict[int, int]:
+        """How many cells each seat still in play holds."""
+        held = dict.fromkeys(self.in_play, 0)
+        for owner in self.owners:
+            if owner != EMPTY:
+                held[owner] += 1
+        return held
+
+    def __repr__(self) -> str:
+        return (
+            f"State({_position(self)!r}, ply={self.ply}, players={self.players},"
+            f" in_play={self.in_play}, dice={self.dice})"
+        )
+
+
+class _Tables:
+    """Everything about one board size and die that does not depend on the position.
+
+    Neighbours of each cell are listed in ascending cell order, so a subset of
+    neighbours is a bit mask whose bits, read from the lowest, name the captured
+    cells in canonical order. Capture sets depend only on the neighbours' pips,
+    so they are computed once per tuple of pips and remembered.
+    """
+
+    def __init__(self, size: int, dice: int) -> None:
+        self.size = size
+        self.dice = dice
+        self.cells = size * size
+        self.names = tuple(f"{COLUMNS[i // size]}{i % size + 1}" for i in range(self.cells))
+        self.index = {name: i for i, name in enumerate(self.names)}
+        self.neighbours = tuple(self._neighbours_of(i) for i in range(self.cells))
+        # Every cell has at least two neighbours, so each getter returns a tuple.
+        self.neighbour_values: tuple[Callable[[tuple[int, ...] | list[int]], tuple[int, ...]], ...] = tuple(
+            operator.itemgetter(*nb) for nb in self.neighbours
+        )
+        self.captured = tuple(
+            tuple(tuple(nb[bit] for bit in range(len(nb)) if mask >> bit & 1) for mask in range(1 << len(nb)))
+            for nb in self.neighbours
+        )
+        self.texts = tuple(
+            tuple(self._text(i, captured) for captured in self.captured[i]) for i in range(self.cells)
+        )
+        self.decode: dict[str, tuple[int, int]] = {}
+        for i, texts in enumerate(self.texts):
+            for mask, text in enumerate(texts):
+                if mask == 0 or mask & (mask - 1):  # no capture, or two dice and more
+                    self.decode[text] = (i, mask)
+        self._masks: dict[tuple[int, ...], tuple[int, ...]] = {}
+        self._moves: tuple[dict[tuple[int, ...], tuple[str, ...]], ...] = tuple({} for _ in range(self.cells))
+        self.counts: dict[tuple[int, ...], int] = {}
+
+    def _neighbours_of(self, i: int) -> tuple[int, ...]:
+        column, row = divmod(i, self.size)
+        found = []
+        if column > 0:
+            found.append(i - self.size)
+        if row > 0:
+            found.append(i - 1)
+        if row < self.size - 1:
+            found.append(i + 1)
+        if column < self.size - 1:
+            found.append(i + self.size)
+        return tuple(found)
+
+    def _text(self, i: int, captured: tuple[int, ...]) -> str:
+        if not captured:
+            return self.names[i]
+        return self.names[i] + "=" + "+".join(self.names[j] for j in captured)
+
+    def index_of(self, name: str) -> int | None:
+        return self.index.get(name.lower())
+
+    def masks(self, pips: tuple[int, ...]) -> tuple[int, ...]:
+        """The capture sets for neighbours showing `pips` (0 = empty), as bit masks.
+
+        Ordered by the number of dice taken, then by the captured cells.
+        """
+        known = self._masks.get(pips)
+        if known is None:
+            found = []
+            for taken in range(2, len(pips) + 1):
+                for bits in itertools.combinations(range(len(pips)), taken):
+                    chosen = [pips[bit] for bit in bits]
+                    if all(chosen) and sum(chosen) <= self.dice:
+                        found.append(sum(1 << bit for bit in bits))
+            known = self._masks[pips] = tuple(found)
+            self.counts[pips] = max(1, len(found))
+        return known
+
+    def moves_at(self, i: int, values: tuple[int, ...] | list[int]) -> tuple[str, ...]:
+        """The canonical moves on the empty cell `i`."""
+        pips = self.neighbour_values[i](values)
+        known = self._moves[i].get(pips)
+        if known is None:
+            masks = self.masks(pips)
+            texts = self.texts[i]
+            known = self._moves[i][pips] = tuple(texts[m] for m in masks) if masks else (texts[0],)
+        return known
+
+    def count(self, pips: tuple[int, ...]) -> int:
+        self.masks(pips)
+        return self.counts[pips]
+
+
+@functools.cache
+def _tables(size: int, dice: int) -> _Tables:
+    return _Tables(size, dice)
+
+
+def _next_seat(in_play: tuple[int, ...], seat: int) -> int:
+    """The seat in play that moves after `seat` (which may just have left play)."""
+    for candidate in in_play:
+        if candidate > seat:
+            return candidate
+    return in_play[0]
+
+
+def _settle(
+    values: list[int], owners: list[int], in_play: tuple[int, ...]
+) -> tuple[int, ...]:
+    """Apply the multi-player tie rule to a full board; returns the seats left in play.
+
+    Eliminated players' dice are removed from `values` and `owners` in place.
+    """
+    while 0 not in values:
+        held = dict.fromkeys(in_play, 0)
+        for owner in owners:
+            held[owner] += 1
+        most, fewest = max(held.values()), min(held.values())
+        if list(held.values()).count(most) == 1 or most == fewest:
+            break  # a clear winner, or everybody tied: the game is over
+        out = {seat for seat, count in held.items() if count == fewest}
+        for i, owner in enumerate(owners):
+            if owner in out:
+                values[i] = 0
+                owners[i] = EMPTY
+        in_play = tuple(seat for seat in in_play if seat not in out)
+    return in_play
+
+
+def _position(state: State) -> str:
+    size = state.size
+    rows = []
+    for row in reversed(range(size)):
+        cells = []
+        for column in range(size):
+            i = column * size + row
+            value = state.values[i]
+            cells.append(f"{SEAT_LETTERS[state.owners[i]]}{value}" if value else ".")
+        rows.append("".join(cells))
+    return "/".join(rows) + " " + SEAT_LETTERS[state.to_move]
+
+
+_MOVE = re.compile(r"(?P<cell>[a-z]\d+)(?:=(?P<rest>.*))?", re.DOTALL)
+_CELL = re.compile(r"[a-z]\d+")
+_POSITION_CELL = re.compile(r"\.|[a-z]\d*|.")
+
+
+class Cephalopod(Game[State]):
+    """The rules of Cephalopod; see the module documentation for the game itself."""
+
+    name: ClassVar[str] = "cephalopod"
+    title: ClassVar[str] = "Cephalopod"
+    designer: ClassVar[str] = "Mark Steere"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 6
+    seat_names: ClassVar[tuple[str, ...]] = SEAT_NAMES
+    options: ClassVar[tuple[Option, ...]] = (
+        Option("size", "play on an N x N board instead of 5 x 5", choices=tuple(range(3, 10)), default=5),
+        Option("dice", "twelve-sided dice: captures may add up to 12", choices=(6, 12), default=6),
+    )
+
+    # -- positions -------------------------------------------------------------
+
+    def new(self, players: int = 2, options: Mapping[str, Any] | None = None, seed: bytes | None = None) -> State:
+        """The empty board; Paren (seat 0) to move. Cephalopod has no chance: `seed` is unused.
+
+        >>> GAME.new(players=3, options={"size": 3})
+        State('.../.../... a', ply=0, players=3, in_play=(0, 1, 2), dice=6)
+        """
+        self.check_players(players)
+        checked = self.check_options(options)
+        size = self.option_value(checked, "size")
+        dice = self.option_value(checked, "dice")
+        cells = size * size
+        return State(
+            size=size,
+            dice=dice,
+            players=players,
+            in_play=tuple(range(players)),
+            to_move=0,
+            ply=0,
+            values=(0,) * cells,
+            owners=(EMPTY,) * cells,
+        )
+
+    def from_position(
+        self,
+        position: str,
+        options: Mapping[str, Any] | None = None,
+        *,
+        players: int | None = None,
+        seats: Iterable[int] | None = None,
+        ply: int = 0,
+    ) -> State:
+        """Read the position notation (see the module documentation).
+
+        `players` is the number of seats the game started with (by default the
+        highest seat letter seen, and at least 2); `seats` are the seats still in
+        play (by default the letters on the board plus the seat to move); `ply`
+        is the number of moves played before it, which the notation does not
+        record (0 unless given).
+
+        >>> GAME.from_position("a1.b2/.../a3.. b", players=3, seats=[0, 1, 2])
+        State('a1.b2/.../a3.. b', ply=0, players=3, in_play=(0, 1, 2), dice=6)
+        >>> GAME.from_position("a1.b2/.../a3. b")
+        Traceback (most recent call last):
+        ...
+        pbm.games.base.InvalidPosition: row 1 has 2 cells, but the board has 3 rows and so 3 columns
+        """
+        checked = self.check_options(options)
+        parts = position.split()
+        if len(parts) != 2:
+            raise InvalidPosition(
+                f"{position!r} is not a position: write the rows, a space and the seat to move, e.g. 'a1.b2/.../a3.. b'"
+            )
+        rows, mover = parts
+        lines = rows.split("/")
+        size = len(lines)
+        if not 3 <= size <= 9:
+            raise InvalidPosition(f"the position has {size} rows; boards are 3 to 9 rows high")
+        if checked.get("size", size) != size:
+            raise InvalidPosition(f"the position has {size} rows, but -size={checked['size']} was asked for")
+        dice = self.option_value(checked, "dice")
+        cells = size * size
+        values = [0] * cells
+        owners = [EMPTY] * cells
+        for number, line in zip(range(size, 0, -1), lines):
+            tokens = _POSITION_CELL.findall(line)
+            if len(tokens) != size:
+                raise InvalidPosition(
+                    f"row {number} has {len(tokens)} cells, but the board has {size} rows and so {size} columns"
+                )
+            for column, token in enumerate(tokens):
+                if token == ".":
+                    continue
+                cell = f"{COLUMNS[column]}{number}"
+                if token[0] not in SEAT_LETTERS or not token[1:].isdigit():
+                    raise InvalidPosition(
+                        f"{token!r} at {cell} is not a cell: write '.' or a seat letter a-f and the pips, e.g. a3"
+                    )
+                value = int(token[1:])
+                if not 1 <= value <= dice:
+                    raise InvalidPosition(f"{token} at {cell}: a die shows 1 to {dice}")
+                i = column * size + number - 1
+                values[i] = value
+                owners[i] = SEAT_LETTERS.index(token[0])
+        if len(mover) != 1 or mover not in SEAT_LETTERS:
+            raise InvalidPosition(f"the seat to move must be a letter a-f, not {mover!r}")
+        to_move = SEAT_LETTERS.index(mover)
+        present = set(owners) - {EMPTY}
+        if players is None:
+            players = max(2, to_move + 1, *(seat + 1 for seat in present), *(seat + 1 for seat in seats or ()))
+        if not self.min_players <= players <= self.max_players:
+            raise InvalidPosition(f"Cephalopod is played by 2 to 6 players, not {players}")
+        in_play = tuple(sorted(set(seats) if seats is not None else present | {to_move}))
+        for seat in (*in_play, *present, to_move):
+            if not 0 <= seat < players:
+                raise InvalidPosition(f"seat {seat} does not exist in a game of {players} players")
+        if len(in_play) < 2:
+            raise InvalidPosition(
+                f"only {self._seat_list(in_play)} would be in play; name the seats in play (seats=...)"
+            )
+        if to_move not in in_play:
+            raise InvalidPosition(f"{SEAT_NAMES[to_move]} is to move but is not in play")
+        stray = sorted(present - set(in_play))
+        if stray:
+            raise InvalidPosition(f"{self._seat_list(stray)} has dice on the board but is not in play")
+        if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
+            raise InvalidPosition(f"the move count must be a whole number of 0 or more, not {ply!r}")
+        if 0 not in values and _settle(values[:], owners[:], in_play) != in_play:
+            raise InvalidPosition(
+                "the board is full with a tie for first place; the players tied for last"
+                " should have been eliminated"
+            )
+        return State(size, dice, players, in_play, to_move, ply, tuple(values), tuple(owners))
+
+    def to_position(self, state: State) -> str:
+        """The position notation; the seats in play, players and ply are not part of it.
+
+        >>> GAME.to_position(GAME.play(GAME.new(options={"size": 3}), "a1"))
+        '.../.../a1.. b'
+        """
+        return _position(state)
+
+    # -- moves -----------------------------------------------------------------
+
+    def legal_moves(self, state: State) -> list[str]:
+        """Every legal move in canonical notation: by cell (a1, a2, ..., b1, ...),
+        then smaller capture sets first.
+
+        >>> GAME.legal_moves(GAME.from_position("a1../.../b1.. a"))
+        ['a2=a1+a3', 'b1', 'b2', 'b3', 'c1', 'c2', 'c3']
+        """
+        tables = _tables(state.size, state.dice)
+        values = state.values
+        moves: list[str] = []
+        for i, value in enumerate(values):
+            if not value:
+                moves += tables.moves_at(i, values)
+        return moves
+
+    def moves_at(self, state: State, cell: str) -> list[str]:
+        """The legal moves on one cell (none when it is occupied).
+
+        >>> GAME.moves_at(GAME.from_position("a1../.../b1.. a"), "A2")
+        ['a2=a1+a3']
+        """
+        tables = _tables(state.size, state.dice)
+        i = tables.index_of(cell)
+        if i is None:
+            raise IllegalMove(self._off_board(tables, cell))
+        if state.values[i]:
+            return []
+        return list(tables.moves_at(i, state.values))
+
+    def parse_move(self, state: State, text: str) -> str:
+        tables = _tables(state.size, state.dice)
+        compact = "".join(text.split()).lower()
+        if not compact:
+            raise IllegalMove("no move given: name a cell, such as c3, or a capture, such as c3=b3+c2")
+        match = _MOVE.fullmatch(compact)
+        if match is None:
+            raise IllegalMove(
+                f"{text.strip()!r} is not a move: name a cell, such as c3, or a capture, such as c3=b3+c2 or c3=5"
+            )
+        name, rest = match.group("cell"), match.group("rest")
+        i = tables.index_of(name)
+        if i is None:
+            raise IllegalMove(self._off_board(tables, name))
+        if state.values[i]:
+            raise IllegalMove(f"{name} is occupied")
+        moves = tables.moves_at(i, state.values)
+        captures = [] if moves == (name,) else list(moves)
+        options = ", ".join(moves)
+
+        if rest is None:
+            if len(moves) == 1:
+                return moves[0]
+            raise IllegalMove(f"a capture is compulsory at {name}: {options}")
+
+        if rest.isdigit():
+            total = int(rest)
+            if not captures:
+                if total == 1:
+                    return name
+                raise IllegalMove(f"nothing can be captured at {name}, so a die placed there shows 1: play {name}")
+            making = [move for move in captures if self._sum(tables, state, move) == total]
+            if len(making) == 1:
+                return making[0]
+            if not making:
+                raise IllegalMove(f"no capture at {name} makes {total}; the moves at {name}: {options}")
+            raise IllegalMove(f"{name}={total} could be {' or '.join(making)}; say which dice to capture")
+
+        names = rest.split("+")
+        if not all(_CELL.fullmatch(n) for n in names):
+            raise IllegalMove(
+                f"{text.strip()!r} is not a move: after '=' name the captured cells joined by '+',"
+                f" such as {name}=b3+c2, or the value, such as {name}=5"
+            )
+        indices = []
+        for n in names:
+            j = tables.index_of(n)
+            if j is None:
+                raise IllegalMove(self._off_board(tables, n))
+            if j not in tables.neighbours[i]:
+                raise IllegalMove(f"{n} is not next to {name}; the moves at {name}: {options}")
+            if j in indices:
+                raise IllegalMove(f"{n} is named twice; the moves at {name}: {options}")
+            if not state.values[j]:
+                raise IllegalMove(f"{n} is empty, so it cannot be captured; the moves at {name}: {options}")
+            indices.append(j)
+        if len(indices) < 2:
+            raise IllegalMove(f"a capture takes at least two dice; the moves at {name}: {options}")
+        total = sum(state.values[j] for j in indices)
+        if total > state.dice:
+            listed = "+".join(sorted(names, key=tables.index_of))
+            raise IllegalMove(
+                f"{listed} add up to {total}, more than {state.dice}; the moves at {name}: {options}"
+            )
+        neighbours = tables.neighbours[i]
+        return tables.texts[i][sum(1 << neighbours.index(j) for j in indices)]
+
+    def apply(self, state: State, move: str) -> State:
+        """Play a move in canonical notation (as `parse_move` and `legal_moves` give it).
+
+        The move is still checked, cheaply, so a corrupt record cannot produce an
+        impossible position.
+        """
+        tables = _tables(state.size, state.dice)
+        try:
+            i, mask = tables.decode[move]
+        except KeyError:
+            raise IllegalMove(f"{move!r} is not a move in canonical notation") from None
+        old = state.values
+        if old[i]:
+            raise IllegalMove(f"{tables.names[i]} is occupied")
+        masks = tables.masks(tables.neighbour_values[i](old))
+        if (mask not in masks) if mask else masks:
+            raise IllegalMove(f"{move} is not legal here; the moves at {tables.names[i]}: {', '.join(tables.moves_at(i, old))}")
+        values = list(old)
+        owners = list(state.owners)
+        total = 0
+        for j in tables.captured[i][mask]:
+            total += values[j]
+            values[j] = 0
+            owners[j] = EMPTY
+        values[i] = total or 1
+        owners[i] = state.to_move
+        in_play = state.in_play
+        if not mask and 0 not in values:
+            in_play = _settle(values, owners, in_play)
+        return State(
+            state.size,
+            state.dice,
+            state.players,
+            in_play,
+            _next_seat(in_play, state.to_move),
+            state.ply + 1,
+            tuple(values),
+            tuple(owners),
+        )
+
+    def result(self, state: State) -> Result | None:
+        """``None`` until the board is full; then the leader, or everyone tied.
+
+        >>> GAME.result(GAME.from_position("a1a1b1/b1a1b1/a1b1a1 b"))
+        Result(winners=[0], reason='Paren wins, holding 5 of the 9 cells')
+        """
+        if 0 in state.values:
+            return None
+        held = state.cells_held()
+        most = max(held.values())
+        leaders = [seat for seat, count in held.items() if count == most]
+        if len(leaders) == 1:
+            return Result([leaders[0]], f"{SEAT_NAMES[leaders[0]]} wins, holding {most} of the {len(state.values)} cells")
+        return Result(leaders, f"the board is full and {self._seat_list(leaders)} are tied with {most} cells each")
+
+    # -- drawing ---------------------------------------------------------------
+
+    def render(self, state: State, viewer: int | None = None) -> str:
+        """The board as the mails show it: the top row first, labelled all round.
+
+        Cephalopod hides nothing, so every viewer sees the same board. With
+        ``-dice=12`` each cell is four characters wide so that ``(12)`` fits:
+
+        >>> state = GAME.from_position("b12a3./.../a1.. b", {"dice": 12})
+        >>> print(GAME.render(state))
+             A    B    C
+        3  <12> ( 3) ....  3
+        2  .... .... ....  2
+        1  ( 1) .... ....  1
+             A    B    C
+        """
+        size = state.size
+        width = 3 if state.dice < 10 else 4
+        letters = COLUMNS[:size].upper()
+        edge = " " * (3 + width // 2) + (" " * width).join(letters)
+        lines = [edge]
+        for row in reversed(range(size)):
+            cells = []
+            for column in range(size):
+                i = column * size + row
+                value = state.values[i]
+                if value:
+                    left, right = MARKS[state.owners[i]]
+                    cells.append(f"{left}{value:>{width - 2}}{right}")
+                else:
+                    cells.append("." * width)
+            lines.append(f"{row + 1}  {' '.join(cells)}  {row + 1}")
+        lines.append(edge)
+        return "\n".join(lines)
+
+    # -- storage ---------------------------------------------------------------
+
+    def dump(self, state: State) -> dict[str, Any]:
+        """JSON-safe data from which `load` rebuilds `state` exactly.
+
+        >>> GAME.dump(GAME.new(players=3, options={"size": 3}))
+        {'position': '.../.../... a', 'players': 3, 'in_play': [0, 1, 2], 'ply': 0, 'options': {'size': 3, 'dice': 6}}
+        """
+        return {
+            "position": _position(state),
+            "players": state.players,
+            "in_play": list(state.in_play),
+            "ply": state.ply,
+            "options": state.options,
+        }
+
+    def load(self, data: Mapping[str, Any], secret: bytes | None = None) -> State:
+        try:
+            position, players, in_play, ply, options = (
+                data[key] for key in ("position", "players", "in_play", "ply", "options")
+            )
+        except (KeyError, TypeError):
+            raise InvalidPosition("stored Cephalopod data needs position, players, in_play, ply and options") from None
+        return self.from_position(position, options, players=players, seats=in_play, ply=ply)
+
+    # -- analysis --------------------------------------------------------------
+
+    def perft(self, state: State, depth: int) -> int:
+        """The number of move sequences of length `depth` from `state`.
+
+        The same count as walking `legal_moves` and `apply`, made faster by
+        placing and lifting dice in one mutable board and counting the moves of
+        the last ply without listing them.
+
+        >>> [GAME.perft(GAME.new(), depth) for depth in (1, 2, 3)]
+        [25, 600, 13800]
+        """
+        if depth == 0:
+            return 1
+        if 0 not in state.values:
+            return 0
+        tables = _tables(state.size, state.dice)
+        values = list(state.values)
+        owners = list(state.owners)
+        neighbour_values = tables.neighbour_values
+        masks_of = tables.masks
+        counts = tables.counts
+        captured = tables.captured
+        cells = range(tables.cells)
+        following = {seat: _next_seat(state.in_play, seat) for seat in state.in_play}
+
+        def count_moves() -> int:
+            total = 0
+            for i in cells:
+                if not values[i]:
+                    pips = neighbour_values[i](values)
+                    total += counts.get(pips) or tables.count(pips)
+            return total
+
+        def walk(seat: int, empty: int, ply: int, depth: int) -> int:
+            if depth == 1:
+                return count_moves()
+            total = 0
+            for i in cells:
+                if values[i]:
+                    continue
+                masks = masks_of(neighbour_values[i](values))
+                if not masks:
+                    if empty == 1:
+                        # This die fills the board: the end-of-game rules take over.
+                        before = State(
+                            state.size, state.dice, state.players, state.in_play, seat, ply,
+                            tuple(values), tuple(owners),
+                        )
+                        total += self.perft(self.apply(before, tables.texts[i][0]), depth - 1)
+                        continue
+                    values[i] = 1
+                    owners[i] = seat
+                    total += walk(following[seat], empty - 1, ply + 1, depth - 1)
+                    values[i] = 0
+                    owners[i] = EMPTY
+                    continue
+                for mask in masks:
+                    taken = captured[i][mask]
+                    saved = [(j, values[j], owners[j]) for j in taken]
+                    pips = 0
+                    for j in taken:
+                        pips += values[j]
+                        values[j] = 0
+                        owners[j] = EMPTY
+                    values[i] = pips
+                    owners[i] = seat
+                    total += walk(following[seat], empty - 1 + len(taken), ply + 1, depth - 1)
+                    values[i] = 0
+                    owners[i] = EMPTY
+                    for j, value, owner in saved:
+                        values[j] = value
+                        owners[j] = owner
+            return total
+
+        return walk(state.to_move, values.count(0), state.ply, depth)
+
+    # -- wording -----------------------------------------------------------------
+
+    @staticmethod
+    def _sum(tables: _Tables, state: State, move: str) -> int:
+        i, mask = tables.decode[move]
+        return sum(state.values[j] for j in tables.captured[i][mask])
+
+    @staticmethod
+    def _off_board(tables: _Tables, cell: str) -> str:
+        return f"{cell.lower()} is not on the board; it runs from a1 to {tables.names[-1]}"
+
+    @staticmethod
+    def _seat_list(seats: Iterable[int]) -> str:
+        names = [SEAT_NAMES[seat] for seat in seats]
+        if len(names) <= 1:
+            return "".join(names) or "nobody"
+        return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+GAME = Cephalopod()
