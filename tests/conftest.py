@@ -1,9 +1,28 @@
+"""Shared fixtures: real databases (SQLite always, PostgreSQL when configured).
+
+Tests that take the `database` fixture run once per backend. PostgreSQL runs
+when ``PBM_TEST_DATABASE_URL`` names a server we may create databases on; each
+test gets a fresh database cloned from a migrated template, so tests never see
+each other's rows.
+"""
+
+from __future__ import annotations
+
 import json
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from pbm.store.database import Database
 
 DATA = Path(__file__).parent / "data"
+POSTGRES_URL = os.environ.get("PBM_TEST_DATABASE_URL", "")
 
 
 @pytest.fixture(scope="session")
@@ -14,3 +33,76 @@ def oracle():
         return json.loads((DATA / "oracles" / name).read_text())
 
     return load
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("template") / "pbm.db"
+    database = Database(f"sqlite:///{path}")
+    database.upgrade()
+    database.dispose()
+    return path
+
+
+class _PostgresDatabases:
+    """Creates throwaway databases on the test server from one migrated template."""
+
+    def __init__(self, url: str) -> None:
+        self.url = make_url(url)
+        self.admin = create_engine(self.url, isolation_level="AUTOCOMMIT")
+        self.template = f"pbm_template_{uuid.uuid4().hex[:8]}"
+        with self.admin.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{self.template}"'))
+        database = Database(self.url.set(database=self.template).render_as_string(hide_password=False))
+        database.upgrade()
+        database.dispose()
+
+    def create(self) -> str:
+        name = f"pbm_test_{uuid.uuid4().hex[:12]}"
+        with self.admin.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{self.template}"'))
+        return self.url.set(database=name).render_as_string(hide_password=False)
+
+    def drop(self, url: str) -> None:
+        name = make_url(url).database
+        with self.admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+    def close(self) -> None:
+        self.drop(self.url.set(database=self.template).render_as_string(hide_password=False))
+        self.admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def postgres_databases() -> Iterator[_PostgresDatabases | None]:
+    if not POSTGRES_URL:
+        yield None
+        return
+    databases = _PostgresDatabases(POSTGRES_URL)
+    yield databases
+    databases.close()
+
+
+BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgresql)]
+
+
+@pytest.fixture(params=BACKENDS)
+def database_url(request, tmp_path, sqlite_template, postgres_databases) -> Iterator[str]:
+    """A migrated, empty database on each backend in turn."""
+    if request.param == "sqlite":
+        path = tmp_path / "pbm.db"
+        shutil.copy(sqlite_template, path)
+        yield f"sqlite:///{path}"
+        return
+    if postgres_databases is None:
+        pytest.skip("PostgreSQL tests need PBM_TEST_DATABASE_URL")
+    url = postgres_databases.create()
+    yield url
+    postgres_databases.drop(url)
+
+
+@pytest.fixture
+def database(database_url: str) -> Iterator[Database]:
+    database = Database(database_url)
+    yield database
+    database.dispose()

@@ -1,0 +1,95 @@
+"""Connecting to the database and running its migrations.
+
+SQLite is the embedded default and PostgreSQL the engine for scale; the
+differences live here so the rest of the store is written once:
+
+- On SQLite every write transaction starts with ``BEGIN IMMEDIATE``: it takes
+  the write lock up front, so two processes (the server and a ``pbm process``
+  pipe) serialise instead of failing half-way with "database is locked".
+  WAL mode lets the web pages read while a move is being written.
+- On PostgreSQL moves on one game are serialised by a row lock on the game
+  (``SELECT ... FOR UPDATE`` in `pbm.store.repository`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+from pbm.resources import resource_dir
+
+
+def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
+    parsed = make_url(url)
+    if parsed.database and parsed.database != ":memory:":
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url, connect_args={"timeout": 30})
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Let SQLAlchemy, not the sqlite3 module, decide when transactions begin.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        # FULL: a 250 promises the mail is on disk, even across a power cut.
+        cursor.execute("PRAGMA synchronous=FULL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+    return engine
+
+
+class Database:
+    """The server's database: a session factory for writes and one for reads."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.is_sqlite = url.startswith("sqlite")
+        if self.is_sqlite:
+            self.engine = _sqlite_engine(url, immediate=True)
+            self.read_engine = _sqlite_engine(url, immediate=False)
+        else:
+            self.engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+            self.read_engine = self.engine
+        self._write = sessionmaker(self.engine, expire_on_commit=False)
+        self._read = sessionmaker(self.read_engine, expire_on_commit=False)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Session]:
+        """A write transaction: commits when the block ends, rolls back on error."""
+        with self._write.begin() as session:
+            yield session
+
+    @contextmanager
+    def reading(self) -> Iterator[Session]:
+        """A read-only session that never takes the write lock."""
+        with self._read() as session:
+            yield session
+
+    def upgrade(self) -> None:
+        """Bring the schema to the newest migration (``pbm db upgrade``)."""
+        command.upgrade(alembic_config(self), "head")
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+        self.read_engine.dispose()
+
+
+def alembic_config(database: Database) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(resource_dir("migrations")))
+    config.attributes["engine"] = database.engine
+    return config

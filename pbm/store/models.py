@@ -1,0 +1,257 @@
+"""The database schema: players, games, moves, and every mail in and out.
+
+Alembic migrations in ``migrations/`` create these tables; the models here are
+the source of truth for both. A game row carries its engine state (the engine's
+`dump`), so applying a move loads one row, plays, and writes it back: a move
+costs the same in game 1 and game 100 000, in move 3 and move 300.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.types import TypeDecorator
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Timestamps stored in UTC and always read back timezone-aware (SQLite forgets)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            raise ValueError("naive datetime given to a UTC column")
+        return value.astimezone(timezone.utc) if value is not None else None
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            return value.replace(tzinfo=timezone.utc)
+        return value
+
+
+# BigInteger ids on PostgreSQL, but SQLite only auto-increments an INTEGER primary key.
+Id = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class Player(Base):
+    """A signed-up player. `userid` is stored lower case: userids are case-insensitive."""
+
+    __tablename__ = "players"
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True)
+    userid: Mapped[str] = mapped_column(String(32), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(255))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    signed_off_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+
+    addresses: Mapped[list[PlayerAddress]] = relationship(
+        back_populates="player", order_by="PlayerAddress.position", cascade="all, delete-orphan"
+    )
+
+    @property
+    def active(self) -> bool:
+        return self.signed_off_at is None
+
+    @property
+    def primary_address(self) -> str:
+        return self.addresses[0].address
+
+
+class PlayerAddress(Base):
+    """One of a player's mail addresses; position 0 is where the server writes."""
+
+    __tablename__ = "player_addresses"
+    __table_args__ = (UniqueConstraint("player_id", "position"),)
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
+    address: Mapped[str] = mapped_column(String(320), index=True)
+    position: Mapped[int] = mapped_column(Integer)
+
+    player: Mapped[Player] = relationship(back_populates="addresses")
+
+
+class BoardCounter(Base):
+    """The next board number per game type (boards count from 101 per type)."""
+
+    __tablename__ = "board_counters"
+
+    game_type: Mapped[str] = mapped_column(String(32), primary_key=True)
+    next_board: Mapped[int] = mapped_column(Integer)
+
+
+class Game(Base):
+    """One board: its players (seats), engine state and status."""
+
+    __tablename__ = "games"
+    __table_args__ = (
+        UniqueConstraint("game_type", "board"),
+        Index("ix_games_status_updated", "status", "updated_at"),
+        Index("ix_games_type_status_board", "game_type", "status", "board"),
+    )
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True)
+    game_type: Mapped[str] = mapped_column(String(32))
+    board: Mapped[int] = mapped_column(Integer)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    status: Mapped[str] = mapped_column(String(16), default="active")
+    """active, finished (a result), or cancelled (resigned in the first round)."""
+    state: Mapped[dict[str, Any]] = mapped_column(JSON)
+    """The engine's `dump` of the current position."""
+    secret: Mapped[bytes | None] = mapped_column(LargeBinary, default=None)
+    """Hidden engine state (a dice seed): never shown before the game ends."""
+    move_count: Mapped[int] = mapped_column(Integer, default=0)
+    to_move: Mapped[int | None] = mapped_column(Integer, default=0)
+    """Seat to move while active, kept beside the state so lists need no engine."""
+    winners: Mapped[list[int] | None] = mapped_column(JSON, default=None)
+    end_reason: Mapped[str | None] = mapped_column(Text, default=None)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+
+    seats: Mapped[list[Seat]] = relationship(
+        back_populates="game", order_by="Seat.seat", cascade="all, delete-orphan", lazy="selectin"
+    )
+    moves: Mapped[list[Move]] = relationship(
+        back_populates="game", order_by="Move.number", lazy="raise_on_sql"
+    )
+
+    @property
+    def player_to_move(self) -> Player | None:
+        return (
+            self.seats[self.to_move].player if self.status == "active" and self.to_move is not None else None
+        )
+
+
+class Seat(Base):
+    __tablename__ = "seats"
+    __table_args__ = (
+        UniqueConstraint("game_id", "seat"),
+        Index("ix_seats_player_game", "player_id", "game_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    seat: Mapped[int] = mapped_column(Integer)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+
+    game: Mapped[Game] = relationship(back_populates="seats")
+    player: Mapped[Player] = relationship(lazy="joined")
+
+
+class Move(Base):
+    __tablename__ = "moves"
+    __table_args__ = (UniqueConstraint("game_id", "number"),)
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    number: Mapped[int] = mapped_column(Integer)
+    seat: Mapped[int] = mapped_column(Integer)
+    notation: Mapped[str] = mapped_column(String(64))
+    """The move in canonical notation, or ``resign``."""
+    comment: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"), default=None)
+
+    game: Mapped[Game] = relationship(back_populates="moves")
+
+
+class Rating(Base):
+    """A player's Elo rating in one game type."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (
+        UniqueConstraint("player_id", "game_type"),
+        Index("ix_ratings_type_rating", "game_type", "rating"),
+    )
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    game_type: Mapped[str] = mapped_column(String(32))
+    rating: Mapped[float] = mapped_column(default=1600.0)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    losses: Mapped[int] = mapped_column(Integer, default=0)
+    draws: Mapped[int] = mapped_column(Integer, default=0)
+
+    player: Mapped[Player] = relationship(lazy="joined")
+
+
+class InboundMessage(Base):
+    """Every mail accepted over SMTP, stored raw before the 250 is sent.
+
+    `dedupe_key` (the Message-ID, or a digest of the raw bytes) is unique, so
+    the same mail delivered twice is stored twice but only the first copy
+    carries the key and is processed; the second is recorded as a duplicate.
+    """
+
+    __tablename__ = "inbound_messages"
+    __table_args__ = (Index("ix_inbound_status_id", "status", "id"),)
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True)
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    message_id: Mapped[str | None] = mapped_column(String(998), default=None)
+    dedupe_key: Mapped[str | None] = mapped_column(String(128), unique=True, default=None)
+    envelope_from: Mapped[str] = mapped_column(String(320), default="")
+    envelope_to: Mapped[str] = mapped_column(Text, default="")
+    peer: Mapped[str] = mapped_column(String(128), default="")
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    """pending, processed, ignored (not answered: auto-generated), duplicate, failed."""
+    note: Mapped[str] = mapped_column(Text, default="")
+    processed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+
+
+class OutboxMessage(Base):
+    """A reply waiting for (or done with) delivery: the transactional outbox."""
+
+    __tablename__ = "outbox_messages"
+    __table_args__ = (Index("ix_outbox_status_due", "status", "next_attempt_at"),)
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True)
+    recipient: Mapped[str] = mapped_column(String(320))
+    message_id: Mapped[str] = mapped_column(String(255), unique=True)
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    """pending, sent, or failed (permanently; `last_error` says why)."""
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    last_error: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    inbound_id: Mapped[int | None] = mapped_column(
+        ForeignKey("inbound_messages.id"), default=None, index=True
+    )
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"), default=None, index=True)
