@@ -213,11 +213,16 @@ class Game(ABC, Generic[S]):
 
         Accepts the game's lenient input forms and an optional ``#N`` guard.
         """
+        return self.play_notated(state, move)[1]
+
+    def play_notated(self, state: S, move: str) -> tuple[str, S]:
+        """Like `play`, also returning the move's canonical notation for the record."""
         text, expected = split_guard(move)
         if self.result(state) is not None:
             raise IllegalMove("the game is over; no more moves can be played")
         check_guard(expected, state.ply)
-        return self.apply(state, self.parse_move(state, text))
+        notation = self.parse_move(state, text)
+        return notation, self.apply(state, notation)
 
     @abstractmethod
     def parse_move(self, state: S, text: str) -> str:
@@ -234,6 +239,15 @@ class Game(ABC, Generic[S]):
     @abstractmethod
     def result(self, state: S) -> Result | None:
         """How the game ended, or ``None`` while it goes on."""
+
+    def resign(self, state: S, seat: int) -> S | None:
+        """The state after `seat` resigns and the others play on, or ``None``.
+
+        ``None`` (the default) means resigning ends the game and every other
+        seat wins; a game for more than two players may instead take the
+        resigning seat out and continue.
+        """
+        return None
 
     @abstractmethod
     def render(self, state: S, viewer: int | None = None) -> str:

@@ -1,0 +1,146 @@
+"""Read models: what a board mail (or page) shows about a game, ready to render.
+
+Built from a stored game and its engine, so templates need neither the database
+nor the rules. Private data stays out: no addresses, no reply tokens, and the
+engine's hidden state only through `public_notes` (a dice commitment, the seed
+once the game is over).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from pbm.games import Game as Engine
+from pbm.store.models import Game, Move
+
+
+@dataclass(frozen=True)
+class SeatView:
+    index: int
+    name: str
+    """The seat's name in the game: Paren, Angle, South ..."""
+    userid: str
+
+
+@dataclass(frozen=True)
+class MoveView:
+    number: int
+    seat: int
+    notation: str
+    comment: str
+    played_at: datetime
+
+
+@dataclass(frozen=True)
+class BoardView:
+    game_type: str
+    title: str
+    designer: str
+    board: int
+    options: str
+    """The challenge options as typed: ``-size=7 -dice=12``, or ``""``."""
+    status: str
+    seats: list[SeatView]
+    moves: list[MoveView]
+    board_text: str
+    notes: list[str]
+    to_move: SeatView | None
+    winners: list[SeatView]
+    end_reason: str
+    created_at: datetime
+    updated_at: datetime
+    at_move: int | None = None
+    """Set when this is the board as it stood after an earlier move."""
+    viewer: int | None = None
+    """The seat of the player this view is for, if any."""
+
+    @property
+    def move_count(self) -> int:
+        return len(self.moves)
+
+    @property
+    def summary(self) -> str:
+        """One sentence on where the game stands."""
+        if self.at_move is not None:
+            return f"This is the board after move {self.at_move}."
+        if self.status == "cancelled":
+            return f"The game was cancelled: {self.end_reason}."
+        if self.status == "finished":
+            names = " and ".join(f"{s.userid} ({s.name})" for s in self.winners)
+            if len(self.winners) == 1:
+                return f"{names} has won: {self.end_reason}."
+            return f"The game ended in a tie between {names}: {self.end_reason}."
+        assert self.to_move is not None
+        return f"It is {self.to_move.userid}'s turn ({self.to_move.name})."
+
+    @property
+    def viewer_to_move(self) -> bool:
+        return self.to_move is not None and self.to_move.index == self.viewer
+
+    @property
+    def column_width(self) -> int:
+        """Width of one column of the move list: its widest entry and two spaces."""
+        entries = (
+            [len(m.notation) for m in self.moves]
+            + [len(s.userid) for s in self.seats]
+            + [len(s.name) for s in self.seats]
+        )
+        return max(entries) + 2
+
+    def move_rows(self) -> list[list[MoveView | None]]:
+        """Moves laid out in columns by seat, one row per round (pbmserv's move list)."""
+        rows: list[list[MoveView | None]] = []
+        last_seat = len(self.seats)
+        for move in self.moves:
+            if move.seat <= last_seat:
+                rows.append([None] * len(self.seats))
+            rows[-1][move.seat] = move
+            last_seat = move.seat
+        return rows
+
+
+def options_text(engine: Engine[Any], options: dict[str, Any]) -> str:
+    words = []
+    for option in engine.options:
+        if option.name in options:
+            value = options[option.name]
+            words.append(f"-{option.name}" if option.is_flag else f"-{option.name}={value}")
+    return " ".join(words)
+
+
+def board_view(
+    engine: Engine[Any],
+    game: Game,
+    state: Any,
+    moves: Sequence[Move],
+    *,
+    viewer: int | None = None,
+    at_move: int | None = None,
+) -> BoardView:
+    seats = [SeatView(s.seat, engine.seat_names[s.seat], s.player.userid) for s in game.seats]
+    current = at_move is None
+    to_move = (
+        seats[game.to_move] if current and game.status == "active" and game.to_move is not None else None
+    )
+    return BoardView(
+        game_type=game.game_type,
+        title=engine.title,
+        designer=engine.designer,
+        board=game.board,
+        options=options_text(engine, game.options),
+        status=game.status,
+        seats=seats,
+        moves=[MoveView(m.number, m.seat, m.notation, m.comment, m.created_at) for m in moves],
+        board_text=engine.render(state, viewer=viewer),
+        notes=engine.public_notes(state),
+        to_move=to_move,
+        winners=[seats[i] for i in (game.winners or [])] if current else [],
+        end_reason=(game.end_reason or "") if current else "",
+        created_at=game.created_at,
+        updated_at=game.updated_at,
+        at_move=at_move,
+        viewer=viewer,
+    )

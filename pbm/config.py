@@ -1,0 +1,148 @@
+"""Settings from ``PBM_*`` environment variables, validated once at start.
+
+Every variable is optional; the defaults run a complete server on this machine
+with SQLite in ``var/``. A bad value stops the server at start with a message
+naming the variable, instead of failing later in the middle of a mail.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import urlsplit
+
+from pydantic import BeforeValidator, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class ConfigError(Exception):
+    """The environment does not describe a server we can run."""
+
+
+@dataclass(frozen=True)
+class ListenAddress:
+    host: str
+    port: int
+
+    def __str__(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{host}:{self.port}"
+
+
+@dataclass(frozen=True)
+class Outbound:
+    """Where replies go: a maildir folder, or an SMTP relay."""
+
+    kind: str  # "maildir" or "smtp"
+    path: Path | None = None
+    host: str | None = None
+    port: int | None = None
+
+    def __str__(self) -> str:
+        return f"maildir:{self.path}" if self.kind == "maildir" else f"smtp://{self.host}:{self.port}"
+
+
+def _listen(value: Any) -> ListenAddress:
+    if isinstance(value, ListenAddress):
+        return value
+    text = str(value).strip()
+    host, sep, port = text.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ValueError(f"expected host:port such as 127.0.0.1:2525, got {text!r}")
+    return ListenAddress(host, int(port))
+
+
+def _outbound(value: Any) -> Outbound:
+    if isinstance(value, Outbound):
+        return value
+    text = str(value).strip()
+    if text.startswith("maildir:"):
+        path = text.removeprefix("maildir:")
+        if not path:
+            raise ValueError("maildir: needs a folder, e.g. maildir:var/outbox")
+        return Outbound("maildir", path=Path(path))
+    if text.startswith("smtp://"):
+        parts = urlsplit(text)
+        try:
+            port = parts.port or 25
+        except ValueError:
+            raise ValueError(f"bad port in {text!r}") from None
+        if not parts.hostname:
+            raise ValueError(f"smtp:// needs a host, e.g. smtp://127.0.0.1:25, got {text!r}")
+        return Outbound("smtp", host=parts.hostname, port=port)
+    raise ValueError(f"expected maildir:FOLDER or smtp://HOST:PORT, got {text!r}")
+
+
+class Settings(BaseSettings):
+    """The server's configuration; field `x` comes from variable ``PBM_X``."""
+
+    model_config = SettingsConfigDict(env_prefix="PBM_", extra="ignore", frozen=True, env_ignore_empty=True)
+
+    database_url: str = "sqlite:///var/pbm.db"
+    smtp_listen: Annotated[ListenAddress, BeforeValidator(_listen)] = ListenAddress("127.0.0.1", 2525)
+    http_listen: Annotated[ListenAddress, BeforeValidator(_listen)] = ListenAddress("127.0.0.1", 8080)
+    address: str = "pbm@localhost"
+    outbound: Annotated[Outbound, BeforeValidator(_outbound)] = Outbound("maildir", path=Path("var/outbox"))
+    secret_key: str | None = Field(default=None, repr=False)
+    max_message_size: int = Field(default=1024 * 1024, gt=1024)
+    """Largest mail accepted over SMTP, in bytes; PBeM commands are tiny."""
+
+    @field_validator("address")
+    @classmethod
+    def _address(cls, value: str) -> str:
+        local, at, domain = value.strip().partition("@")
+        if not at or not local or not domain or "+" in local or any(c.isspace() for c in value.strip()):
+            raise ValueError(f"expected a plain address such as pbm@example.org, got {value!r}")
+        return f"{local}@{domain.lower()}"
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str) -> str:
+        if not value.startswith(("sqlite:", "postgresql")):
+            raise ValueError(f"expected sqlite:///FILE or postgresql+psycopg://..., got {value!r}")
+        return value
+
+    @property
+    def local_part(self) -> str:
+        return self.address.partition("@")[0]
+
+    @property
+    def domain(self) -> str:
+        return self.address.partition("@")[2]
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Read and validate the settings; raise `ConfigError` naming each bad variable."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as error:
+        problems = []
+        for item in error.errors():
+            name = "PBM_" + str(item["loc"][0]).upper() if item["loc"] else "settings"
+            problems.append(f"{name}: {item['msg'].removeprefix('Value error, ')}")
+        raise ConfigError("bad configuration:\n  " + "\n  ".join(problems)) from None
+
+
+def secret_key(settings: Settings, var_dir: Path = Path("var")) -> bytes:
+    """The server's HMAC key: ``PBM_SECRET_KEY``, else ``var/secret.key`` (made on first run)."""
+    if settings.secret_key:
+        return settings.secret_key.encode()
+    path = var_dir / "secret.key"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # O_EXCL: two processes starting at once must not write two different keys.
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass
+        else:
+            with os.fdopen(fd, "w") as file:
+                file.write(secrets.token_hex(32) + "\n")
+    key = path.read_text().strip()
+    if len(key) < 32:
+        raise ConfigError(f"{path} holds a key shorter than 32 characters; delete it to make a new one")
+    return key.encode()
