@@ -238,9 +238,12 @@ def verify(record: Mapping[str, Any]) -> Verification:
     moves = record.get("moves", [])
     if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
         raise RecordError('"moves" must be a list of moves as text')
+    options = record.get("options") or {}
+    if not isinstance(options, dict):
+        raise RecordError('"options" must be an object of challenge options, e.g. {} or {"size": 5}')
     try:
         game = get(str(record.get("game", "")))
-        state = game.new(players=int(record.get("players", 2)), options=record.get("options") or {}, seed=seed)
+        state = game.new(players=int(record.get("players", 2)), options=options, seed=seed)
     except (GameError, TypeError, ValueError) as error:
         raise RecordError(f"cannot start the game the record describes: {error}") from None
     if not hasattr(state, "rolls"):

@@ -241,6 +241,8 @@ def test_the_verifier_lists_the_rolls_when_no_faces_were_published(finished_game
         ({"moves": "c2-c6"}, '"moves"'),
         ({"game": "chess"}, "no game called 'chess'"),
         ({"players": 3}, "exactly 2 players"),
+        ({"options": ["size", 5]}, '"options"'),
+        ({"options": {"size": 5}}, "has no option -size"),
     ],
 )
 def test_the_verifier_refuses_an_unusable_record(finished_game, change, message):
