@@ -140,6 +140,9 @@ class Kind:
             return f"{article} {self.name} moves and captures {_way(self.moves)}"
         return f"{article} {self.name} moves {_way(self.moves)} and captures {_way(self.captures)}"
 
+    def __repr__(self) -> str:
+        return self.name.upper()
+
 
 def _way(directions: tuple[Direction, ...]) -> str:
     return "orthogonally" if directions == ORTHOGONAL else "diagonally"

@@ -80,7 +80,8 @@ def new_seed() -> bytes:
 def check_seed(seed: bytes) -> bytes:
     """Refuse anything but 32 bytes: a short seed could be guessed from its commitment."""
     if not isinstance(seed, bytes) or len(seed) != SEED_BYTES:
-        raise ValueError(f"a dice seed is {SEED_BYTES} bytes, not {seed!r:.20}")
+        got = f"{len(seed)} bytes" if isinstance(seed, bytes) else f"a {type(seed).__name__}"
+        raise ValueError(f"a dice seed is {SEED_BYTES} bytes, not {got}")
     return seed
 
 
