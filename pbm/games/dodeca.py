@@ -54,7 +54,8 @@ A turn is exactly one of two things.
    on the die (a 1 becomes a 2, the top face goes down). Notation: from, to
    and the new face, ``c2-c5=2``, or ``c2xd3=4`` for a capture. On input ``-``
    and ``x`` mean the same, case does not matter, and ``=face`` may be left
-   out when only one face is possible.
+   out when only one face is possible. The longest line on the board is 9
+   squares, so a Dodeca showing 10 cannot move until it is rerolled.
 
 2. **Reroll** one of your dice where it stands: ``roll c2``. The new face is a
    fair roll and may come up the same. You may not reroll on two of your turns
