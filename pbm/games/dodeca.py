@@ -1,0 +1,601 @@
+"""Dodeca: a chess-like battle of dice, where a die moves as far as the face it shows.
+
+From the Warpspawn games pages; the server's rulings are in shared/rules/dodeca.md.
+
+The board is 10x10, columns a-j, rows 1-10. Each side has 20 dice: 10 Tetras
+(d4), 4 Cubes (d6), 4 Octos (d8) and 2 Dodecas (d10: ten faces despite the
+name). South sets up on rows 1-2, North on rows 10-9; the Tetras fill the
+second row, and the back row holds, from a to j, d6 d6 d8 d8 d10 d10 d8 d8 d6 d6.
+
+Every die is rolled before it is placed, so no two games start alike. The
+rolls are the server's and provably fair (see `pbm.games.fairdice`): the
+game's rolls are numbered, and the 40 setup rolls are numbers 0-39, made for
+the squares in this order: a1, b1, ... j1, a2 ... j2 (South), then a9 ... j9,
+a10 ... j10 (North). Then each side rolls a d10 to see who moves first: roll 40
+is South's, roll 41 North's, the higher starts, and a tie rolls again (rolls 42
+and 43, and so on). Either side may start.
+
+>>> game = Dodeca()
+>>> state = game.new(seed=bytes(32))
+>>> print(game.render(state))
+     a    b    c    d    e    f    g    h    i    j
+10 <C4> <C4> <O5> <O6> <D5> <D10><O6> <O4> <C1> <C2>  10
+ 9 <T4> <T1> <T3> <T3> <T1> <T4> <T2> <T3> <T1> <T3>   9
+ 8  ...  ...  ...  ...  ...  ...  ...  ...  ...  ...   8
+ 7  ...  ...  ...  ...  ...  ...  ...  ...  ...  ...   7
+ 6  ...  ...  ...  ...  ...  ...  ...  ...  ...  ...   6
+ 5  ...  ...  ...  ...  ...  ...  ...  ...  ...  ...   5
+ 4  ...  ...  ...  ...  ...  ...  ...  ...  ...  ...   4
+ 3  ...  ...  ...  ...  ...  ...  ...  ...  ...  ...   3
+ 2 (T4) (T2) (T3) (T1) (T1) (T4) (T2) (T2) (T4) (T2)   2
+ 1 (C4) (C2) (O7) (O4) (D1) (D4) (O7) (O2) (C1) (C6)   1
+     a    b    c    d    e    f    g    h    i    j
+T = Tetra d4, C = Cube d6, O = Octo d8, D = Dodeca d10
+>>> game.seat_names[state.to_move]
+'South'
+
+A turn is exactly one of two things.
+
+1. **Move** one of your dice exactly as many squares as its face shows, in a
+   straight line, never jumping over a die and never onto a friendly one:
+
+   ======  ==============  ================
+   die     moves           captures
+   ======  ==============  ================
+   Tetra   orthogonally    diagonally
+   Cube    diagonally      orthogonally
+   Octo    diagonally      diagonally
+   Dodeca  orthogonally    orthogonally
+   ======  ==============  ================
+
+   A move ends on an empty square along a move direction, a capture on an
+   enemy die along a capture direction; the captured die leaves the game.
+   Then the die is turned one face up or down, as the mover chooses, staying
+   on the die (a 1 becomes a 2, the top face goes down). Notation: from, to
+   and the new face, ``c2-c5=2``, or ``c2xd3=4`` for a capture. On input ``-``
+   and ``x`` mean the same, case does not matter, and ``=face`` may be left
+   out when only one face is possible. The longest line on the board is 9
+   squares, so a Dodeca showing 10 cannot move until it is rerolled.
+
+2. **Reroll** one of your dice where it stands: ``roll c2``. The new face is a
+   fair roll and may come up the same. You may not reroll on two of your turns
+   in a row, unless none of your dice can move.
+
+Whoever captures the second enemy Dodeca wins at once. A turn is always
+possible (a reroll at worst), so there is no stalemate.
+
+A position is written ``<rows> <to-move> <rerolled>``: the rows from 10 down
+to 1 separated by ``/``, each cell ``.`` or seat letter (``a`` South, ``b``
+North) + type letter (``t``, ``c``, ``o``, ``d``) + face; then whose turn it is
+(``a`` or ``b``) and the seats whose last turn was a reroll (or ``-``). Here
+South's Tetra on c2 shows 3 and North's Tetra on c3 stands in its way; North's
+Octo on f5 is open to capture:
+
+>>> empty = ".........."
+>>> rows = [".........bd4", empty, empty, empty, empty, ".....bo2....",
+...         empty, "..bt1.......", "..at3.......", "ad1........."]
+>>> state = game.from_position("/".join(rows) + " a -", seed=bytes(32))
+>>> game.legal_moves(state)
+['a1-a2=2', 'a1-b1=2', 'c2-f2=2', 'c2-f2=4', 'c2xf5=2', 'c2xf5=4', 'roll a1', 'roll c2']
+>>> game.play(state, "C2-c5")
+Traceback (most recent call last):
+...
+pbm.games.base.IllegalMove: c5 is blocked by the die at c3
+>>> try:
+...     game.play(state, "c2-d3")
+... except IllegalMove as refusal:
+...     print(refusal)
+a Tetra moves orthogonally and captures diagonally, so it cannot move diagonally to the empty square d3
+>>> after = game.play(state, "c2-f5=4")
+>>> game.to_position(after).split()[0].split("/")[5]
+'.....at4....'
+>>> after.to_move, after.ply
+(1, 1)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, NamedTuple
+
+from pbm.games.base import Game, IllegalMove, InvalidPosition, Result
+from pbm.games.fairdice import (
+    Roll,
+    check_seed,
+    commitment_note,
+    new_seed,
+    next_roll,
+    reveal_notes,
+    roll,
+)
+
+SIZE = 10
+COLUMNS = "abcdefghij"
+SEATS = ("South", "North")
+SEAT_LETTERS = "ab"
+
+Direction = tuple[int, int]
+ORTHOGONAL: tuple[Direction, ...] = ((0, 1), (1, 0), (0, -1), (-1, 0))
+DIAGONAL: tuple[Direction, ...] = ((1, 1), (1, -1), (-1, -1), (-1, 1))
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A type of die: its letter, name, number of faces and how it moves and captures."""
+
+    letter: str
+    name: str
+    sides: int
+    moves: tuple[Direction, ...]
+    captures: tuple[Direction, ...]
+    count: int
+    """How many of them a set holds."""
+
+    @property
+    def rule(self) -> str:
+        """The rule in words: ``a Tetra moves orthogonally and captures diagonally``."""
+        article = "an" if self.name[0] in "AEIOU" else "a"
+        if self.moves == self.captures:
+            return f"{article} {self.name} moves and captures {_way(self.moves)}"
+        return f"{article} {self.name} moves {_way(self.moves)} and captures {_way(self.captures)}"
+
+    def __repr__(self) -> str:
+        return self.name.upper()
+
+
+def _way(directions: tuple[Direction, ...]) -> str:
+    return "orthogonally" if directions == ORTHOGONAL else "diagonally"
+
+
+TETRA = Kind("t", "Tetra", 4, ORTHOGONAL, DIAGONAL, 10)
+CUBE = Kind("c", "Cube", 6, DIAGONAL, ORTHOGONAL, 4)
+OCTO = Kind("o", "Octo", 8, DIAGONAL, DIAGONAL, 4)
+DODECA = Kind("d", "Dodeca", 10, ORTHOGONAL, ORTHOGONAL, 2)
+KINDS = {kind.letter: kind for kind in (TETRA, CUBE, OCTO, DODECA)}
+
+BACK_ROW = (CUBE, CUBE, OCTO, OCTO, DODECA, DODECA, OCTO, OCTO, CUBE, CUBE)
+SETUP = ((0, BACK_ROW), (1, (TETRA,) * SIZE), (8, (TETRA,) * SIZE), (9, BACK_ROW))
+"""(row index, dice from column a to j) in the order the setup rolls are made."""
+
+
+class Die(NamedTuple):
+    """A die on the board: its owner's seat, its kind and the face it shows."""
+
+    seat: int
+    kind: Kind
+    face: int
+
+
+Board = tuple[Die | None, ...]
+"""100 squares, a1 first, then b1 ... j1, a2 ...: square index = 10 * (row - 1) + column."""
+
+
+def square_name(square: int) -> str:
+    """The name of a square index.
+
+    >>> square_name(0), square_name(11), square_name(99)
+    ('a1', 'b2', 'j10')
+    """
+    return f"{COLUMNS[square % SIZE]}{square // SIZE + 1}"
+
+
+def _square(text: str) -> int:
+    match = re.fullmatch(r"([a-z])(\d+)", text)
+    if match is None:
+        raise IllegalMove(f"'{text}' is not a square: a square is a column a-j and a row 1-10, e.g. c2")
+    column, row = COLUMNS.find(match.group(1)), int(match.group(2))
+    if column < 0 or not 1 <= row <= SIZE:
+        raise IllegalMove(f"{text} is not on the board: columns run a to j and rows 1 to 10")
+    return (row - 1) * SIZE + column
+
+
+@dataclass(frozen=True)
+class State:
+    """A Dodeca position with the game's dice: treat it as a value, `Dodeca.play` makes new ones.
+
+    `rerolled[seat]` says whether that seat's last turn was a reroll; `rolls`
+    is every roll of the game so far, so each move's rolled face is known.
+    `seed` is the game's secret dice seed: it is left out of the repr and of
+    everything a player sees until the game is over.
+    """
+
+    board: Board
+    to_move: int
+    ply: int
+    rerolled: tuple[bool, bool]
+    rolls: tuple[Roll, ...]
+    seed: bytes = field(repr=False)
+
+    @property
+    def next_roll(self) -> int:
+        """The number the game's next roll will have."""
+        return len(self.rolls)
+
+    def die_at(self, square: str) -> Die | None:
+        """The die on a square given by name (``"c2"``), or ``None``."""
+        return self.board[_square(square.lower())]
+
+    def __repr__(self) -> str:
+        return f"State({GAME.to_position(self)!r}, ply={self.ply}, rolls={len(self.rolls)})"
+
+
+@dataclass(frozen=True)
+class _Action:
+    """A checked turn: a move or capture (`target` set) or a reroll (`target` None)."""
+
+    origin: int
+    target: int | None = None
+    face: int | None = None
+    capture: bool = False
+
+    @property
+    def notation(self) -> str:
+        if self.target is None:
+            return f"roll {square_name(self.origin)}"
+        sign = "x" if self.capture else "-"
+        return f"{square_name(self.origin)}{sign}{square_name(self.target)}={self.face}"
+
+
+_MOVE = re.compile(r"(?P<origin>\S+?)\s*[-x]\s*(?P<target>[a-z]\d*)\s*(?:=\s*(?P<face>\S+))?")
+_ROLL = re.compile(r"(?:re)?roll(?:\s+(?P<square>\S+))?")
+
+
+class Dodeca(Game[State]):
+    """The rules of Dodeca; `GAME` is the instance the registry serves."""
+
+    name = "dodeca"
+    title = "Dodeca"
+    designer = "from the Warpspawn games pages"
+    min_players = 2
+    max_players = 2
+    seat_names = SEATS
+    options = ()
+
+    # -- starting a game ---------------------------------------------------------
+
+    def new(self, players: int = 2, options: Mapping[str, Any] | None = None, seed: bytes | None = None) -> State:
+        """A new game: 40 setup rolls, then the roll-off for who starts (see the module docs)."""
+        self.check_players(players)
+        self.check_options(options)
+        seed = new_seed() if seed is None else check_seed(seed)
+        board: list[Die | None] = [None] * (SIZE * SIZE)
+        log: list[Roll] = []
+        for row, kinds in SETUP:
+            seat = 0 if row < SIZE // 2 else 1
+            for column, kind in enumerate(kinds):
+                square = row * SIZE + column
+                what = f"setup {square_name(square)}: {SEATS[seat]} {kind.name}"
+                log.append(next_roll(seed, log, kind.sides, 0, what))
+                board[square] = Die(seat, kind, log[-1].face)
+        while True:
+            log.append(next_roll(seed, log, DODECA.sides, 0, "roll-off: South's d10"))
+            log.append(next_roll(seed, log, DODECA.sides, 0, "roll-off: North's d10"))
+            south, north = log[-2].face, log[-1].face
+            if south != north:
+                break
+        first = 0 if south > north else 1
+        return State(tuple(board), first, 0, (False, False), tuple(log), seed)
+
+    def from_position(
+        self, position: str, options: Mapping[str, Any] | None = None, seed: bytes | None = None
+    ) -> State:
+        """The state a position string describes; its rolls come from `seed` (or a fresh one).
+
+        A position knows nothing of the game's past, so the state starts at ply
+        0 with an empty roll log: its first reroll is roll number 0 of `seed`.
+        """
+        self.check_options(options)
+        seed = new_seed() if seed is None else check_seed(seed)
+        parts = position.split()
+        if len(parts) != 3:
+            raise InvalidPosition(
+                f"'{position}' is not a Dodeca position: write '<rows> <to-move> <rerolled>',"
+                " the rows from 10 down to 1 separated by /, e.g. '<10 rows> a -'"
+            )
+        rows, to_move, rerolled = parts
+        board = _parse_rows(rows)
+        if to_move not in SEAT_LETTERS:
+            raise InvalidPosition(f"the side to move is a (South) or b (North), not '{to_move}'")
+        if rerolled != "-" and (set(rerolled) - set(SEAT_LETTERS) or len(set(rerolled)) != len(rerolled)):
+            raise InvalidPosition(f"the seats that rerolled last are listed as a, b, ab or -, not '{rerolled}'")
+        flags = (SEAT_LETTERS[0] in rerolled, SEAT_LETTERS[1] in rerolled)
+        return State(board, SEAT_LETTERS.index(to_move), 0, flags, (), seed)
+
+    def to_position(self, state: State) -> str:
+        """The position notation of `state` (no seed, no history)."""
+        rows = []
+        for row in reversed(range(SIZE)):
+            cells = state.board[row * SIZE : (row + 1) * SIZE]
+            rows.append("".join("." if d is None else f"{SEAT_LETTERS[d.seat]}{d.kind.letter}{d.face}" for d in cells))
+        rerolled = "".join(letter for letter, flag in zip(SEAT_LETTERS, state.rerolled) if flag) or "-"
+        return f"{'/'.join(rows)} {SEAT_LETTERS[state.to_move]} {rerolled}"
+
+    # -- the rules -----------------------------------------------------------------
+
+    def legal_moves(self, state: State) -> list[str]:
+        """Every legal turn: moves and captures of the dice from a1 on, then the rerolls allowed."""
+        if self.result(state) is not None:
+            return []
+        moves = [action.notation for action in _moves(state)]
+        if not moves or not state.rerolled[state.to_move]:
+            moves.extend(f"roll {square_name(square)}" for square in _own_squares(state))
+        return moves
+
+    def parse_move(self, state: State, text: str) -> str:
+        """The canonical form of the turn `text` means, or `IllegalMove` saying what is wrong.
+
+        >>> game = Dodeca()
+        >>> state = game.new(seed=bytes(32))   # South to move
+        >>> game.parse_move(state, "A2 x A6")  # the Tetra shows 4; its only new face is 3
+        'a2-a6=3'
+        """
+        return self._interpret(state, text).notation
+
+    def apply(self, state: State, move: str) -> State:
+        """Play a turn given exactly in canonical notation (as `parse_move` returns it)."""
+        action = self._interpret(state, move)
+        if action.notation != move:
+            raise IllegalMove(f"'{move}' is not in canonical notation; it would be written {action.notation}")
+        board = list(state.board)
+        die = board[action.origin]
+        assert die is not None
+        seat = state.to_move
+        rolls = state.rolls
+        if action.target is None:
+            what = f"move {state.ply + 1}: {action.notation} ({SEATS[seat]} {die.kind.name})"
+            rolled = next_roll(state.seed, rolls, die.kind.sides, state.ply + 1, what)
+            board[action.origin] = die._replace(face=rolled.face)
+            rolls = rolls + (rolled,)
+        else:
+            assert action.face is not None
+            board[action.origin] = None
+            board[action.target] = die._replace(face=action.face)
+        rerolled = list(state.rerolled)
+        rerolled[seat] = action.target is None
+        return State(tuple(board), 1 - seat, state.ply + 1, (rerolled[0], rerolled[1]), rolls, state.seed)
+
+    def result(self, state: State) -> Result | None:
+        """The winner once a side has no Dodeca left, else ``None``."""
+        has_dodeca = [False, False]
+        for die in state.board:
+            if die is not None and die.kind is DODECA:
+                has_dodeca[die.seat] = True
+        for loser in (0, 1):
+            if not has_dodeca[loser]:
+                winner = 1 - loser
+                return Result([winner], f"{SEATS[winner]} captured both of {SEATS[loser]}'s Dodecas")
+        return None
+
+    def _interpret(self, state: State, text: str) -> _Action:
+        if self.result(state) is not None:
+            raise IllegalMove("the game is over; no more moves can be played")
+        words = " ".join(text.lower().split())
+        if match := _ROLL.fullmatch(words):
+            if match.group("square") is None:
+                raise IllegalMove("say which die to reroll, e.g. roll c2")
+            return _check_roll(state, _square(match.group("square")))
+        if match := _MOVE.fullmatch(words):
+            return _check_move(state, match.group("origin"), match.group("target"), match.group("face"))
+        raise IllegalMove(
+            f"'{text.strip()}' is not a Dodeca move: write a move as c2-c6=3, a capture as c2xd3=5, a reroll as roll c2"
+        )
+
+    # -- drawing and notes ---------------------------------------------------------
+
+    def render(self, state: State, viewer: int | None = None) -> str:
+        """The board, row 10 first, labelled on all four sides, with the key below.
+
+        Everything on a Dodeca board is public, so every reader (`viewer`)
+        sees the same board.
+        """
+        letters = "   " + "".join(f"  {column}  " for column in COLUMNS)
+        lines = [letters.rstrip()]
+        for row in reversed(range(SIZE)):
+            cells = "".join(_cell(state.board[row * SIZE + column]) for column in range(SIZE))
+            lines.append(f"{row + 1:>2} {cells} {row + 1:>2}")
+        lines.append(letters.rstrip())
+        lines.append("T = Tetra d4, C = Cube d6, O = Octo d8, D = Dodeca d10")
+        return "\n".join(lines)
+
+    def public_notes(self, state: State) -> list[str]:
+        """The dice commitment, who won the roll-off (first board), a reroll reminder; the seed at the end."""
+        notes = [commitment_note(state.seed)]
+        rolloff = [r.face for r in state.rolls if r.what.startswith("roll-off")]
+        if state.ply == 0 and rolloff:
+            pairs = "; ".join(f"South {s}, North {n}" for s, n in zip(rolloff[::2], rolloff[1::2]))
+            notes.append(f"Who starts (a d10 each): {pairs}. {SEATS[state.to_move]} moves first.")
+        if self.result(state) is not None:
+            notes.extend(reveal_notes(state.seed))
+        elif state.rerolled[state.to_move]:
+            notes.append(
+                f"{SEATS[state.to_move]} rerolled last turn, so may reroll now only if no die of theirs can move."
+            )
+        return notes
+
+    # -- storage -------------------------------------------------------------------
+
+    def secret_of(self, state: State) -> bytes:
+        """The dice seed: the store keeps it apart and shows it only once the game is over."""
+        return state.seed
+
+    def dump(self, state: State) -> dict[str, Any]:
+        """The state as JSON-safe data, without the seed (`secret_of`)."""
+        return {
+            "position": self.to_position(state),
+            "ply": state.ply,
+            "rolls": [{"sides": r.sides, "face": r.face, "move": r.move, "what": r.what} for r in state.rolls],
+        }
+
+    def load(self, data: Mapping[str, Any], secret: bytes | None = None) -> State:
+        """The state `dump` described; `secret` is the seed, and every stored roll must match it."""
+        if secret is None:
+            raise ValueError("a Dodeca game cannot be loaded without its dice seed (what secret_of returned)")
+        state = self.from_position(data["position"], seed=secret)
+        rolls = tuple(
+            Roll(index, int(r["sides"]), int(r["face"]), int(r["move"]), str(r["what"]))
+            for index, r in enumerate(data["rolls"])
+        )
+        for r in rolls:
+            if roll(secret, r.index, r.sides) != r.face:
+                raise ValueError(f"stored roll {r.index} ({r.what}) does not match the seed: wrong seed for this game?")
+        return replace(state, ply=int(data["ply"]), rolls=rolls)
+
+
+GAME = Dodeca()
+
+
+# -- move generation and checking -----------------------------------------------------
+
+
+def _own_squares(state: State) -> Iterator[int]:
+    for square, die in enumerate(state.board):
+        if die is not None and die.seat == state.to_move:
+            yield square
+
+
+def _new_faces(die: Die) -> list[int]:
+    """The faces a die may turn to after moving: one up or one down, staying on the die."""
+    return [face for face in (die.face - 1, die.face + 1) if 1 <= face <= die.kind.sides]
+
+
+def _moves(state: State) -> Iterator[_Action]:
+    """Every move and capture of the side to move, dice in board order (not rerolls)."""
+    board = state.board
+    for square in _own_squares(state):
+        die = board[square]
+        assert die is not None
+        column, row = square % SIZE, square // SIZE
+        distance = die.face
+        faces = _new_faces(die)
+        for dx, dy in _directions(die.kind):
+            end_column, end_row = column + dx * distance, row + dy * distance
+            if not (0 <= end_column < SIZE and 0 <= end_row < SIZE):
+                continue
+            step = dy * SIZE + dx
+            if any(board[square + step * k] is not None for k in range(1, distance)):
+                continue
+            target = end_row * SIZE + end_column
+            occupant = board[target]
+            if occupant is None:
+                if (dx, dy) not in die.kind.moves:
+                    continue
+                capture = False
+            elif occupant.seat != die.seat and (dx, dy) in die.kind.captures:
+                capture = True
+            else:
+                continue
+            for face in faces:
+                yield _Action(square, target, face, capture)
+
+
+def _directions(kind: Kind) -> tuple[Direction, ...]:
+    return kind.moves if kind.moves == kind.captures else kind.moves + kind.captures
+
+
+def _no_die_of_yours(state: State, square: int) -> IllegalMove:
+    die = state.board[square]
+    name = square_name(square)
+    if die is None:
+        return IllegalMove(f"there is no die of yours on {name}: the square is empty")
+    return IllegalMove(f"there is no die of yours on {name}: the {die.kind.name} there is {SEATS[die.seat]}'s")
+
+
+def _check_roll(state: State, square: int) -> _Action:
+    die = state.board[square]
+    if die is None or die.seat != state.to_move:
+        raise _no_die_of_yours(state, square)
+    if state.rerolled[state.to_move] and next(_moves(state), None) is not None:
+        raise IllegalMove("you rerolled last turn; you may reroll twice in a row only when none of your dice can move")
+    return _Action(square)
+
+
+def _check_move(state: State, origin_text: str, target_text: str, face_text: str | None) -> _Action:
+    origin, target = _square(origin_text), _square(target_text)
+    die = state.board[origin]
+    if die is None or die.seat != state.to_move:
+        raise _no_die_of_yours(state, origin)
+    kind = die.kind
+    from_name, to_name = square_name(origin), square_name(target)
+    dx, dy = target % SIZE - origin % SIZE, target // SIZE - origin // SIZE
+    if origin == target:
+        raise IllegalMove(f"{from_name}-{to_name} does not move the die; to reroll it, write roll {from_name}")
+    if dx and dy and abs(dx) != abs(dy):
+        raise IllegalMove(
+            f"{to_name} is not in a straight line from {from_name}: dice move along rows, columns or diagonals"
+        )
+    occupant = state.board[target]
+    if occupant is not None and occupant.seat == die.seat:
+        raise IllegalMove(f"{to_name} holds one of your own dice, and a die never lands on a friendly die")
+    direction = ((dx > 0) - (dx < 0), (dy > 0) - (dy < 0))
+    way = "diagonally" if dx and dy else "orthogonally"
+    if occupant is None and direction not in kind.moves:
+        raise IllegalMove(f"{kind.rule}, so it cannot move {way} to the empty square {to_name}")
+    if occupant is not None and direction not in kind.captures:
+        raise IllegalMove(f"{kind.rule}, so it cannot capture {way} on {to_name}")
+    distance = max(abs(dx), abs(dy))
+    if distance != die.face:
+        squares = "square" if distance == 1 else "squares"
+        raise IllegalMove(f"{to_name} is {distance} {squares} away but the {kind.name} shows {die.face}")
+    step = direction[1] * SIZE + direction[0]
+    for k in range(1, distance):
+        if state.board[origin + step * k] is not None:
+            raise IllegalMove(f"{to_name} is blocked by the die at {square_name(origin + step * k)}")
+    faces = _new_faces(die)
+    sign = "x" if occupant is not None else "-"
+    if face_text is None:
+        if len(faces) > 1:
+            written = " or ".join(f"{from_name}{sign}{to_name}={f}" for f in faces)
+            raise IllegalMove(f"say which face the {kind.name} shows after the move: {written}")
+        face = faces[0]
+    else:
+        if not face_text.isdigit() or int(face_text) not in faces:
+            must = " or ".join(str(f) for f in faces)
+            raise IllegalMove(
+                f"the new face must be {must}: a {kind.name} showing {die.face} turns one face up or down"
+            )
+        face = int(face_text)
+    return _Action(origin, target, face, occupant is not None)
+
+
+# -- position notation and drawing ------------------------------------------------------
+
+_CELL = re.compile(r"\.|[ab][tcod]\d+")
+
+
+def _parse_rows(text: str) -> Board:
+    rows = text.split("/")
+    if len(rows) != SIZE:
+        raise InvalidPosition(f"a Dodeca position has 10 rows separated by /, not {len(rows)}")
+    board: list[Die | None] = [None] * (SIZE * SIZE)
+    counts: dict[tuple[int, Kind], int] = {}
+    for number, row_text in zip(range(SIZE, 0, -1), rows):
+        if not re.fullmatch(f"(?:{_CELL.pattern})*", row_text):
+            raise InvalidPosition(
+                f"row {number} '{row_text}' has a cell that is neither . nor seat+type+face such as at3 or bd10"
+            )
+        cells = _CELL.findall(row_text)
+        if len(cells) != SIZE:
+            raise InvalidPosition(f"row {number} '{row_text}' has {len(cells)} cells, not 10")
+        for column, cell in enumerate(cells):
+            if cell == ".":
+                continue
+            seat, kind, face = SEAT_LETTERS.index(cell[0]), KINDS[cell[1]], int(cell[2:])
+            if not 1 <= face <= kind.sides:
+                raise InvalidPosition(f"{cell} on {COLUMNS[column]}{number}: a {kind.name} shows 1 to {kind.sides}")
+            board[(number - 1) * SIZE + column] = Die(seat, kind, face)
+            counts[seat, kind] = counts.get((seat, kind), 0) + 1
+    for (seat, kind), count in counts.items():
+        if count > kind.count:
+            raise InvalidPosition(f"{SEATS[seat]} has {count} {kind.name}s, but a set holds only {kind.count}")
+    if not counts.get((0, DODECA)) and not counts.get((1, DODECA)):
+        raise InvalidPosition("neither side has a Dodeca; a game ends when the second one is captured")
+    return tuple(board)
+
+
+def _cell(die: Die | None) -> str:
+    if die is None:
+        return " ... "
+    mark = f"{die.kind.letter.upper()}{die.face}"
+    return (f"({mark})" if die.seat == 0 else f"<{mark}>").ljust(5)
