@@ -114,8 +114,9 @@ four are out and three play on.
 The supply of dice
 ------------------
 The rule sheet gives each player 24 dice. With two players on 5x5 that supply
-can never run out: when a player is to move at least one cell is empty and the
-opponent's last die is on the board, so the mover has at most 23 dice out. The
+can never run out: when a player is to move at least one cell is empty and,
+after the first move, the die the opponent just placed is on the board (a die
+is never captured by its own placement), so the mover has at most 23 dice out. The
 engine therefore does not track the supply, and on larger boards (and with more
 players) our ruling is the same: every player has as many dice as the board has
 cells. The board, not the box, limits the game.
@@ -186,7 +187,15 @@ class State:
 
     @property
     def options(self) -> dict[str, int]:
+        """The challenge options this game is played with, defaults included."""
         return {"size": self.size, "dice": self.dice}
+
+    @property
+    def board(self) -> tuple[Die | None, ...]:
+        """The die on each cell in cell order, ``None`` where the cell is empty."""
+        return tuple(
+            Die(owner, value) if value else None for owner, value in zip(self.owners, self.values)
+        )
 
     def die_at(self, cell: str) -> Die | None:
         """The die on `cell` (``"c3"``), or ``None`` when the cell is empty."""
@@ -218,7 +227,9 @@ class _Tables:
     Neighbours of each cell are listed in ascending cell order, so a subset of
     neighbours is a bit mask whose bits, read from the lowest, name the captured
     cells in canonical order. Capture sets depend only on the neighbours' pips,
-    so they are computed once per tuple of pips and remembered.
+    so they are computed once per tuple of pips and remembered; a cell's move
+    strings are remembered per family of capture sets, which keeps the memory
+    small (a few hundred families per cell) however many pip tuples occur.
     """
 
     def __init__(self, size: int, dice: int) -> None:
@@ -246,6 +257,7 @@ class _Tables:
                     self.decode[text] = (i, mask)
         self._masks: dict[tuple[int, ...], tuple[int, ...]] = {}
         self._moves: tuple[dict[tuple[int, ...], tuple[str, ...]], ...] = tuple({} for _ in range(self.cells))
+        """Per cell: the move strings for each tuple of capture masks."""
         self.counts: dict[tuple[int, ...], int] = {}
 
     def _neighbours_of(self, i: int) -> tuple[int, ...]:
@@ -289,11 +301,13 @@ class _Tables:
     def moves_at(self, i: int, values: tuple[int, ...] | list[int]) -> tuple[str, ...]:
         """The canonical moves on the empty cell `i`."""
         pips = self.neighbour_values[i](values)
-        known = self._moves[i].get(pips)
-        if known is None:
+        masks = self._masks.get(pips)
+        if masks is None:
             masks = self.masks(pips)
+        known = self._moves[i].get(masks)
+        if known is None:
             texts = self.texts[i]
-            known = self._moves[i][pips] = tuple(texts[m] for m in masks) if masks else (texts[0],)
+            known = self._moves[i][masks] = tuple(texts[m] for m in masks) if masks else (texts[0],)
         return known
 
     def count(self, pips: tuple[int, ...]) -> int:
@@ -458,8 +472,14 @@ class Cephalopod(Game[State]):
             raise InvalidPosition(f"the seat to move must be a letter a-f, not {mover!r}")
         to_move = SEAT_LETTERS.index(mover)
         present = set(owners) - {EMPTY}
+        if seats is not None:
+            seats = list(seats)
+            if not all(isinstance(seat, int) and not isinstance(seat, bool) for seat in seats):
+                raise InvalidPosition(f"the seats in play must be seat numbers, not {seats!r}")
         if players is None:
             players = max(2, to_move + 1, *(seat + 1 for seat in present), *(seat + 1 for seat in seats or ()))
+        elif isinstance(players, bool) or not isinstance(players, int):
+            raise InvalidPosition(f"the number of players must be a whole number, not {players!r}")
         if not self.min_players <= players <= self.max_players:
             raise InvalidPosition(f"Cephalopod is played by 2 to 6 players, not {players}")
         in_play = tuple(sorted(set(seats) if seats is not None else present | {to_move}))
