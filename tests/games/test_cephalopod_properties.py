@@ -68,7 +68,7 @@ move_like_text = st.from_regex(
 def assert_consistent(state):
     cells = state.size * state.size
     assert len(state.values) == len(state.owners) == cells
-    for value, owner in zip(state.values, state.owners):
+    for value, owner in zip(state.values, state.owners, strict=True):
         if value:
             assert 1 <= value <= state.dice
             assert owner in state.in_play
