@@ -51,7 +51,7 @@ move. Here Paren plays the centre of Figure 2 of the rule sheet, next to two one
     A   B   C   D   E
 
 A five next to a two cannot be captured (5 + 2 = 7), so in Figure 5 Angle's die
-on e3, between Paren's two on d3 and Angle's own five on e2, shows a 1:
+on e3, next to Paren's two on d3 and Angle's own five on e2, shows a 1:
 
 >>> state = GAME.from_position("...../..a1../..b3a2./...a1b5/..... b")
 >>> GAME.moves_at(state, "e3")
@@ -113,12 +113,13 @@ four are out and three play on.
 
 The supply of dice
 ------------------
-The rule sheet gives each player 24 dice. With two players on 5x5 that supply
-can never run out: when a player is to move at least one cell is empty and the
-opponent's last die is on the board, so the mover has at most 23 dice out. The
-engine therefore does not track the supply, and on larger boards (and with more
-players) our ruling is the same: every player has as many dice as the board has
-cells. The board, not the box, limits the game.
+The rule sheet gives each player 24 dice. On 5x5 that supply can never run
+out: when a player is to move at least one cell is empty and, after the first
+move, the die the previous player just placed is on the board (a die is never
+captured by its own placement), so the mover has at most 23 dice out. The
+engine therefore does not track the supply. On larger boards it could bind;
+our ruling is that every player has as many dice as the board has cells, so
+the board, not the box, limits the game.
 
 Position notation
 -----------------
@@ -186,7 +187,15 @@ class State:
 
     @property
     def options(self) -> dict[str, int]:
+        """The challenge options this game is played with, defaults included."""
         return {"size": self.size, "dice": self.dice}
+
+    @property
+    def board(self) -> tuple[Die | None, ...]:
+        """The die on each cell in cell order, ``None`` where the cell is empty."""
+        return tuple(
+            Die(owner, value) if value else None for owner, value in zip(self.owners, self.values, strict=True)
+        )
 
     def die_at(self, cell: str) -> Die | None:
         """The die on `cell` (``"c3"``), or ``None`` when the cell is empty."""
@@ -218,7 +227,9 @@ class _Tables:
     Neighbours of each cell are listed in ascending cell order, so a subset of
     neighbours is a bit mask whose bits, read from the lowest, name the captured
     cells in canonical order. Capture sets depend only on the neighbours' pips,
-    so they are computed once per tuple of pips and remembered.
+    so they are computed once per tuple of pips and remembered; a cell's move
+    strings are remembered per family of capture sets, which keeps the memory
+    small (a few hundred families per cell) however many pip tuples occur.
     """
 
     def __init__(self, size: int, dice: int) -> None:
@@ -236,9 +247,7 @@ class _Tables:
             tuple(tuple(nb[bit] for bit in range(len(nb)) if mask >> bit & 1) for mask in range(1 << len(nb)))
             for nb in self.neighbours
         )
-        self.texts = tuple(
-            tuple(self._text(i, captured) for captured in self.captured[i]) for i in range(self.cells)
-        )
+        self.texts = tuple(tuple(self._text(i, captured) for captured in self.captured[i]) for i in range(self.cells))
         self.decode: dict[str, tuple[int, int]] = {}
         for i, texts in enumerate(self.texts):
             for mask, text in enumerate(texts):
@@ -246,6 +255,7 @@ class _Tables:
                     self.decode[text] = (i, mask)
         self._masks: dict[tuple[int, ...], tuple[int, ...]] = {}
         self._moves: tuple[dict[tuple[int, ...], tuple[str, ...]], ...] = tuple({} for _ in range(self.cells))
+        """Per cell: the move strings for each tuple of capture masks."""
         self.counts: dict[tuple[int, ...], int] = {}
 
     def _neighbours_of(self, i: int) -> tuple[int, ...]:
@@ -289,11 +299,13 @@ class _Tables:
     def moves_at(self, i: int, values: tuple[int, ...] | list[int]) -> tuple[str, ...]:
         """The canonical moves on the empty cell `i`."""
         pips = self.neighbour_values[i](values)
-        known = self._moves[i].get(pips)
-        if known is None:
+        masks = self._masks.get(pips)
+        if masks is None:
             masks = self.masks(pips)
+        known = self._moves[i].get(masks)
+        if known is None:
             texts = self.texts[i]
-            known = self._moves[i][pips] = tuple(texts[m] for m in masks) if masks else (texts[0],)
+            known = self._moves[i][masks] = tuple(texts[m] for m in masks) if masks else (texts[0],)
         return known
 
     def count(self, pips: tuple[int, ...]) -> int:
@@ -314,9 +326,7 @@ def _next_seat(in_play: tuple[int, ...], seat: int) -> int:
     return in_play[0]
 
 
-def _settle(
-    values: list[int], owners: list[int], in_play: tuple[int, ...]
-) -> tuple[int, ...]:
+def _settle(values: list[int], owners: list[int], in_play: tuple[int, ...]) -> tuple[int, ...]:
     """Apply the multi-player tie rule to a full board; returns the seats left in play.
 
     Eliminated players' dice are removed from `values` and `owners` in place.
@@ -434,7 +444,7 @@ class Cephalopod(Game[State]):
         cells = size * size
         values = [0] * cells
         owners = [EMPTY] * cells
-        for number, line in zip(range(size, 0, -1), lines):
+        for number, line in zip(range(size, 0, -1), lines, strict=True):
             tokens = _POSITION_CELL.findall(line)
             if len(tokens) != size:
                 raise InvalidPosition(
@@ -458,8 +468,14 @@ class Cephalopod(Game[State]):
             raise InvalidPosition(f"the seat to move must be a letter a-f, not {mover!r}")
         to_move = SEAT_LETTERS.index(mover)
         present = set(owners) - {EMPTY}
+        if seats is not None:
+            seats = list(seats)
+            if not all(isinstance(seat, int) and not isinstance(seat, bool) for seat in seats):
+                raise InvalidPosition(f"the seats in play must be seat numbers, not {seats!r}")
         if players is None:
             players = max(2, to_move + 1, *(seat + 1 for seat in present), *(seat + 1 for seat in seats or ()))
+        elif isinstance(players, bool) or not isinstance(players, int):
+            raise InvalidPosition(f"the number of players must be a whole number, not {players!r}")
         if not self.min_players <= players <= self.max_players:
             raise InvalidPosition(f"Cephalopod is played by 2 to 6 players, not {players}")
         in_play = tuple(sorted(set(seats) if seats is not None else present | {to_move}))
@@ -479,8 +495,7 @@ class Cephalopod(Game[State]):
             raise InvalidPosition(f"the move count must be a whole number of 0 or more, not {ply!r}")
         if 0 not in values and _settle(values[:], owners[:], in_play) != in_play:
             raise InvalidPosition(
-                "the board is full with a tie for first place; the players tied for last"
-                " should have been eliminated"
+                "the board is full with a tie for first place; the players tied for last should have been eliminated"
             )
         return State(size, dice, players, in_play, to_move, ply, tuple(values), tuple(owners))
 
@@ -583,10 +598,8 @@ class Cephalopod(Game[State]):
             raise IllegalMove(f"a capture takes at least two dice; the moves at {name}: {options}")
         total = sum(state.values[j] for j in indices)
         if total > state.dice:
-            listed = "+".join(sorted(names, key=tables.index_of))
-            raise IllegalMove(
-                f"{listed} add up to {total}, more than {state.dice}; the moves at {name}: {options}"
-            )
+            listed = "+".join(tables.names[j] for j in sorted(indices))
+            raise IllegalMove(f"{listed} add up to {total}, more than {state.dice}; the moves at {name}: {options}")
         neighbours = tables.neighbours[i]
         return tables.texts[i][sum(1 << neighbours.index(j) for j in indices)]
 
@@ -606,7 +619,9 @@ class Cephalopod(Game[State]):
             raise IllegalMove(f"{tables.names[i]} is occupied")
         masks = tables.masks(tables.neighbour_values[i](old))
         if (mask not in masks) if mask else masks:
-            raise IllegalMove(f"{move} is not legal here; the moves at {tables.names[i]}: {', '.join(tables.moves_at(i, old))}")
+            raise IllegalMove(
+                f"{move} is not legal here; the moves at {tables.names[i]}: {', '.join(tables.moves_at(i, old))}"
+            )
         values = list(old)
         owners = list(state.owners)
         total = 0
@@ -642,7 +657,9 @@ class Cephalopod(Game[State]):
         most = max(held.values())
         leaders = [seat for seat, count in held.items() if count == most]
         if len(leaders) == 1:
-            return Result([leaders[0]], f"{SEAT_NAMES[leaders[0]]} wins, holding {most} of the {len(state.values)} cells")
+            return Result(
+                [leaders[0]], f"{SEAT_NAMES[leaders[0]]} wins, holding {most} of the {len(state.values)} cells"
+            )
         return Result(leaders, f"the board is full and {self._seat_list(leaders)} are tied with {most} cells each")
 
     # -- drawing ---------------------------------------------------------------
@@ -751,8 +768,14 @@ class Cephalopod(Game[State]):
                     if empty == 1:
                         # This die fills the board: the end-of-game rules take over.
                         before = State(
-                            state.size, state.dice, state.players, state.in_play, seat, ply,
-                            tuple(values), tuple(owners),
+                            state.size,
+                            state.dice,
+                            state.players,
+                            state.in_play,
+                            seat,
+                            ply,
+                            tuple(values),
+                            tuple(owners),
                         )
                         total += self.perft(self.apply(before, tables.texts[i][0]), depth - 1)
                         continue

@@ -66,7 +66,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--dice", type=int, help="dice option (-dice=N)")
     parser.add_argument("--players", type=int, default=2, help="number of players (default 2)")
     parser.add_argument("--position", help="start from this position instead of the initial one")
-    parser.add_argument("--generic", action="store_true", help="walk legal_moves/apply even where the game counts faster")
+    parser.add_argument(
+        "--generic",
+        action="store_true",
+        help="walk legal_moves/apply even where the game has a faster counter",
+    )
     parser.add_argument("--divide", action="store_true", help="also print the count at DEPTH for each first move")
     return parser
 

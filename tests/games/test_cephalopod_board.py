@@ -5,7 +5,7 @@ import json
 import pytest
 
 from pbm.games import InvalidOptions, InvalidPosition
-from pbm.games.cephalopod import GAME
+from pbm.games.cephalopod import GAME, Die
 
 # The drawing of rules/cephalopod.md ("Board drawing"), as printed there.
 RULINGS_DRAWING = """\
@@ -75,6 +75,12 @@ def test_position_notation_reads_back_as_written(position):
 def test_rows_are_listed_from_the_top():
     state = GAME.from_position("a1../.../..b2 a")
     assert (state.die_at("a3"), state.die_at("c1")) == ((0, 1), (1, 2))
+
+
+def test_board_lists_the_dice_column_by_column():
+    state = GAME.from_position("a1../.../..b2 a")
+    assert state.board[:3] == (None, None, Die(seat=0, value=1))
+    assert state.board[6] == Die(seat=1, value=2)
 
 
 def test_seats_in_play_default_to_the_letters_present_and_the_seat_to_move():
@@ -173,3 +179,14 @@ def test_load_resumes_exactly_what_dump_stored():
 def test_load_refuses_incomplete_data():
     with pytest.raises(InvalidPosition, match="needs position, players, in_play, ply and options"):
         GAME.load({"position": ".../.../... a"})
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("in_play", ["a", "b"]), ("players", "2"), ("ply", -1), ("ply", 1.5)],
+)
+def test_load_refuses_corrupt_values(field, value):
+    data = GAME.dump(GAME.new())
+    data[field] = value
+    with pytest.raises(InvalidPosition):
+        GAME.load(data)

@@ -11,8 +11,7 @@ from pbm.games.cephalopod import GAME
 
 CROSS = "...../..a1../.b2.b3./..a1../..... b"
 C3_MOVES = (
-    "c3=b3+c2, c3=b3+c4, c3=b3+d3, c3=c2+c4, c3=c2+d3, c3=c4+d3,"
-    " c3=b3+c2+c4, c3=b3+c2+d3, c3=b3+c4+d3, c3=c2+c4+d3"
+    "c3=b3+c2, c3=b3+c4, c3=b3+d3, c3=c2+c4, c3=c2+d3, c3=c4+d3, c3=b3+c2+c4, c3=b3+c2+d3, c3=b3+c4+d3, c3=c2+c4+d3"
 )
 
 
@@ -120,7 +119,9 @@ def test_value_where_nothing_can_be_captured_is_refused(cross):
 
 
 def test_text_that_is_not_a_move_is_refused(cross):
-    assert refusal(cross, "pass") == "'pass' is not a move: name a cell, such as c3, or a capture, such as c3=b3+c2 or c3=5"
+    assert refusal(cross, "pass") == (
+        "'pass' is not a move: name a cell, such as c3, or a capture, such as c3=b3+c2 or c3=5"
+    )
 
 
 def test_malformed_capture_is_refused(cross):
