@@ -53,9 +53,9 @@ class UnknownGame(GameError):
 @functools.cache
 def _registry() -> dict[str, Game[Any]]:
     # Imported here so that importing one engine does not import them all.
-    from pbm.games import cephalopod
+    from pbm.games import cubeo
 
-    games: tuple[Game[Any], ...] = (cephalopod.GAME,)
+    games: tuple[Game[Any], ...] = (cubeo.GAME,)
     return {game.name: game for game in games}
 
 
