@@ -59,6 +59,11 @@ the dice other than *m* beside either end, together with the dice beside
 those, have one in common (no jumping across a gap); the other dice's cells
 go. *m* travels on what is left.
 
+Two of those rules never decide anything on their own: no die is near both an
+empty cell beside *m* alone and anything else, nor near both ends of a
+diagonal step whose other two cells are empty, so the gap rule already cuts
+those steps. The code below therefore applies only the corner and gap rules.
+
 **Sliding**: an empty cell can be reached from outside, and a die can slide
 out, when its part of that graph (built for the empty cell without *m*)
 reaches the column just left of the formation's bounding box or the row just
@@ -344,7 +349,6 @@ class _Steps:
     def __init__(self, formation: Formation, mover: Cell | None) -> None:
         self.formation = formation
         self.mover = mover
-        self.mover_bit = formation.bit.get(mover, 0)  # type: ignore[arg-type]
         self.known: dict[Cell, tuple[Cell, ...]] = {}
         self._near: dict[Cell, int] = {}
 
@@ -354,35 +358,26 @@ class _Steps:
             near = self._near[cell] = self.formation.near(cell, self.mover)
         return near
 
-    def is_node(self, cell: Cell) -> bool:
-        """Whether `cell` is in the graph: the mover, or an empty cell touching another die."""
-        if cell == self.mover:
-            return True
-        return cell in self.formation.empties and self.formation.touch_mask[cell] != self.mover_bit
-
     def __call__(self, cell: Cell) -> tuple[Cell, ...]:
         """The cells one step away from `cell`."""
         known = self.known.get(cell)
         if known is not None:
             return known
-        board, empties = self.formation.board, self.formation.empties
-        mover = self.mover
+        board, empties, mover = self.formation.board, self.formation.empties, self.mover
         x, y = cell
         near = self.near(cell)
         targets = []
         for dx, dy in SIDES:
             target = (x + dx, y + dy)
-            if self.is_node(target) and near & self.near(target):
+            if (target in empties or target == mover) and near & self.near(target):
                 targets.append(target)
         for dx, dy in CORNERS:
             target = (x + dx, y + dy)
-            if not self.is_node(target):
+            if target not in empties and target != mover:
                 continue
             side_a, side_b = (x + dx, y), (x, y + dy)
             if side_a in board and side_b in board and mover not in (side_a, side_b):
                 continue  # squeezing between two dice that touch at a corner
-            if side_a in empties and side_b in empties:
-                continue  # cutting across open space
             if near & self.near(target):
                 targets.append(target)
         found = self.known[cell] = tuple(targets)
