@@ -110,6 +110,7 @@ _NUMBER = r"(-?\d+)"
 _ADD = re.compile(rf"\+{_NUMBER},{_NUMBER}")
 _REMOVE = re.compile(rf"-{_NUMBER},{_NUMBER}")
 _TRAVEL = re.compile(rf"(?:(\d+),)?{_NUMBER},{_NUMBER}([-+])>{_NUMBER},{_NUMBER}")
+_DIE_ONLY = re.compile(rf"(?:(\d+),)?{_NUMBER},{_NUMBER}")
 _POSITION_DIE = re.compile(r"([12]):(\d+)@(-?\d+),(-?\d+)")
 
 MAIL_WIDTH = 72
@@ -233,14 +234,18 @@ class Formation:
         self.board = board
         self.min_x = min(x for x, _ in board)
         self.max_y = max(y for _, y in board)
-        self.bit = {cell: 1 << index for index, cell in enumerate(board)}
-        touching: dict[Cell, list[Cell]] = {}
-        for x, y in board:
-            for dx, dy in SIDES:
-                touching.setdefault((x + dx, y + dy), []).append((x, y))
-        self.touching = {cell: tuple(dice) for cell, dice in touching.items()}
+        self.bit: dict[Cell, int] = {}
+        self.touching: dict[Cell, list[Cell]] = {}
         """For every cell beside a die (dice included): the dice beside it."""
-        self.touch_mask = {cell: sum(self.bit[die] for die in dice) for cell, dice in touching.items()}
+        self.touch_mask: dict[Cell, int] = {}
+        """The same as a mask."""
+        touching, touch_mask = self.touching, self.touch_mask
+        for index, (x, y) in enumerate(board):
+            bit = self.bit[(x, y)] = 1 << index
+            for dx, dy in SIDES:
+                cell = (x + dx, y + dy)
+                touching.setdefault(cell, []).append((x, y))
+                touch_mask[cell] = touch_mask.get(cell, 0) | bit
         self.empties = frozenset(cell for cell in touching if cell not in board)
         """The empty nodes of the step graph: empty cells beside a die."""
         self.pinned = self._articulation_points()
@@ -666,6 +671,11 @@ class Cubeo(Game[State]):
                     raise IllegalMove(self._why_not_move(state, die, target))
                 raise IllegalMove(self._why_not_merge(state, die, target))
             return move
+        if match := _DIE_ONLY.fullmatch(compact):
+            die = self._own_die(state, (int(match[2]), int(match[3])))
+            if match[1] is not None and int(match[1]) != die.pips:
+                raise IllegalMove(f"the die at {cell_text(die.cell)} shows {die.pips}, not {int(match[1])}")
+            raise IllegalMove(self._where_to(state, die))
         raise IllegalMove(f"'{text.strip()}' is not a Cubeo move: {_FORMS}")
 
     def _own_die(self, state: State, cell: Cell) -> Die:
@@ -677,6 +687,14 @@ class Cubeo(Game[State]):
                 f"there is no die of yours at {cell_text(cell)} (the die there is {self.seat_names[die.owner]}'s)"
             )
         return die
+
+    def _where_to(self, state: State, die: Die) -> str:
+        """The answer to a move that names a die but not where it goes."""
+        start = f"{die.pips},{cell_text(die.cell)}"
+        turns = [move for move in state.legal if move.startswith(start) and move[len(start)] in "-+"]
+        if not turns:
+            return f"{cell_text(die.cell)} names your die but not where it goes, and it has no legal move"
+        return f"{cell_text(die.cell)} names your die but not where it goes; it can play: {'; '.join(turns)}"
 
     def _why_not_add(self, state: State, cell: Cell) -> str:
         where = f"+{cell_text(cell)}"
@@ -716,14 +734,14 @@ class Cubeo(Game[State]):
         return f"a {die.pips} must move exactly {die.pips} {steps}; from {where} it can reach: {options}"
 
     def _why_not_merge(self, state: State, die: Die, target: Cell) -> str:
-        where = cell_text(die.cell)
+        where, there = cell_text(die.cell), cell_text(target)
         other = state.board.get(target)
         if other is None:
-            return f"there is no die at {cell_text(target)} to merge into; to move there write {die.pips},{where}->{cell_text(target)}"
+            return f"there is no die at {there} to merge into; to move there write {die.pips},{where}->{there}"
         if other.owner != state.to_move:
-            return f"you can merge only into your own dice; the die at {cell_text(target)} is {self.seat_names[other.owner]}'s"
+            return f"you can merge only into your own dice; the die at {there} is {self.seat_names[other.owner]}'s"
         if abs(die.x - other.x) + abs(die.y - other.y) != 1:
-            return f"the dice at {where} and {cell_text(target)} are not side by side"
+            return f"the dice at {where} and {there} are not side by side"
         count = len(state.dice_of(state.to_move))
         if count < 3:
             return f"merging needs at least 3 of your dice on the board; you have {count}"
@@ -736,7 +754,7 @@ class Cubeo(Game[State]):
                 f"with -samevalue a merge above {state.options.dice} needs two equal dice;"
                 f" {die.pips} and {other.pips} differ"
             )
-        return f"{die.pips},{where}+>{cell_text(target)} is not a legal merge here"
+        return f"{die.pips},{where}+>{there} is not a legal merge here"
 
     def _why_not_remove(self, state: State, cell: Cell) -> str:
         if not state.options.remove:

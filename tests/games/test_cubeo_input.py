@@ -168,3 +168,9 @@ def test_a_refused_move_leaves_the_state_as_it_was():
 def test_apply_refuses_a_canonical_move_that_is_not_legal():
     with pytest.raises(IllegalMove, match="not a legal move"):
         GAME.apply(START, "1,0,0->2,0")
+
+
+def test_a_die_named_without_a_destination_lists_what_it_can_do():
+    assert refusal(MERGEABLE, "1,1") == (
+        "1,1 names your die but not where it goes; it can play: 1,1,1->0,1; 1,1,1->2,1; 1,1,1+>1,0"
+    )
