@@ -59,10 +59,11 @@ the dice other than *m* beside either end, together with the dice beside
 those, have one in common (no jumping across a gap); the other dice's cells
 go. *m* travels on what is left.
 
-Two of those rules never decide anything on their own: no die is near both an
-empty cell beside *m* alone and anything else, nor near both ends of a
-diagonal step whose other two cells are empty, so the gap rule already cuts
-those steps. The code below therefore applies only the corner and gap rules.
+Two of those rules never decide anything by themselves, because the gap rule
+already cuts the same steps: an empty cell beside *m* alone has no other die
+near it at all, and no die is near both ends of a diagonal step whose two
+other cells are empty. The code below therefore applies only the corner and
+gap rules.
 
 **Sliding**: an empty cell can be reached from outside, and a die can slide
 out, when its part of that graph (built for the empty cell without *m*)
@@ -786,10 +787,10 @@ class Cubeo(Game[State]):
     def load(self, data: Mapping[str, Any], secret: bytes | None = None) -> State:
         try:
             dice = [Die(int(owner), int(pips), int(x), int(y)) for owner, pips, x, y in data["dice"]]
-            to_move, ply, options = int(data["to_move"]), int(data["ply"]), data.get("options", {})
+            to_move, ply, rules = int(data["to_move"]), int(data["ply"]), self.rules(data.get("options", {}))
         except (KeyError, TypeError, ValueError) as error:
             raise InvalidPosition(f"a stored Cubeo game is damaged: {error!r}") from None
-        return self._checked_state(dice, to_move, ply, self.rules(options))
+        return self._checked_state(dice, to_move, ply, rules)
 
 
 _FORMS = "write +x,y to add, p,x,y->x2,y2 to move, p,x,y+>x2,y2 to merge (the p, pips, may be left out)"

@@ -145,3 +145,8 @@ def test_a_wide_formation_is_drawn_in_bands_within_mail_width():
     assert len(re.findall(r"\(\d+\)|<\d+>", drawing)) == 24
     columns = [int(label) for band in drawing.split("\n\n") for label in band.splitlines()[0].split()]
     assert columns == list(range(-13, 13))
+
+
+def test_load_refuses_stored_options_it_does_not_know():
+    with pytest.raises(InvalidPosition, match="damaged"):
+        GAME.load({"dice": [[0, 1, 0, 0], [1, 1, 1, 0]], "to_move": 0, "ply": 0, "options": {"size": 5}})
