@@ -53,9 +53,9 @@ class UnknownGame(GameError):
 @functools.cache
 def _registry() -> dict[str, Game[Any]]:
     # Imported here so that importing one engine does not import them all.
-    from pbm.games import cephalopod, dodeca
+    from pbm.games import cephalopod, cubeo, dodeca
 
-    games: tuple[Game[Any], ...] = (cephalopod.GAME, dodeca.GAME)
+    games: tuple[Game[Any], ...] = (cephalopod.GAME, cubeo.GAME, dodeca.GAME)
     return {game.name: game for game in games}
 
 
