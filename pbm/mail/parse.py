@@ -253,14 +253,14 @@ def _auto_reason(
     for value in headers.all("auto-submitted"):
         keyword = re.sub(r"\([^)]*\)", "", value).partition(";")[0].strip().lower()
         if keyword != "no":
-            return f"auto-submitted ({keyword or 'empty'})"
+            return f"auto-submitted ({_printable(keyword) or 'empty'})"
     for name in ("x-autoreply", "x-autorespond"):
         if name in headers:
             return f"auto-reply header ({name})"
     for value in headers.all("x-auto-response-suppress"):
         tokens = {t.strip().lower() for t in value.split(",")}
         if tokens & {"all", "oof", "autoreply"}:
-            return f"auto-reply suppression requested ({value.strip()})"
+            return "auto-reply suppression requested (x-auto-response-suppress)"
     for value in headers.all("precedence"):
         if value.strip().lower() in {"bulk", "junk", "list"}:
             return f"bulk mail (Precedence: {value.strip().lower()})"
