@@ -23,7 +23,7 @@ import html
 import logging
 import re
 from dataclasses import dataclass
-from email import policy
+from email import errors, policy
 from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import parseaddr
@@ -191,18 +191,25 @@ def _sender(headers: _Headers) -> tuple[str | None, str, str | None]:
     if not value:
         return None, "", "the message has no From address"
     try:
-        parsed = policy.default.header_factory("from", value)
-        candidates = [(a.addr_spec, a.display_name) for a in parsed.addresses]
-    except Exception:
-        name, addr = parseaddr(value)
-        candidates = [(addr, name)]
-    for addr, name in candidates:
-        addr = addr.strip()
-        if _ADDR_SPEC.fullmatch(addr):
-            local, _, domain = addr.rpartition("@")
-            return f"{local}@{domain.lower().rstrip('.')}", _clean_line(name).strip(), None
-    name = candidates[0][1] if candidates else ""
-    return None, _clean_line(name).strip(), "the From address of the message could not be read"
+        header = policy.default.header_factory("from", value)
+        first = header.addresses[0] if header.addresses else None
+        addr, name = (first.addr_spec, first.display_name) if first else ("", "")
+        guessed = any(isinstance(d, errors.InvalidHeaderDefect) for d in header.defects)
+    except Exception:  # IndexError on "<", '"', "a@" ...
+        addr, name, guessed = "", "", True
+    if guessed:
+        # The parser repaired something.  Trust its address only where the simpler
+        # parseaddr reads the same: "bob@ex ample.org" gives bob@ex and bob@example.org.
+        plain_name, plain_addr = parseaddr(value)
+        if not addr:
+            addr, name = plain_addr, _decoded_header(plain_name)
+        elif addr != plain_addr:
+            addr = ""
+    addr, name = addr.strip(), _clean_line(name).strip()
+    if not _ADDR_SPEC.fullmatch(addr):
+        return None, name, "the From address of the message could not be read"
+    local, _, domain = addr.rpartition("@")
+    return f"{local}@{domain.lower().rstrip('.')}", name, None
 
 
 # --------------------------------------------------------------------------- loops
@@ -549,10 +556,11 @@ _SEPARATOR = re.compile(
     r"|début du message réexpédié)\s*:\s*",
     re.IGNORECASE,
 )
+# Words only, so that "sent from my phone: c3=b3+c2" is not taken for one.
 _MOBILE_TRAILER = re.compile(
-    r"\s*(?:sent from my \S.{0,40}|sent from (?:mail|outlook|yahoo mail)\b.{0,40}"
-    r"|get outlook for (?:ios|android).{0,40}|envoyé de mon \S.{0,40}"
-    r"|von meinem \S.{0,40} gesendet|gesendet von meinem \S.{0,40}|enviado desde mi \S.{0,40})",
+    r"\s*(?:sent from my|sent from|get outlook for|envoyé de mon|envoyé depuis"
+    r"|gesendet von meinem|enviado desde mi)\s[\w .'-]{1,40}"
+    r"|\s*von meinem\s[\w .'-]{1,40}\sgesendet\s*",
     re.IGNORECASE,
 )
 # Outlook-style reply header: "From: ..." (also "*From:*" and other languages)

@@ -1,5 +1,7 @@
 """parse_mail: sender, subject and threading headers."""
 
+import pytest
+
 from tests.mail.builders import fixture, message, parse
 
 
@@ -46,6 +48,18 @@ def test_unparseable_from_gives_no_address_and_a_note():
         mail = parse(message(from_=value))
         assert mail.from_address is None, value
         assert "the From address of the message could not be read" in mail.notes
+
+
+def test_from_address_the_parser_had_to_guess_is_not_trusted():
+    mail = parse(message(from_="bob@ex ample.org"))
+    assert mail.from_address is None
+
+
+@pytest.mark.parametrize(
+    "value", ["Alice <alice@example.com", "alice@example.com>", "<alice@example.com> Alice"]
+)
+def test_from_address_with_a_harmless_slip_is_read(value):
+    assert parse(message(from_=value)).from_address == "alice@example.com"
 
 
 def test_first_of_several_from_addresses_is_used():
