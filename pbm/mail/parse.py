@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class ParsedMail:
+    """What one inbound message says, cleaned for the command layer."""
+
     message_id: str | None  # the Message-ID header as sent, e.g. "<abc@host>"
     from_address: str | None  # addr-spec of From, domain lower-cased
     from_name: str  # display name or ""
@@ -244,16 +246,20 @@ def _auto_reason(
 
     if envelope_sender is not None and _bare_address(envelope_sender) == "":
         return "bounce (null envelope sender)"
-    if envelope_sender is None and "return-path" in headers:
-        if _bare_address(headers.first("return-path")) == "":
-            return "bounce (null Return-Path)"
+    # Without an envelope (`pbm process` of a stored file) the delivering MTA's
+    # Return-Path tells the same.
+    if (
+        envelope_sender is None
+        and "return-path" in headers
+        and not _bare_address(headers.first("return-path"))
+    ):
+        return "bounce (null Return-Path)"
 
     if content_type == "multipart/report":
         return "delivery status notification (multipart/report)"
 
     for address in (from_address, envelope_sender):
-        local = _bare_address(address or "").rpartition("@")[0] or _bare_address(address or "")
-        reason = _DAEMON_LOCAL_PARTS.get(local.partition("+")[0])
+        reason = _DAEMON_LOCAL_PARTS.get(_local_part(address or ""))
         if reason:
             return reason
 
@@ -280,6 +286,13 @@ def _auto_reason(
 def _bare_address(value: str) -> str:
     """'<Pbm@Example.org> ' -> 'pbm@example.org'; '<>' -> ''."""
     return value.strip().strip("<>").strip().lower()
+
+
+def _local_part(address: str) -> str:
+    """'MAILER-DAEMON@mx.example.org' -> 'mailer-daemon'; also without a domain, as
+    envelope senders of bounces often are; a '+detail' is dropped."""
+    bare = _bare_address(address)
+    return (bare.rpartition("@")[0] or bare).partition("+")[0]
 
 
 def _same_mailbox(address: str, ours: str) -> bool:
@@ -324,7 +337,11 @@ class _Leaf:
             return True
         if self.in_related:
             return False
-        return bool(self.filename) or self.content_type.startswith("message/") or not self.in_alternative
+        return (
+            bool(self.filename)
+            or self.content_type.startswith("message/")
+            or not self.in_alternative
+        )
 
 
 _SIGNATURE_TYPES = {
@@ -396,8 +413,17 @@ def _body(msg: EmailMessage) -> tuple[str, list[str]]:
 
     ignored = sum(1 for leaf in leaves if leaf is not chosen and leaf.ignored_attachment)
     if ignored:
-        notes.append("1 attachment was ignored" if ignored == 1 else f"{ignored} attachments were ignored")
+        notes.append(
+            "1 attachment was ignored" if ignored == 1 else f"{ignored} attachments were ignored"
+        )
     return text, notes
+
+
+_BASE64_DEFECTS = (
+    errors.InvalidBase64CharactersDefect,
+    errors.InvalidBase64LengthDefect,
+    errors.InvalidBase64PaddingDefect,
+)
 
 
 def _leaf_text(part: EmailMessage) -> tuple[str, list[str]]:
@@ -409,7 +435,7 @@ def _leaf_text(part: EmailMessage) -> tuple[str, list[str]]:
     if not isinstance(data, bytes):
         payload = part.get_payload()
         data = payload.encode("utf-8", "surrogateescape") if isinstance(payload, str) else b""
-    if any("Base64" in type(d).__name__ for d in part.defects):
+    if any(isinstance(d, _BASE64_DEFECTS) for d in part.defects):
         notes.append("part of the text was badly encoded (base64) and may be incomplete")
     try:
         charset = part.get_content_charset()
@@ -444,9 +470,11 @@ def _decode(data: bytes, charset: str | None) -> tuple[str, str | None]:
         # Any bytes are "valid" Latin-1, so a lie is only visible the other way
         # round: multi-byte UTF-8 sequences almost never occur in Latin-1 text.
         try:
-            return data.decode("utf-8"), f"the text is marked '{label}' but is UTF-8; it was read as UTF-8"
+            text = data.decode("utf-8")
         except UnicodeDecodeError:
             pass
+        else:
+            return text, f"the text is marked '{label}' but is UTF-8; it was read as UTF-8"
     if codec in _WINDOWS_1252_LABELS:
         return _latin1(data), None
     if codec is not None and codec not in _NOT_MAIL_CHARSETS:
@@ -620,7 +648,11 @@ def _first_cut(lines: list[str], start: int) -> tuple[int, bool]:
         if _QUOTE.match(line):
             own, quoted = i, True
             break
-        if _SIGNATURE.fullmatch(line) or _SEPARATOR.fullmatch(line) or _MOBILE_TRAILER.fullmatch(line):
+        if (
+            _SIGNATURE.fullmatch(line)
+            or _SEPARATOR.fullmatch(line)
+            or _MOBILE_TRAILER.fullmatch(line)
+        ):
             own = i
             break
         if len(line) > 1000:
@@ -652,9 +684,7 @@ def _library_cut(lines: list[str], start: int, stop: int) -> int | None:
     cut is still seen whole.
     """
     end = min(stop + 2, len(lines), start + _LIBRARY_MAX_LINES)
-    window = [
-        line.strip() if len(line) <= _LIBRARY_MAX_LINE else "" for line in lines[start:end]
-    ]
+    window = [line.strip() if len(line) <= _LIBRARY_MAX_LINE else "" for line in lines[start:end]]
     text = "\n".join(window)
     match = _LIBRARY_HEADER.search(text)
     if match is None:

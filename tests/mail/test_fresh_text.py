@@ -12,7 +12,9 @@ BOARD_LINE = "    5  ... (1) ... ... ...  5"
 
 
 def test_gmail_reply_keeps_the_move_and_comment_above_a_wrapped_attribution():
-    assert fresh_text(parse(fixture("gmail_reply.eml")).body) == "c3=b3+c2\n\nNice capture last time!"
+    assert (
+        fresh_text(parse(fixture("gmail_reply.eml")).body) == "c3=b3+c2\n\nNice capture last time!"
+    )
 
 
 def test_outlook_reply_stops_at_the_header_block():
@@ -33,9 +35,18 @@ def test_thunderbird_bottom_posted_reply_takes_the_text_below_the_quote():
     assert fresh_text(body) == "+-1,0\n\nSchöner Zug!"
 
 
-@pytest.mark.parametrize("name", ["gmail_reply.eml", "outlook_reply.eml", "apple_mail_reply.eml",
-                                  "thunderbird_reply.eml", "thunderbird_bottom_reply.eml",
-                                  "html_only_gmail.eml", "html_only_outlook.eml"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "gmail_reply.eml",
+        "outlook_reply.eml",
+        "apple_mail_reply.eml",
+        "thunderbird_reply.eml",
+        "thunderbird_bottom_reply.eml",
+        "html_only_gmail.eml",
+        "html_only_outlook.eml",
+    ],
+)
 def test_the_quoted_board_never_counts_as_fresh_text(name):
     fresh = fresh_text(parse(fixture(name)).body)
     assert "..." not in fresh
@@ -93,7 +104,8 @@ def test_original_message_separator_and_everything_after_it_are_dropped(separato
 @pytest.mark.parametrize(
     "block",
     [
-        "From: Cephalopod Server <pbm@example.org>\nSent: Monday, January 1, 2024 10:00 AM\nTo: Bob\nSubject: x",
+        "From: Cephalopod Server <pbm@example.org>\nSent: Monday, January 1, 2024 10:00 AM\n"
+        "To: Bob\nSubject: x",
         "*From:* Cephalopod Server <pbm@example.org>\n*Sent:* Monday, January 1, 2024 10:00 AM",
         "From: pbm@example.org\nDate: Mon, 1 Jan 2024 10:00:00 +0000",
         "Von: Cephalopod Server <pbm@example.org>\nGesendet: Montag, 1. Januar 2024 10:00\nAn: Bob",
@@ -110,7 +122,10 @@ def test_outlook_underscore_line_ends_the_fresh_text():
 
 
 def test_a_from_line_alone_is_ordinary_text():
-    assert fresh_text("c3=b3+c2\nFrom: my phone, sorry for typos") == "c3=b3+c2\nFrom: my phone, sorry for typos"
+    assert (
+        fresh_text("c3=b3+c2\nFrom: my phone, sorry for typos")
+        == "c3=b3+c2\nFrom: my phone, sorry for typos"
+    )
 
 
 def test_a_line_starting_with_on_is_ordinary_text():
@@ -149,12 +164,20 @@ def test_quoted_attribution_is_a_quote():
 
 
 def test_bottom_posted_move_below_the_quote_is_fresh():
-    body = "On Mon, 1 Jan 2024, Bob <bob@example.com> wrote:\n" + quoted(BOARD) + "\nc3=b3+c2\n\n-- \nAlice\n"
+    body = (
+        "On Mon, 1 Jan 2024, Bob <bob@example.com> wrote:\n"
+        + quoted(BOARD)
+        + "\nc3=b3+c2\n\n-- \nAlice\n"
+    )
     assert fresh_text(body) == "c3=b3+c2"
 
 
 def test_bottom_posted_move_below_a_wrapped_attribution_is_fresh():
-    body = "On Mon, Jan 1, 2024 at 10:00 AM Bob Smith <\nbob@example.com> wrote:\n" + quoted(BOARD) + "\nroll c2\n"
+    body = (
+        "On Mon, Jan 1, 2024 at 10:00 AM Bob Smith <\nbob@example.com> wrote:\n"
+        + quoted(BOARD)
+        + "\nroll c2\n"
+    )
     assert fresh_text(body) == "roll c2"
 
 
@@ -179,8 +202,22 @@ def test_top_posted_reply_ignores_text_below_the_quote():
 
 @pytest.mark.parametrize(
     "line",
-    ["c3=b3+c2", "roll c2", "1,0,0->1,-1", "+-1,0", "-1,0", "- 1,0", "+1,0", "=b3", "a1->b2",
-     "--1,0", "-- c3", "cephalopod move 101 alice secret c3=b3+c2", "show 101#4", "** c3 **"],
+    [
+        "c3=b3+c2",
+        "roll c2",
+        "1,0,0->1,-1",
+        "+-1,0",
+        "-1,0",
+        "- 1,0",
+        "+1,0",
+        "=b3",
+        "a1->b2",
+        "--1,0",
+        "-- c3",
+        "cephalopod move 101 alice secret c3=b3+c2",
+        "show 101#4",
+        "** c3 **",
+    ],
 )
 def test_command_on_the_first_line_is_kept_exactly(line):
     assert fresh_text(f"{line}\n\n{quoted(BOARD)}") == line
@@ -206,13 +243,22 @@ def test_polite_closing_is_not_taken_for_a_signature():
 
 @pytest.mark.parametrize("delimiter", ["-- ", "--", "__________", "  --  "])
 def test_signature_is_dropped(delimiter):
-    assert fresh_text(f"c3=b3+c2\n{delimiter}\nAlice Smith\nhttps://alice.example.com\n") == "c3=b3+c2"
+    assert (
+        fresh_text(f"c3=b3+c2\n{delimiter}\nAlice Smith\nhttps://alice.example.com\n") == "c3=b3+c2"
+    )
 
 
 @pytest.mark.parametrize(
     "trailer",
-    ["Sent from my iPhone", "Sent from my Galaxy", "Get Outlook for iOS", "Get Outlook for Android",
-     "Envoyé de mon iPhone", "Von meinem iPhone gesendet", "Sent from Mail for Windows"],
+    [
+        "Sent from my iPhone",
+        "Sent from my Galaxy",
+        "Get Outlook for iOS",
+        "Get Outlook for Android",
+        "Envoyé de mon iPhone",
+        "Von meinem iPhone gesendet",
+        "Sent from Mail for Windows",
+    ],
 )
 def test_mobile_trailer_is_dropped(trailer):
     assert fresh_text(f"roll c2\n\n{trailer}\n") == "roll c2"

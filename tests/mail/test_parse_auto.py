@@ -9,8 +9,17 @@ def test_ordinary_mail_may_be_answered():
     assert parse(message()).auto_reason is None
 
 
-@pytest.mark.parametrize("name", ["gmail_reply.eml", "outlook_reply.eml", "apple_mail_reply.eml",
-                                  "thunderbird_reply.eml", "html_only_outlook.eml", "attachments.eml"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "gmail_reply.eml",
+        "outlook_reply.eml",
+        "apple_mail_reply.eml",
+        "thunderbird_reply.eml",
+        "html_only_outlook.eml",
+        "attachments.eml",
+    ],
+)
 def test_client_replies_may_be_answered(name):
     assert parse(fixture(name), envelope_sender="player@example.com").auto_reason is None
 
@@ -40,8 +49,17 @@ def test_out_of_office_reply_is_not_answered():
     assert mail.auto_reason == "auto-submitted (auto-generated)"
 
 
-@pytest.mark.parametrize("value", ["auto-replied", "auto-generated", "AUTO-REPLIED",
-                                   "auto-replied; owner-email=\"x@example.com\"", "auto-notified", ""])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "auto-replied",
+        "auto-generated",
+        "AUTO-REPLIED",
+        'auto-replied; owner-email="x@example.com"',
+        "auto-notified",
+        "",
+    ],
+)
 def test_auto_submitted_other_than_no_is_not_answered(value):
     assert parse(message(headers={"Auto-Submitted": value})).auto_reason is not None
 
@@ -76,8 +94,15 @@ def test_unknown_envelope_with_a_real_return_path_may_be_answered():
     assert parse(raw, envelope_sender=None).auto_reason is None
 
 
-@pytest.mark.parametrize("address", ["MAILER-DAEMON@mx.example.org", "mailer-daemon@example.org",
-                                     "postmaster@example.org", "Postmaster@Example.org"])
+@pytest.mark.parametrize(
+    "address",
+    [
+        "MAILER-DAEMON@mx.example.org",
+        "mailer-daemon@example.org",
+        "postmaster@example.org",
+        "Postmaster@Example.org",
+    ],
+)
 def test_mail_system_from_address_is_not_answered(address):
     assert parse(message(from_=address), envelope_sender="x@example.org").auto_reason.startswith(
         "sent by a mail system"
@@ -89,7 +114,9 @@ def test_mail_system_envelope_sender_is_not_answered():
     assert mail.auto_reason == "sent by a mail system (mailer-daemon)"
 
 
-@pytest.mark.parametrize("address", ["noreply@example.com", "no-reply@example.com", "do-not-reply@example.com"])
+@pytest.mark.parametrize(
+    "address", ["noreply@example.com", "no-reply@example.com", "do-not-reply@example.com"]
+)
 def test_no_reply_address_is_not_answered(address):
     assert parse(message(from_=address)).auto_reason == "sent from a no-reply address"
 
@@ -132,7 +159,10 @@ def test_another_servers_loop_header_is_not_ours():
 
 def test_mail_from_our_own_address_is_a_loop():
     raw = message(from_="Cephalopod Server <pbm+c101a.9f3e2b@example.org>")
-    assert parse(raw, envelope_sender="pbm@example.org").auto_reason == "it comes from our own address (loop)"
+    assert (
+        parse(raw, envelope_sender="pbm@example.org").auto_reason
+        == "it comes from our own address (loop)"
+    )
 
 
 def test_loop_check_needs_a_marker():

@@ -36,7 +36,9 @@ def test_latin1_body_with_accents_is_read():
 
 def test_quoted_printable_latin1_body_is_read():
     mail = parse(fixture("out_of_office.eml"), envelope_sender="frank.weber@fabrikam.de")
-    assert mail.body.startswith("Vielen Dank für Ihre Nachricht. Ich bin bis zum 8. Januar nicht im Büro.")
+    assert mail.body.startswith(
+        "Vielen Dank für Ihre Nachricht. Ich bin bis zum 8. Januar nicht im Büro."
+    )
 
 
 def test_windows1252_smart_quotes_are_read():
@@ -53,7 +55,9 @@ def test_latin1_label_with_windows1252_bytes_reads_smart_quotes():
 
 
 def test_iso_8859_15_euro_sign_is_read():
-    mail = parse(message("100 €".encode("iso-8859-15"), content_type="text/plain; charset=iso-8859-15"))
+    mail = parse(
+        message("100 €".encode("iso-8859-15"), content_type="text/plain; charset=iso-8859-15")
+    )
     assert mail.body == "100 €"
 
 
@@ -226,7 +230,8 @@ def test_move_written_in_html_survives_exactly(markup):
 
 
 @pytest.mark.parametrize(
-    "move", ["+-1,0", "-1,0", "1,0,0->1,-1", "+ 1", "- 1", "1. e4", "--1", "a\\-b", "x_y_", "*c3*", "#2"]
+    "move",
+    ["+-1,0", "-1,0", "1,0,0->1,-1", "+ 1", "- 1", "1. e4", "--1", "a\\-b", "x_y_", "*c3*", "#2"],
 )
 def test_markdown_looking_move_in_html_is_not_escaped(move):
     markup = f"<div>{move.replace('>', '&gt;')}</div><div>show</div>"
@@ -259,7 +264,11 @@ def test_single_attachment_note_is_singular():
 def test_attached_text_file_is_not_the_body():
     body = multipart(
         "mixed",
-        part("text/plain; charset=utf-8", b"notes.txt content", 'Content-Disposition: attachment; filename="notes.txt"'),
+        part(
+            "text/plain; charset=utf-8",
+            b"notes.txt content",
+            'Content-Disposition: attachment; filename="notes.txt"',
+        ),
         part("text/plain; charset=utf-8", b"c3=b3+c2"),
     )
     mail = parse(message(body, content_type='multipart/mixed; boundary="b1"'))
@@ -286,7 +295,12 @@ def test_inline_images_of_an_html_body_are_not_attachments():
     related = multipart(
         "related",
         part("text/html; charset=utf-8", b'<p>c3=b3+c2</p><img src="cid:logo">'),
-        part("image/png", b"PNG", "Content-ID: <logo>", 'Content-Disposition: inline; filename="image001.png"'),
+        part(
+            "image/png",
+            b"PNG",
+            "Content-ID: <logo>",
+            'Content-Disposition: inline; filename="image001.png"',
+        ),
         boundary="rel",
     )
     body = multipart(
@@ -321,7 +335,9 @@ def test_pgp_signature_is_not_an_attachment():
         part("text/plain; charset=utf-8", b"c3=b3+c2"),
         part("application/pgp-signature", b"-----BEGIN PGP SIGNATURE-----"),
     )
-    ctype = 'multipart/signed; micalg=pgp-sha256; protocol="application/pgp-signature"; boundary="b1"'
+    ctype = (
+        'multipart/signed; micalg=pgp-sha256; protocol="application/pgp-signature"; boundary="b1"'
+    )
     mail = parse(message(body, content_type=ctype))
     assert (mail.body, mail.notes) == ("c3=b3+c2", ())
 
@@ -348,7 +364,10 @@ def test_mail_with_only_an_image_has_no_text():
 
 
 def test_missing_closing_boundary_still_reads_the_text():
-    body = b"--b1\r\nContent-Type: text/plain\r\n\r\nc3=b3+c2\r\n--b1\r\nContent-Type: application/pdf\r\n\r\n%PDF-1."
+    body = (
+        b"--b1\r\nContent-Type: text/plain\r\n\r\nc3=b3+c2\r\n"
+        b"--b1\r\nContent-Type: application/pdf\r\n\r\n%PDF-1."
+    )
     mail = parse(message(body, content_type='multipart/mixed; boundary="b1"'))
     assert mail.body == "c3=b3+c2"
 
@@ -365,14 +384,18 @@ def test_multipart_without_boundary_reads_the_raw_text():
 
 
 def test_bad_base64_keeps_what_decodes_with_a_note():
-    raw = message(b"YzM9YjMrYzI=\r\n!!!not*base64$$$\r\n", headers={"Content-Transfer-Encoding": "base64"})
+    raw = message(
+        b"YzM9YjMrYzI=\r\n!!!not*base64$$$\r\n", headers={"Content-Transfer-Encoding": "base64"}
+    )
     mail = parse(raw)
     assert mail.body.startswith("c3=b3+c2")
     assert any("base64" in note for note in mail.notes)
 
 
 def test_bad_quoted_printable_is_read_as_is():
-    raw = message(b"c3=3Db3+c2 =ZZ =\r\n", headers={"Content-Transfer-Encoding": "quoted-printable"})
+    raw = message(
+        b"c3=3Db3+c2 =ZZ =\r\n", headers={"Content-Transfer-Encoding": "quoted-printable"}
+    )
     assert parse(raw).body.startswith("c3=b3+c2 =ZZ")
 
 
@@ -426,3 +449,17 @@ def test_two_megabyte_html_body_is_converted():
     markup = b"<div>c3=b3+c2</div>\r\n" + b"<p>a paragraph of <b>comment</b></p>\r\n" * 50_000
     mail = parse(message(markup, content_type="text/html; charset=utf-8"))
     assert mail.body.startswith("c3=b3+c2\na paragraph of comment\n")
+
+
+def test_html_converter_failure_falls_back_to_stripping_tags(monkeypatch):
+    from pbm.mail import parse as parse_module
+
+    def broken(self, markup):
+        raise ValueError("html2text bug")
+
+    monkeypatch.setattr(parse_module._PlainHTML2Text, "handle", broken)
+    mail = parse(
+        message(b"<div>c3=b3+c2</div><div>bien&nbsp;jou&eacute;</div>", content_type="text/html")
+    )
+    assert mail.from_address == "alice@example.com"
+    assert mail.body.split() == ["c3=b3+c2", "bien", "joué"]

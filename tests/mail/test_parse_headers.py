@@ -27,7 +27,7 @@ def test_encoded_display_name_is_decoded():
 
 
 def test_eight_bit_utf8_display_name_is_decoded():
-    mail = parse(message(from_="Jörg Müller <joerg@example.de>".encode("utf-8")))
+    mail = parse(message(from_="Jörg Müller <joerg@example.de>".encode()))
     assert (mail.from_address, mail.from_name) == ("joerg@example.de", "Jörg Müller")
 
 
@@ -124,7 +124,9 @@ def test_empty_or_missing_message_id_is_none():
 
 
 def test_in_reply_to_is_the_first_message_id():
-    mail = parse(message(headers={"In-Reply-To": "<board.101.1@example.org> (Cephalopod's message)"}))
+    mail = parse(
+        message(headers={"In-Reply-To": "<board.101.1@example.org> (Cephalopod's message)"})
+    )
     assert mail.in_reply_to == "<board.101.1@example.org>"
 
 

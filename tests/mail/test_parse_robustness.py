@@ -9,7 +9,9 @@ from pbm.mail.parse import ParsedMail, fresh_text, parse_mail
 from tests.mail.builders import BOARD, OUR_ADDRESS, fixture, fixture_names, quoted
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-NOT_READ = "the message could not be read"  # the last-resort note: every case must be handled before it
+NOT_READ = (
+    "the message could not be read"  # the last-resort note: every case must be handled before it
+)
 
 envelope_senders = st.sampled_from([None, "", "<>", "alice@example.com", "MAILER-DAEMON"])
 
@@ -22,7 +24,9 @@ def assert_well_formed(mail: ParsedMail) -> None:
     assert not mail.body.startswith("\ufeff")
     for text in (mail.subject, mail.from_name):
         assert isinstance(text, str) and not re.search(r"[\x00-\x1f\x7f]", text)
-    assert mail.from_address is None or ("@" in mail.from_address and not re.search(r"\s", mail.from_address))
+    assert mail.from_address is None or (
+        "@" in mail.from_address and not re.search(r"\s", mail.from_address)
+    )
     for value in (mail.message_id, mail.in_reply_to, mail.auto_reason):
         assert value is None or (isinstance(value, str) and value and "\n" not in value)
     assert all(isinstance(r, str) for r in mail.references)
@@ -35,12 +39,40 @@ def test_arbitrary_bytes_never_raise(raw, sender):
     assert_well_formed(parse_mail(raw, envelope_sender=sender, loop_marker=OUR_ADDRESS))
 
 
-TOKENS = [b"\r\n", b"\n", b"\r\n\r\n", b"=?", b"?=", b"=?x-foo?q?", b"=?utf-8?b?", b"=?utf-8?q?=FF=",
-          b"--", b"boundary=", b'"', b"<", b">", b"@", b";", b":", b"\x00", b"\xff\xfe", b"\xc3",
-          b"Content-Type: multipart/mixed; boundary=X\r\n", b"Content-Type: text/html\r\n",
-          b"Content-Transfer-Encoding: base64\r\n", b"Content-Transfer-Encoding: quoted-printable\r\n",
-          b"charset=utf-16", b"charset=x-unknown", b"From: <\r\n", b"Content-Disposition: attachment\r\n",
-          b"<div>", b"</blockquote>", b"<ol start=x><li>", b"&#xD800;", b"&nbsp;"]
+TOKENS = [
+    b"\r\n",
+    b"\n",
+    b"\r\n\r\n",
+    b"=?",
+    b"?=",
+    b"=?x-foo?q?",
+    b"=?utf-8?b?",
+    b"=?utf-8?q?=FF=",
+    b"--",
+    b"boundary=",
+    b'"',
+    b"<",
+    b">",
+    b"@",
+    b";",
+    b":",
+    b"\x00",
+    b"\xff\xfe",
+    b"\xc3",
+    b"Content-Type: multipart/mixed; boundary=X\r\n",
+    b"Content-Type: text/html\r\n",
+    b"Content-Transfer-Encoding: base64\r\n",
+    b"Content-Transfer-Encoding: quoted-printable\r\n",
+    b"charset=utf-16",
+    b"charset=x-unknown",
+    b"From: <\r\n",
+    b"Content-Disposition: attachment\r\n",
+    b"<div>",
+    b"</blockquote>",
+    b"<ol start=x><li>",
+    b"&#xD800;",
+    b"&nbsp;",
+]
 
 
 @st.composite
@@ -70,26 +102,60 @@ def test_mutated_real_messages_never_raise(raw, sender):
     assert_well_formed(parse_mail(raw, envelope_sender=sender, loop_marker=OUR_ADDRESS))
 
 
-header_names = st.sampled_from(["From", "Subject", "Message-ID", "In-Reply-To", "References", "Content-Type",
-                                "Content-Transfer-Encoding", "Content-Disposition", "Auto-Submitted",
-                                "Precedence", "X-PBM-Loop", "Return-Path", "MIME-Version", "List-Id"])
+header_names = st.sampled_from(
+    [
+        "From",
+        "Subject",
+        "Message-ID",
+        "In-Reply-To",
+        "References",
+        "Content-Type",
+        "Content-Transfer-Encoding",
+        "Content-Disposition",
+        "Auto-Submitted",
+        "Precedence",
+        "X-PBM-Loop",
+        "Return-Path",
+        "MIME-Version",
+        "List-Id",
+    ]
+)
 header_values = st.one_of(
     st.text(max_size=60),
-    st.sampled_from(["multipart/mixed; boundary=b", 'text/plain; charset="', "text/html; charset=x-foo",
-                     "=?utf-8?b?!!!?=", "<", '"a" <', "base64", "quoted-printable", "attachment; filename=",
-                     "multipart/alternative; boundary=\"b\"", "message/rfc822"]),
+    st.sampled_from(
+        [
+            "multipart/mixed; boundary=b",
+            'text/plain; charset="',
+            "text/html; charset=x-foo",
+            "=?utf-8?b?!!!?=",
+            "<",
+            '"a" <',
+            "base64",
+            "quoted-printable",
+            "attachment; filename=",
+            'multipart/alternative; boundary="b"',
+            "message/rfc822",
+        ]
+    ),
 )
 
 
 @FUZZ
 @given(
     headers=st.lists(st.tuples(header_names, header_values), max_size=10),
-    body=st.one_of(st.binary(max_size=500), st.text(max_size=500).map(lambda t: t.encode("utf-8", "surrogatepass"))),
+    body=st.one_of(
+        st.binary(max_size=500),
+        st.text(max_size=500).map(lambda t: t.encode("utf-8", "surrogatepass")),
+    ),
 )
 def test_generated_headers_and_bodies_never_raise(headers, body):
-    head = b"".join(n.encode() + b": " + v.encode("utf-8", "surrogatepass") + b"\r\n" for n, v in headers)
+    head = b"".join(
+        n.encode() + b": " + v.encode("utf-8", "surrogatepass") + b"\r\n" for n, v in headers
+    )
     raw = head + b"\r\n--b\r\nContent-Type: text/plain\r\n\r\n" + body + b"\r\n--b--\r\n"
-    assert_well_formed(parse_mail(raw, envelope_sender="alice@example.com", loop_marker=OUR_ADDRESS))
+    assert_well_formed(
+        parse_mail(raw, envelope_sender="alice@example.com", loop_marker=OUR_ADDRESS)
+    )
 
 
 def test_non_bytes_input_is_survived():
@@ -103,9 +169,23 @@ def test_non_bytes_input_is_survived():
 mail_text = st.lists(
     st.one_of(
         st.text(max_size=40),
-        st.sampled_from(["", "> quoted", "-- ", "--", "On Mon, Bob wrote:", "From: a", "Sent: b",
-                         "-----Original Message-----", "c3=b3+c2", "+-1,0", "Sent from my iPhone",
-                         "  > x", BOARD.splitlines()[5]]),
+        st.sampled_from(
+            [
+                "",
+                "> quoted",
+                "-- ",
+                "--",
+                "On Mon, Bob wrote:",
+                "From: a",
+                "Sent: b",
+                "-----Original Message-----",
+                "c3=b3+c2",
+                "+-1,0",
+                "Sent from my iPhone",
+                "  > x",
+                BOARD.splitlines()[5],
+            ]
+        ),
     ),
     max_size=30,
 ).map("\n".join)
@@ -137,18 +217,28 @@ def test_fresh_text_of_fresh_text_changes_nothing(body):
 
 moves = st.one_of(
     st.from_regex(r"[a-e][1-5](=[a-e][1-5](\+[a-e][1-5]){1,3})?", fullmatch=True),
-    st.from_regex(r"[+-]{0,2}[0-9](,[+-]?[0-9]){1,2}(->[+-]?[0-9](,[+-]?[0-9]){1,2})?", fullmatch=True),
+    st.from_regex(
+        r"[+-]{0,2}[0-9](,[+-]?[0-9]){1,2}(->[+-]?[0-9](,[+-]?[0-9]){1,2})?", fullmatch=True
+    ),
     st.from_regex(r"(roll|show|resign|move) [a-e][1-5]", fullmatch=True),
 )
 
 
 @FUZZ
-@given(move=moves, client=st.sampled_from(["gmail_reply.eml", "outlook_reply.eml", "apple_mail_reply.eml",
-                                             "thunderbird_reply.eml"]))
+@given(
+    move=moves,
+    client=st.sampled_from(
+        ["gmail_reply.eml", "outlook_reply.eml", "apple_mail_reply.eml", "thunderbird_reply.eml"]
+    ),
+)
 def test_move_on_the_first_line_of_a_client_reply_survives_exactly(move, client):
     raw = fixture(client)
-    old_first_line = {"gmail_reply.eml": b"c3=3Db3+c2", "outlook_reply.eml": b"roll c2",
-                      "apple_mail_reply.eml": b"c3=3Db3+c2", "thunderbird_reply.eml": b"1,0,0->1,-1"}[client]
+    old_first_line = {
+        "gmail_reply.eml": b"c3=3Db3+c2",
+        "outlook_reply.eml": b"roll c2",
+        "apple_mail_reply.eml": b"c3=3Db3+c2",
+        "thunderbird_reply.eml": b"1,0,0->1,-1",
+    }[client]
     head, sep, body = raw.partition(b"\r\n\r\n")
     qp = move.replace("=", "=3D").encode()
     if b"quoted-printable" in head or b"quoted-printable" in body[:400]:
