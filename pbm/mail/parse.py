@@ -528,7 +528,9 @@ def _normalise(text: str) -> tuple[str, bool]:
 # Tags after which html2text writes Markdown that could corrupt a move: ~~strike~~,
 # `code`, "quotes", "# headings".  With the tag skipped its text passes through as is.
 _MARKDOWN_TAGS = {"del", "s", "strike", "code", "kbd", "tt", "samp", "q", "abbr"}
-_HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+# Block tags whose Markdown ("# ", "* * *") would be left as a line of its own; the
+# <hr> above Outlook's "From:/Sent:" block would linger as fresh text.
+_BREAK_TAGS = {"h1", "h2", "h3", "h4", "h5", "h6", "hr"}
 
 
 class _PlainHTML2Text(html2text.HTML2Text):
@@ -552,7 +554,7 @@ class _PlainHTML2Text(html2text.HTML2Text):
 
 
 def _skip_markdown_tags(parser: html2text.HTML2Text, tag: str, attrs: dict, start: bool) -> bool:
-    if tag in _HEADINGS:
+    if tag in _BREAK_TAGS:
         parser.p()
         return True
     return tag in _MARKDOWN_TAGS

@@ -3,7 +3,7 @@
 import pytest
 
 from pbm.mail.parse import fresh_text
-from tests.mail.builders import BOARD, fixture, parse, quoted
+from tests.mail.builders import BOARD, fixture, message, parse, quoted
 
 BOARD_LINE = "    5  ... (1) ... ... ...  5"
 
@@ -115,6 +115,17 @@ def test_original_message_separator_and_everything_after_it_are_dropped(separato
 def test_outlook_header_block_and_everything_after_it_are_dropped(block):
     body = f"roll c2\n\n{block}\n\n{BOARD}"
     assert fresh_text(body) == "roll c2"
+
+
+def test_outlook_web_html_reply_with_a_rule_above_the_header_block():
+    markup = (
+        b'<div>roll c2</div><hr style="display:inline-block;width:98%">'
+        b'<div id="divRplyFwdMsg"><b>From:</b> Cephalopod Server &lt;pbm@example.org&gt;<br>'
+        b"<b>Sent:</b> Tuesday, January 2, 2024 10:55<br><b>To:</b> Ivan</div>"
+        b"<div>Summary of Cephalopod Board 104</div>"
+    )
+    mail = parse(message(markup, content_type="text/html; charset=utf-8"))
+    assert fresh_text(mail.body) == "roll c2"
 
 
 def test_outlook_underscore_line_ends_the_fresh_text():
