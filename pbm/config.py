@@ -15,7 +15,7 @@ from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 from pydantic import BeforeValidator, Field, ValidationError, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 class ConfigError(Exception):
@@ -83,10 +83,16 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="PBM_", extra="ignore", frozen=True, env_ignore_empty=True)
 
     database_url: str = "sqlite:///var/pbm.db"
-    smtp_listen: Annotated[ListenAddress, BeforeValidator(_listen)] = ListenAddress("127.0.0.1", 2525)
-    http_listen: Annotated[ListenAddress, BeforeValidator(_listen)] = ListenAddress("127.0.0.1", 8080)
+    smtp_listen: Annotated[ListenAddress, NoDecode, BeforeValidator(_listen)] = ListenAddress(
+        "127.0.0.1", 2525
+    )
+    http_listen: Annotated[ListenAddress, NoDecode, BeforeValidator(_listen)] = ListenAddress(
+        "127.0.0.1", 8080
+    )
     address: str = "pbm@localhost"
-    outbound: Annotated[Outbound, BeforeValidator(_outbound)] = Outbound("maildir", path=Path("var/outbox"))
+    outbound: Annotated[Outbound, NoDecode, BeforeValidator(_outbound)] = Outbound(
+        "maildir", path=Path("var/outbox")
+    )
     secret_key: str | None = Field(default=None, repr=False)
     max_message_size: int = Field(default=1024 * 1024, gt=1024)
     """Largest mail accepted over SMTP, in bytes; PBeM commands are tiny."""

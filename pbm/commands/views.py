@@ -135,7 +135,7 @@ def board_view(
         seats=seats,
         moves=[MoveView(m.number, m.seat, m.notation, m.comment, m.created_at) for m in moves],
         board_text=engine.render(state, viewer=viewer),
-        notes=engine.public_notes(state),
+        notes=engine.public_notes(state, game_over=current and game.status != "active"),
         to_move=to_move,
         winners=[seats[i] for i in (game.winners or [])] if current else [],
         end_reason=(game.end_reason or "") if current else "",

@@ -267,8 +267,12 @@ class Game(ABC, Generic[S]):
         """Hidden state that must never be shown before the game ends (dice seeds)."""
         return None
 
-    def public_notes(self, state: S) -> list[str]:
-        """Lines to print with the board in mails and pages (e.g. a dice commitment)."""
+    def public_notes(self, state: S, *, game_over: bool = False) -> list[str]:
+        """Lines to print with the board in mails and pages (e.g. a dice commitment).
+
+        `game_over` says the game has ended by other means than the rules (a
+        resignation), so hidden state may now be revealed.
+        """
         return []
 
     def __repr__(self) -> str:

@@ -399,14 +399,14 @@ class Dodeca(Game[State]):
         lines.append("T = Tetra d4, C = Cube d6, O = Octo d8, D = Dodeca d10")
         return "\n".join(lines)
 
-    def public_notes(self, state: State) -> list[str]:
+    def public_notes(self, state: State, *, game_over: bool = False) -> list[str]:
         """The dice commitment, who won the roll-off (first board), a reroll reminder; the seed at the end."""
         notes = [commitment_note(state.seed)]
         rolloff = [r.face for r in state.rolls if r.what.startswith("roll-off")]
         if state.ply == 0 and rolloff:
             pairs = "; ".join(f"South {s}, North {n}" for s, n in zip(rolloff[::2], rolloff[1::2]))
             notes.append(f"Who starts (a d10 each): {pairs}. {SEATS[state.to_move]} moves first.")
-        if self.result(state) is not None:
+        if game_over or self.result(state) is not None:
             notes.extend(reveal_notes(state.seed))
         elif state.rerolled[state.to_move]:
             notes.append(

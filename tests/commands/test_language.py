@@ -59,7 +59,9 @@ def test_games_takes_userids_and_a_filter(line, which, userids):
 
 def test_change_password_and_change_address():
     assert parse_command("change password alice old new") == lang.ChangePassword("alice", "old", "new")
-    assert parse_command("change address alice pw a@b.example") == lang.ChangeAddress("alice", "pw", ("a@b.example",))
+    assert parse_command("change address alice pw a@b.example") == lang.ChangeAddress(
+        "alice", "pw", ("a@b.example",)
+    )
 
 
 @pytest.mark.parametrize(

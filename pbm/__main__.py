@@ -1,0 +1,5 @@
+import sys
+
+from pbm.cli import main
+
+sys.exit(main())

@@ -1,0 +1,116 @@
+"""The ``pbm`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from email.parser import BytesHeaderParser
+from email.policy import compat32
+from pathlib import Path
+
+from pbm.config import ConfigError, load_settings
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="pbm", description="A play-by-email board-game server.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    serve = commands.add_parser("serve", help="run the SMTP and web server (configured by PBM_* variables)")
+    serve.add_argument(
+        "--no-process",
+        action="store_true",
+        help="only receive and store mail; leave processing to another `pbm serve` or `pbm process`",
+    )
+
+    db = commands.add_parser("db", help="database maintenance")
+    db_commands = db.add_subparsers(dest="db_command", required=True, metavar="ACTION")
+    db_commands.add_parser("upgrade", help="migrate the database schema to the newest version")
+
+    process = commands.add_parser(
+        "process", help="process one raw RFC 5322 message offline (e.g. from a Postfix pipe transport)"
+    )
+    process.add_argument("file", help="the message file, or - for standard input")
+    process.add_argument("--sender", help="the envelope sender (default: the Return-Path header)")
+    process.add_argument("--recipient", action="append", help="the envelope recipient (default: PBM_ADDRESS)")
+
+    perft = commands.add_parser(
+        "perft", help="count move sequences of a game (engine validation)", add_help=False
+    )
+    perft.add_argument("args", nargs=argparse.REMAINDER)
+
+    outbox = commands.add_parser("outbox", help="show mail waiting for delivery or failed")
+    outbox.add_argument("--all", action="store_true", help="also list delivered mail")
+
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    if args.command == "perft":
+        from pbm.games import perft as perft_module
+
+        return perft_module.main(args.args)
+    try:
+        settings = load_settings()
+    except ConfigError as error:
+        print(f"pbm: {error}", file=sys.stderr)
+        return 2
+
+    from pbm.server import SchemaOutOfDate, Server
+
+    if args.command == "db":
+        from pbm.store.database import Database
+
+        Database(settings.database_url).upgrade()
+        print("database schema is up to date")
+        return 0
+    try:
+        server = Server(settings)
+        if args.command == "serve":
+            asyncio.run(server.run(process=not args.no_process))
+            return 0
+        server.check_schema()
+    except (SchemaOutOfDate, ConfigError) as error:
+        print(f"pbm: {error}", file=sys.stderr)
+        return 2
+    if args.command == "process":
+        return _process(server, args)
+    return _outbox(server, args.all)
+
+
+def _process(server, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+    from pbm.store.inbox import save_inbound
+
+    raw = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+    sender = args.sender
+    if sender is None:
+        headers = BytesHeaderParser(policy=compat32).parsebytes(raw)
+        sender = str(headers.get("Return-Path") or "").strip().strip("<>")
+    recipients = args.recipient or [server.settings.address]
+    refused = [r for r in recipients if not server.addressing.accepts(r)]
+    if refused:
+        print(f"pbm: not our address: {', '.join(refused)}", file=sys.stderr)
+        return 67  # EX_NOUSER: the MTA bounces it
+    row = save_inbound(server.database, raw, envelope_from=sender, envelope_to=recipients, peer="pbm process")
+    processed = server.processor.process_pending()
+    sent = asyncio.run(server.delivery.deliver_due())
+    print(f"stored inbound message {row.id} ({row.status}); processed {processed}; delivered {sent}")
+    return 0
+
+
+def _outbox(server, show_all: bool) -> int:  # type: ignore[no-untyped-def]
+    from sqlalchemy import select
+
+    from pbm.store.models import OutboxMessage
+
+    with server.database.reading() as session:
+        query = select(OutboxMessage).order_by(OutboxMessage.id)
+        if not show_all:
+            query = query.where(OutboxMessage.status != "sent")
+        for row in session.scalars(query):
+            print(f"{row.id:6d} {row.status:8s} {row.attempts:3d} {row.recipient:30s} {row.last_error[:60]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""The SMTP listener: accept mail for the server's address, store it, say 250.
+
+It accepts mail only for the server's own address and its ``+token`` forms
+(anything else is refused at RCPT: we are no relay), up to the size limit.
+The 250 after DATA is sent only once the raw message is committed to the
+database; if that fails we answer 451 and the sender's MTA tries again later.
+Processing happens afterwards, in the worker, which this handler wakes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from aiosmtpd.smtp import SMTP, Envelope, Session
+
+from pbm.mail.tokens import Addressing
+from pbm.store.database import Database
+from pbm.store.inbox import save_inbound
+
+log = logging.getLogger(__name__)
+
+
+class InboundHandler:
+    def __init__(self, database: Database, addressing: Addressing, on_stored: Callable[[], None]) -> None:
+        self.database = database
+        self.addressing = addressing
+        self.on_stored = on_stored
+
+    async def handle_RCPT(
+        self, server: SMTP, session: Session, envelope: Envelope, address: str, rcpt_options: list[str]
+    ) -> str:
+        if not self.addressing.accepts(address):
+            return f"550 5.1.1 <{address}>: this server takes mail only for {self.addressing.address}"
+        envelope.rcpt_tos.append(address)
+        return "250 2.1.5 OK"
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        raw = envelope.original_content or b""
+        peer = session.peer[0] if isinstance(session.peer, tuple) else str(session.peer or "")
+        try:
+            row = await asyncio.to_thread(
+                save_inbound,
+                self.database,
+                raw,
+                envelope_from=envelope.mail_from or "",
+                envelope_to=list(envelope.rcpt_tos),
+                peer=peer,
+            )
+        except Exception:
+            log.exception("could not store a message from %s", envelope.mail_from)
+            return "451 4.3.0 The message could not be stored just now; please try again later"
+        log.info("stored inbound message %s (%s) from %s", row.id, row.status, envelope.mail_from)
+        self.on_stored()
+        return "250 2.0.0 Message accepted"
+
+
+def smtp_factory(handler: InboundHandler, *, hostname: str, max_size: int) -> Callable[[], Any]:
+    """The protocol factory for `loop.create_server`: our handler, SMTPUTF8, a size limit."""
+
+    def make() -> SMTP:
+        return SMTP(
+            handler,
+            hostname=hostname,
+            ident="pbm",
+            data_size_limit=max_size,
+            enable_SMTPUTF8=True,
+            decode_data=False,
+        )
+
+    return make

@@ -1,0 +1,193 @@
+"""`pbm serve`: the whole server, wired explicitly in one place.
+
+One asyncio loop runs the SMTP listener, the web server, the worker that
+processes stored mail and the worker that delivers the outbox. Database work
+runs in threads so a slow query never stalls the SMTP conversation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import uvicorn
+
+from pbm.config import Settings, secret_key
+from pbm.mail.compose import Composer
+from pbm.mail.delivery import Delivery, Transport, transport_for
+from pbm.mail.inbound import InboundHandler, smtp_factory
+from pbm.mail.processing import Processor
+from pbm.mail.tokens import Addressing, ReplyTokens
+from pbm.passwords import Passwords
+from pbm.store.database import Database
+from pbm.templating import make_environment
+from pbm.web.app import create_app
+
+log = logging.getLogger(__name__)
+
+IDLE_POLL_SECONDS = 30.0
+"""Workers look again this often even when nothing woke them (retries fall due)."""
+STOP_GRACE_SECONDS = 10.0
+"""How long a stopping server lets a worker finish the mail in hand."""
+
+
+class SchemaOutOfDate(Exception):
+    pass
+
+
+class _EmbeddedUvicorn(uvicorn.Server):
+    """uvicorn as one part of our process: the process, not uvicorn, owns the signals."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+@dataclass
+class Wakeup:
+    """An event a worker waits on, with a timeout so due retries are not missed."""
+
+    event: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def set(self) -> None:
+        self.event.set()
+
+    async def wait(self, timeout: float) -> None:
+        # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancel
+        # that arrives as its inner task finishes, and the server never stops.
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout):
+                await self.event.wait()
+        self.event.clear()
+
+
+class Server:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        passwords: Passwords | None = None,
+        transport: Transport | None = None,
+        var_dir: Path = Path("var"),
+    ) -> None:
+        self.settings = settings
+        key = secret_key(settings, var_dir)
+        self.database = Database(settings.database_url)
+        self.addressing = Addressing(settings.address)
+        tokens = ReplyTokens(key)
+        composer = Composer(make_environment(), self.addressing, tokens, key)
+        self.processor = Processor(self.database, passwords or Passwords(), composer, self.addressing, tokens)
+        self.delivery = Delivery(
+            self.database, transport or transport_for(settings.outbound), settings.address
+        )
+        self.web = create_app(self.database)
+        self.smtp_port: int | None = None
+        self.http_port: int | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._stopping = False
+        self._smtp: asyncio.Server | None = None
+        self._http: _EmbeddedUvicorn | None = None
+
+    def check_schema(self) -> None:
+        from alembic.runtime.migration import MigrationContext
+        from alembic.script import ScriptDirectory
+
+        from pbm.store.database import alembic_config
+
+        head = ScriptDirectory.from_config(alembic_config(self.database)).get_current_head()
+        with self.database.engine.connect() as connection:
+            current = MigrationContext.configure(connection).get_current_revision()
+        if current != head:
+            raise SchemaOutOfDate(
+                f"the database is at schema {current or 'none'}, the code needs {head}: run `pbm db upgrade`"
+            )
+
+    async def start(self, *, process: bool = True) -> None:
+        """Listen and start the workers; returns once both listeners are bound."""
+        await asyncio.to_thread(self.check_schema)
+        loop = asyncio.get_running_loop()
+        self._processing = Wakeup()
+        self._delivering = Wakeup()
+        handler = InboundHandler(self.database, self.addressing, on_stored=self._processing.set)
+        smtp = self.settings.smtp_listen
+        self._smtp = await loop.create_server(
+            smtp_factory(handler, hostname=self.addressing.domain, max_size=self.settings.max_message_size),
+            smtp.host,
+            smtp.port,
+        )
+        self.smtp_port = self._smtp.sockets[0].getsockname()[1]
+        http = self.settings.http_listen
+        config = uvicorn.Config(self.web, host=http.host, port=http.port, log_level="warning", lifespan="off")
+        self._http = _EmbeddedUvicorn(config)
+        self._tasks.append(asyncio.create_task(self._http.serve(), name="http"))
+        while not self._http.started:
+            if self._tasks[-1].done():
+                await self._tasks[-1]  # raises the reason the web server could not start
+                raise RuntimeError("the web server stopped while starting")
+            await asyncio.sleep(0.01)
+        self.http_port = self._http.servers[0].sockets[0].getsockname()[1]
+        if process:
+            self._tasks.append(asyncio.create_task(self._process_forever(), name="process"))
+        self._tasks.append(asyncio.create_task(self._deliver_forever(), name="deliver"))
+        log.info(
+            "listening: SMTP on %s:%s, HTTP on %s:%s", smtp.host, self.smtp_port, http.host, self.http_port
+        )
+
+    async def stop(self) -> None:
+        """Stop listening, let the workers finish what they are doing, close the database."""
+        self._stopping = True
+        if self._smtp is not None:
+            self._smtp.close()
+        if self._http is not None:
+            self._http.should_exit = True
+        self._processing.set()
+        self._delivering.set()
+        done, pending = await asyncio.wait(self._tasks, timeout=STOP_GRACE_SECONDS)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
+        if self._smtp is not None:
+            await self._smtp.wait_closed()
+        self.database.dispose()
+
+    async def run(self, *, process: bool = True) -> None:
+        """Serve until SIGINT or SIGTERM."""
+        stopping = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stopping.set)
+        await self.start(process=process)
+        await stopping.wait()
+        log.info("stopping")
+        await self.stop()
+
+    async def _process_forever(self) -> None:
+        failures = 0
+        while not self._stopping:
+            try:
+                processed = await asyncio.to_thread(self.processor.process_pending)
+                failures = 0
+            except Exception:
+                failures += 1
+                log.exception("processing stopped; retrying")
+                await asyncio.sleep(min(2**failures, 60))
+                continue
+            if processed:
+                self._delivering.set()
+            await self._processing.wait(IDLE_POLL_SECONDS)
+
+    async def _deliver_forever(self) -> None:
+        while not self._stopping:
+            try:
+                await self.delivery.deliver_due()
+            except Exception:
+                log.exception("delivery stopped; retrying")
+                await asyncio.sleep(5)
+                continue
+            await self._delivering.wait(IDLE_POLL_SECONDS)

@@ -1,0 +1,130 @@
+"""A real server on loopback: SMTP in, SMTP out to a real sink, HTTP beside them."""
+
+from __future__ import annotations
+
+import asyncio
+import smtplib
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+from aiosmtpd.controller import Controller
+
+from pbm.config import Settings
+from pbm.passwords import fast_passwords
+from pbm.server import Server
+from tests.support import read
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class SinkHandler:
+    def __init__(self) -> None:
+        self.messages: list[tuple[str, list[str], bytes]] = []
+        self.arrived = threading.Condition()
+
+    async def handle_DATA(self, server, session, envelope) -> str:
+        with self.arrived:
+            self.messages.append((envelope.mail_from, list(envelope.rcpt_tos), envelope.original_content))
+            self.arrived.notify_all()
+        return "250 OK"
+
+
+class Sink:
+    """An SMTP server that keeps what the server under test mails out."""
+
+    def __init__(self) -> None:
+        self.handler = SinkHandler()
+        self.port = free_port()
+        self.controller = Controller(self.handler, hostname="127.0.0.1", port=self.port)
+        self._taken = 0
+
+    def wait(self, count: int, timeout: float = 15.0) -> list[EmailMessage]:
+        """The next `count` mails to arrive (waiting for them), in arrival order."""
+        deadline = time.monotonic() + timeout
+        with self.handler.arrived:
+            while len(self.handler.messages) < self._taken + count:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    got = len(self.handler.messages) - self._taken
+                    raise AssertionError(f"expected {count} more mails, {got} arrived")
+                self.handler.arrived.wait(left)
+            batch = self.handler.messages[self._taken : self._taken + count]
+            self._taken += count
+        return [read(raw) for _, _, raw in batch]
+
+    def quiet(self, seconds: float = 1.0) -> list[EmailMessage]:
+        """Whatever arrives within `seconds` (for checking that nothing does)."""
+        time.sleep(seconds)
+        with self.handler.arrived:
+            batch = self.handler.messages[self._taken :]
+            self._taken = len(self.handler.messages)
+        return [read(raw) for _, _, raw in batch]
+
+
+@pytest.fixture
+def sink() -> Iterator[Sink]:
+    sink = Sink()
+    sink.controller.start()
+    yield sink
+    sink.controller.stop()
+
+
+@dataclass
+class Running:
+    server: Server
+    loop: asyncio.AbstractEventLoop
+
+    @property
+    def smtp_port(self) -> int:
+        assert self.server.smtp_port is not None
+        return self.server.smtp_port
+
+    @property
+    def http_port(self) -> int:
+        assert self.server.http_port is not None
+        return self.server.http_port
+
+    def send(self, raw: bytes, sender: str, recipients: list[str] | None = None) -> dict:
+        """Send as a mail client does (CRLF lines); returns smtplib's refused recipients."""
+        wire = raw.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+        with smtplib.SMTP("127.0.0.1", self.smtp_port, timeout=10) as client:
+            return client.sendmail(sender, recipients or ["pbm@localhost"], wire)
+
+
+def start_server(settings: Settings, var_dir: Path) -> tuple[Running, threading.Thread]:
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    server = Server(settings, passwords=fast_passwords(), var_dir=var_dir)
+    asyncio.run_coroutine_threadsafe(server.start(), loop).result(30)
+    return Running(server, loop), thread
+
+
+def stop_server(running: Running, thread: threading.Thread) -> None:
+    asyncio.run_coroutine_threadsafe(running.server.stop(), running.loop).result(30)
+    running.loop.call_soon_threadsafe(running.loop.stop)
+    thread.join(10)
+
+
+@pytest.fixture
+def server(database_url: str, sink: Sink, tmp_path: Path) -> Iterator[Running]:
+    settings = Settings(
+        database_url=database_url,
+        smtp_listen="127.0.0.1:0",
+        http_listen="127.0.0.1:0",
+        outbound=f"smtp://127.0.0.1:{sink.port}",
+        secret_key="e2e-secret-" + "k" * 30,
+    )
+    running, thread = start_server(settings, tmp_path)
+    yield running
+    stop_server(running, thread)

@@ -1,0 +1,201 @@
+"""The real `pbm serve` process: killed with SIGKILL it loses nothing and applies
+nothing twice; and `make run` answers a first mail into var/outbox."""
+
+from __future__ import annotations
+
+import mailbox
+import os
+import shutil
+import signal
+import smtplib
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+import pbm.games
+from pbm.store.database import Database
+from pbm.store.models import InboundMessage, Move, OutboxMessage, Player
+from tests.e2e.conftest import free_port
+from tests.support import mail
+
+ALICE, BOB = "alice@example.org", "bob@example.net"
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+
+def wait_for_port(port: int, process: subprocess.Popen, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"the server exited with {process.returncode}")
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise AssertionError(f"nothing listens on {port}")
+
+
+def wait_until(condition, timeout: float = 60.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class PbmProcess:
+    """`python -m pbm serve` in its own process, configured by environment variables."""
+
+    def __init__(self, database_url: str, workdir: Path) -> None:
+        self.workdir = workdir
+        self.smtp_port = free_port()
+        self.outbox = workdir / "outbox"
+        self.env = {
+            **os.environ,
+            "PBM_DATABASE_URL": database_url,
+            "PBM_SMTP_LISTEN": f"127.0.0.1:{self.smtp_port}",
+            "PBM_HTTP_LISTEN": f"127.0.0.1:{free_port()}",
+            "PBM_OUTBOUND": f"maildir:{self.outbox}",
+            "PBM_SECRET_KEY": "crash-test-" + "k" * 30,
+        }
+        self.process: subprocess.Popen | None = None
+
+    def start(self, *args: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "pbm", "serve", *args],
+            env=self.env,
+            cwd=self.workdir,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_for_port(self.smtp_port, self.process)
+
+    def kill(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(10)
+
+    def send(self, raw: bytes, sender: str) -> None:
+        with smtplib.SMTP("127.0.0.1", self.smtp_port, timeout=30) as client:
+            client.sendmail(sender, ["pbm@localhost"], raw.replace(b"\n", b"\r\n"))
+
+    def delivered(self) -> int:
+        return len(mailbox.Maildir(self.outbox, create=True))
+
+
+@pytest.fixture
+def pbm_process(database_url, tmp_path):
+    process = PbmProcess(database_url, tmp_path)
+    yield process
+    if process.process is not None and process.process.poll() is None:
+        process.kill()
+
+
+def count(database: Database, *where, model=InboundMessage) -> int:
+    with database.reading() as session:
+        return session.scalar(select(func.count()).select_from(model).where(*where))
+
+
+def test_a_mail_accepted_before_a_sigkill_is_processed_once_after_the_restart(pbm_process, database):
+    pbm_process.start("--no-process")
+    pbm_process.send(mail(ALICE, "signup alice alice-pw"), ALICE)  # the 250 has been given
+    pbm_process.kill()
+    assert count(database, InboundMessage.status == "pending") == 1
+    assert count(database, model=Player) == 0
+
+    pbm_process.start()
+    wait_until(lambda: pbm_process.delivered() == 1, what="the welcome mail")
+    assert count(database, model=Player) == 1
+    assert count(database, InboundMessage.status == "processed") == 1
+
+    pbm_process.kill()
+    pbm_process.start()
+    time.sleep(2)
+    assert count(database, model=Player) == 1
+    assert count(database, model=OutboxMessage) == 1
+
+
+def test_moves_in_flight_at_a_sigkill_are_each_applied_exactly_once(pbm_process, database):
+    engine = pbm.games.get("cephalopod")
+    pbm_process.start()
+    pbm_process.send(mail(ALICE, "signup alice alice-pw"), ALICE)
+    pbm_process.send(mail(BOB, "signup bob bob-pw"), BOB)
+    pbm_process.send(mail(ALICE, "cephalopod challenge alice bob"), ALICE)
+    wait_until(lambda: count(database, model=OutboxMessage) == 4, what="the new board")
+
+    state, lines = engine.new(players=2), []
+    for cell in ["c3", "a1", "e5", "a5", "e1", "b4", "d2", "d4", "b2", "c1"]:
+        userid, address = (("alice", ALICE), ("bob", BOB))[state.to_move]
+        lines.append((address, f"cephalopod move 101 {userid} {userid}-pw {cell}#{state.ply + 1}"))
+        state = engine.play(state, cell)
+    for address, line in lines:
+        pbm_process.send(mail(address, line), address)
+    pbm_process.kill()  # right after the last 250, with processing somewhere in the middle
+
+    pbm_process.start()
+    wait_until(lambda: count(database, InboundMessage.status == "pending") == 0, what="processing")
+    with database.reading() as session:
+        moves = list(session.scalars(select(Move).order_by(Move.number)))
+        assert [m.number for m in moves] == list(range(1, 11))
+        assert [m.notation for m in moves] == [line.split()[-1].split("#")[0] for _, line in lines]
+        move_mails = [m.inbound_id for m in moves]
+        boards = session.execute(
+            select(OutboxMessage.inbound_id, func.count())
+            .where(OutboxMessage.inbound_id.in_(move_mails))
+            .group_by(OutboxMessage.inbound_id)
+        ).all()
+    assert sorted(boards) == sorted(
+        (mail_id, 2) for mail_id in move_mails
+    )  # two boards each: none lost, none twice
+    assert count(database, InboundMessage.status == "processed") == 13
+
+
+@pytest.mark.skipif(
+    not (REPOSITORY / ".venv" / "bin" / ".installed").exists(), reason="needs the make-built .venv"
+)
+def test_make_run_answers_a_first_mail_into_var_outbox(tmp_path):
+    """The README tour: `make run`, then a command sent with smtplib; the reply lands in var/outbox."""
+    checkout = tmp_path / "pbm"
+    shutil.copytree(
+        REPOSITORY, checkout, ignore=shutil.ignore_patterns(".venv", "var", ".git", "*.pyc", "test-artifacts")
+    )
+    (checkout / ".venv").symlink_to(REPOSITORY / ".venv")
+    smtp_port = free_port()
+    env = {
+        **os.environ,
+        "PBM_SMTP_LISTEN": f"127.0.0.1:{smtp_port}",
+        "PBM_HTTP_LISTEN": f"127.0.0.1:{free_port()}",
+    }
+    for name in ("PBM_DATABASE_URL", "PBM_OUTBOUND", "PBM_SECRET_KEY", "PBM_ADDRESS"):
+        env.pop(name, None)
+    # -o: the copy shares this test run's .venv, already installed; make must not rebuild it.
+    make = subprocess.Popen(
+        ["make", "-o", ".venv/bin/.installed", "run"],
+        cwd=checkout,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(smtp_port, make)
+        with smtplib.SMTP("127.0.0.1", smtp_port) as client:
+            client.sendmail(
+                "you@example.org",
+                ["pbm@localhost"],
+                b"From: you@example.org\r\nTo: pbm@localhost\r\nSubject: help\r\n\r\n",
+            )
+        outbox = checkout / "var" / "outbox" / "new"
+        wait_until(lambda: outbox.is_dir() and any(outbox.iterdir()), what="a reply in var/outbox")
+        (reply,) = outbox.iterdir()
+        assert b"Subject: Help for the PBeM Server" in reply.read_bytes()
+        assert (checkout / "var" / "pbm.db").exists() and (checkout / "var" / "secret.key").exists()
+    finally:
+        if make.poll() is None:
+            os.killpg(make.pid, signal.SIGTERM)
+        make.wait(30)

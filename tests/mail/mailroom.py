@@ -1,0 +1,50 @@
+"""The mail processor on a real database, without the network: mail in, replies out."""
+
+from __future__ import annotations
+
+from email.message import EmailMessage
+from pathlib import Path
+
+from sqlalchemy import select
+
+from pbm.config import Settings
+from pbm.passwords import fast_passwords
+from pbm.server import Server
+from pbm.store.inbox import save_inbound
+from pbm.store.models import InboundMessage, OutboxMessage
+from tests.support import read
+
+
+class Mailroom:
+    def __init__(self, database_url: str, var_dir: Path) -> None:
+        settings = Settings(
+            database_url=database_url, secret_key="k" * 40, outbound=f"maildir:{var_dir}/outbox"
+        )
+        self.server = Server(settings, passwords=fast_passwords(), var_dir=var_dir)
+        self.database = self.server.database
+        self._seen = 0
+
+    def send(
+        self, raw: bytes, *, envelope_from: str | None = None, to: str = "pbm@localhost"
+    ) -> InboundMessage:
+        """Deliver `raw` as SMTP would and process it; returns the stored inbound row."""
+        if envelope_from is None:
+            envelope_from = read(raw)["From"].addresses[0].addr_spec if read(raw)["From"] else ""
+        row = save_inbound(self.database, raw, envelope_from=envelope_from, envelope_to=[to])
+        self.server.processor.process_pending()
+        with self.database.reading() as session:
+            return session.get(InboundMessage, row.id)
+
+    def replies(self) -> list[EmailMessage]:
+        """Mails queued since the last call, in order."""
+        with self.database.reading() as session:
+            rows = session.scalars(
+                select(OutboxMessage).where(OutboxMessage.id > self._seen).order_by(OutboxMessage.id)
+            )
+            found = [(row.id, read(row.raw)) for row in rows]
+        if found:
+            self._seen = found[-1][0]
+        return [message for _, message in found]
+
+    def replies_to(self, address: str) -> list[EmailMessage]:
+        return [m for m in self.replies() if m["To"].addresses[0].addr_spec == address]

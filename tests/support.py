@@ -1,0 +1,55 @@
+"""Helpers shared by the server tests: building mails, reading replies."""
+
+from __future__ import annotations
+
+import email
+import itertools
+from email.message import EmailMessage
+from email.policy import default as default_policy
+from email.utils import make_msgid
+
+_serial = itertools.count(1)
+
+
+def mail(
+    sender: str,
+    body: str = "",
+    *,
+    subject: str = "",
+    to: str = "pbm@localhost",
+    message_id: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> bytes:
+    """A plain-text mail as a player's client would send it."""
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = to
+    message["Subject"] = subject
+    message["Message-ID"] = message_id or make_msgid(idstring=str(next(_serial)), domain="client.example")
+    for name, value in (headers or {}).items():
+        message[name] = value
+    message.set_content(body)
+    return bytes(message)
+
+
+def read(raw: bytes) -> EmailMessage:
+    """Parse a mail as a client shows it (CRLF from the wire becomes plain newlines)."""
+    return email.message_from_bytes(raw.replace(b"\r\n", b"\n"), policy=default_policy)  # type: ignore[return-value]
+
+
+def body_of(message: EmailMessage) -> str:
+    return message.get_content()
+
+
+def reply_to_board(board_mail: EmailMessage, sender: str, first_line: str, comment: str = "") -> bytes:
+    """A reply as a mail client writes it: our text on top, the board quoted below."""
+    quoted = "\n".join("> " + line for line in body_of(board_mail).splitlines())
+    text = f"{first_line}\n\n{comment}\n\nOn Sat, 21 Nov 2026, PBeM Server wrote:\n{quoted}\n"
+    reply_to = board_mail["Reply-To"].addresses[0].addr_spec
+    return mail(
+        sender,
+        text,
+        subject="Re: " + board_mail["Subject"],
+        to=reply_to,
+        headers={"In-Reply-To": board_mail["Message-ID"], "References": board_mail["Message-ID"]},
+    )

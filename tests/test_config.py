@@ -1,0 +1,65 @@
+"""Configuration: PBM_* variables, their defaults, and clear refusals."""
+
+from pathlib import Path
+
+import pytest
+
+from pbm.config import ConfigError, ListenAddress, Outbound, load_settings, secret_key
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch):
+    for name in ("DATABASE_URL", "SMTP_LISTEN", "HTTP_LISTEN", "ADDRESS", "OUTBOUND", "SECRET_KEY"):
+        monkeypatch.delenv(f"PBM_{name}", raising=False)
+
+
+def test_the_defaults_run_a_complete_server_on_this_machine():
+    settings = load_settings()
+    assert settings.database_url == "sqlite:///var/pbm.db"
+    assert settings.smtp_listen == ListenAddress("127.0.0.1", 2525)
+    assert settings.http_listen == ListenAddress("127.0.0.1", 8080)
+    assert settings.address == "pbm@localhost"
+    assert settings.outbound == Outbound("maildir", path=Path("var/outbox"))
+
+
+def test_variables_are_read_from_the_environment(monkeypatch):
+    monkeypatch.setenv("PBM_SMTP_LISTEN", "0.0.0.0:25")
+    monkeypatch.setenv("PBM_HTTP_LISTEN", "[::1]:8000")
+    monkeypatch.setenv("PBM_ADDRESS", "games@Example.ORG")
+    monkeypatch.setenv("PBM_OUTBOUND", "smtp://relay.example.org:587")
+    monkeypatch.setenv("PBM_DATABASE_URL", "postgresql+psycopg://pbm@db/pbm")
+    settings = load_settings()
+    assert settings.smtp_listen == ListenAddress("0.0.0.0", 25)
+    assert settings.http_listen == ListenAddress("::1", 8000)
+    assert settings.address == "games@example.org"
+    assert settings.outbound == Outbound("smtp", host="relay.example.org", port=587)
+    assert settings.database_url.startswith("postgresql")
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("PBM_SMTP_LISTEN", "2525", "PBM_SMTP_LISTEN: expected host:port"),
+        ("PBM_HTTP_LISTEN", "localhost:http", "PBM_HTTP_LISTEN: expected host:port"),
+        ("PBM_ADDRESS", "pbm+x@localhost", "PBM_ADDRESS: expected a plain address"),
+        ("PBM_OUTBOUND", "mbox:/tmp/x", "PBM_OUTBOUND: expected maildir:FOLDER or smtp://HOST:PORT"),
+        ("PBM_DATABASE_URL", "mysql://x", "PBM_DATABASE_URL: expected sqlite:///FILE"),
+    ],
+)
+def test_a_bad_variable_stops_the_start_naming_it(monkeypatch, name, value, message):
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigError, match=message):
+        load_settings()
+
+
+def test_the_secret_key_is_made_once_and_kept(tmp_path):
+    settings = load_settings()
+    first = secret_key(settings, tmp_path)
+    assert secret_key(settings, tmp_path) == first
+    assert (tmp_path / "secret.key").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_secret_key_from_the_environment_wins(monkeypatch, tmp_path):
+    monkeypatch.setenv("PBM_SECRET_KEY", "from-the-environment-" + "x" * 20)
+    assert secret_key(load_settings(), tmp_path).startswith(b"from-the-environment-")
+    assert not (tmp_path / "secret.key").exists()
