@@ -16,6 +16,7 @@ import functools
 from typing import Any
 
 from pbm.games.base import (
+    BoardCell,
     Game,
     GameError,
     IllegalMove,
@@ -29,6 +30,7 @@ from pbm.games.base import (
 )
 
 __all__ = [
+    "BoardCell",
     "Game",
     "GameError",
     "IllegalMove",

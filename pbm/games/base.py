@@ -53,6 +53,31 @@ class Result:
 
 
 @dataclass(frozen=True)
+class BoardCell:
+    """One cell of a board as a picture draws it: where it is and the die on it, if any.
+
+    `x` grows to the right and `y` upward; `column` and `row` are the labels
+    the ASCII board prints on its edges, and `name` is the cell as the move
+    notation writes it. An empty cell has `owner`, `value`, `sides` and `kind`
+    all ``None``.
+    """
+
+    x: int
+    y: int
+    column: str
+    row: str
+    name: str
+    owner: int | None = None
+    """The seat (0-based) whose die stands here."""
+    value: int | None = None
+    """The face the die shows (its pips)."""
+    sides: int | None = None
+    """How many faces the die has: 6, 8, 10, 12 ..."""
+    kind: str | None = None
+    """The kind of die, for games with several (Dodeca's ``Tetra``, ``Cube`` ...)."""
+
+
+@dataclass(frozen=True)
 class Option:
     """A challenge option, given in pbmserv style as ``-name`` or ``-name=value``.
 
@@ -252,6 +277,16 @@ class Game(ABC, Generic[S]):
     @abstractmethod
     def render(self, state: S, viewer: int | None = None) -> str:
         """The ASCII board of the mail replies (`viewer` is the reader's seat, if any)."""
+
+    @abstractmethod
+    def cells(self, state: S) -> list[BoardCell]:
+        """The cells `render` draws, as data for pictures that are not ASCII (the web page).
+
+        Every cell of the drawn rectangle once, the top row first and each row
+        from left to right, empty cells included, so a caller can lay them out
+        as a grid without knowing the game. Shows exactly what `render` shows to
+        a reader who holds no seat: nothing hidden.
+        """
 
     # -- storage -------------------------------------------------------------
 

@@ -138,10 +138,10 @@ import itertools
 import operator
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar, NamedTuple
 
-from pbm.games.base import Game, IllegalMove, InvalidPosition, Option, Result
+from pbm.games.base import BoardCell, Game, IllegalMove, InvalidPosition, Option, Result
 
 SEAT_NAMES = ("Paren", "Angle", "Square", "Curly", "Slash", "Bar")
 SEAT_LETTERS = "abcdef"
@@ -696,6 +696,27 @@ class Cephalopod(Game[State]):
             lines.append(f"{row + 1}  {' '.join(cells)}  {row + 1}")
         lines.append(edge)
         return "\n".join(lines)
+
+    def cells(self, state: State) -> list[BoardCell]:
+        """The board cell by cell, top row first, as `render` draws it.
+
+        >>> state = GAME.from_position("b2../.../a1.. a")
+        >>> [(c.name, c.owner, c.value) for c in GAME.cells(state) if c.value]
+        [('a3', 1, 2), ('a1', 0, 1)]
+        >>> GAME.cells(state)[0]
+        BoardCell(x=0, y=2, column='A', row='3', name='a3', owner=1, value=2, sides=6, kind=None)
+        """
+        size = state.size
+        cells = []
+        for row in reversed(range(size)):
+            for column in range(size):
+                i = column * size + row
+                name = f"{COLUMNS[column]}{row + 1}"
+                cell = BoardCell(column, row, COLUMNS[column].upper(), str(row + 1), name)
+                if state.values[i]:
+                    cell = replace(cell, owner=state.owners[i], value=state.values[i], sides=state.dice)
+                cells.append(cell)
+        return cells
 
     # -- storage ---------------------------------------------------------------
 

@@ -91,11 +91,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from pbm.games.base import Game, IllegalMove, InvalidOptions, InvalidPosition, Option, Result
+from pbm.games.base import BoardCell, Game, IllegalMove, InvalidOptions, InvalidPosition, Option, Result
 
 Cell = tuple[int, int]
 
@@ -775,6 +775,31 @@ class Cubeo(Game[State]):
     def render(self, state: State, viewer: int | None = None) -> str:
         """The board of the mail replies; Cubeo hides nothing, so every viewer sees the same."""
         return render_board(state)
+
+    def cells(self, state: State) -> list[BoardCell]:
+        """The formation's bounding box and a one-cell margin, as `render` draws it.
+
+        Cells carry their absolute coordinates: the formation drifts across the
+        unbounded grid, and moves are written with these numbers.
+
+        >>> cells = GAME.cells(GAME.new())
+        >>> len(cells), cells[0].name, cells[-1].name
+        (12, '-1,1', '2,-1')
+        >>> [(c.name, c.owner, c.value, c.sides) for c in cells if c.value]
+        [('0,0', 0, 1, 6), ('1,0', 1, 1, 6)]
+        """
+        board = state.board
+        xs = [x for x, _ in board]
+        ys = [y for _, y in board]
+        cells = []
+        for y in range(max(ys) + 1, min(ys) - 2, -1):
+            for x in range(min(xs) - 1, max(xs) + 2):
+                cell = BoardCell(x, y, str(x), str(y), cell_text((x, y)))
+                die = board.get((x, y))
+                if die is not None:
+                    cell = replace(cell, owner=die.owner, value=die.pips, sides=state.options.dice)
+                cells.append(cell)
+        return cells
 
     def dump(self, state: State) -> dict[str, Any]:
         return {

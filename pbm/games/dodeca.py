@@ -100,7 +100,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
-from pbm.games.base import Game, IllegalMove, InvalidPosition, Result
+from pbm.games.base import BoardCell, Game, IllegalMove, InvalidPosition, Result
 from pbm.games.fairdice import (
     Roll,
     check_seed,
@@ -398,6 +398,26 @@ class Dodeca(Game[State]):
         lines.append(letters.rstrip())
         lines.append("T = Tetra d4, C = Cube d6, O = Octo d8, D = Dodeca d10")
         return "\n".join(lines)
+
+    def cells(self, state: State) -> list[BoardCell]:
+        """The 100 squares, row 10 first, each with its die's kind, sides and face.
+
+        >>> cells = Dodeca().cells(Dodeca().new(seed=bytes(32)))
+        >>> cells[0]
+        BoardCell(x=0, y=9, column='a', row='10', name='a10', owner=1, value=4, sides=6, kind='Cube')
+        >>> sum(cell.owner is None for cell in cells)
+        60
+        """
+        cells = []
+        for row in reversed(range(SIZE)):
+            for column in range(SIZE):
+                square = row * SIZE + column
+                cell = BoardCell(column, row, COLUMNS[column], str(row + 1), square_name(square))
+                die = state.board[square]
+                if die is not None:
+                    cell = replace(cell, owner=die.seat, value=die.face, sides=die.kind.sides, kind=die.kind.name)
+                cells.append(cell)
+        return cells
 
     def public_notes(self, state: State, *, game_over: bool = False) -> list[str]:
         """The dice commitment, who won the roll-off (first board), a reroll reminder; the seed at the end."""
