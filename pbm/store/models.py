@@ -120,6 +120,9 @@ class Game(Base):
         UniqueConstraint("game_type", "board"),
         Index("ix_games_status_updated", "status", "updated_at"),
         Index("ix_games_type_status_board", "game_type", "status", "board"),
+        # The web's lists: a type's most recently active games, and what changed lately.
+        Index("ix_games_type_status_updated", "game_type", "status", "updated_at"),
+        Index("ix_games_updated", "updated_at"),
     )
 
     id: Mapped[int] = mapped_column(Id, primary_key=True)
