@@ -2,7 +2,9 @@
 
 One asyncio loop runs the SMTP listener, the web server, the worker that
 processes stored mail and the worker that delivers the outbox. Database work
-runs in threads so a slow query never stalls the SMTP conversation.
+runs in threads so a slow query never stalls the SMTP conversation. The web
+pages follow the games through one change feed, woken by the processing
+worker after each commit and polling for moves other processes apply.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pbm.passwords import Passwords
 from pbm.store.database import Database
 from pbm.templating import make_environment
 from pbm.web.app import create_app
+from pbm.web.live import GameChanges
 
 log = logging.getLogger(__name__)
 
@@ -81,11 +84,19 @@ class Server:
         self.addressing = Addressing(settings.address)
         tokens = ReplyTokens(key)
         composer = Composer(make_environment(), self.addressing, tokens, key)
-        self.processor = Processor(self.database, passwords or Passwords(), composer, self.addressing, tokens)
+        self.changes = GameChanges(self.database)
+        self.processor = Processor(
+            self.database,
+            passwords or Passwords(),
+            composer,
+            self.addressing,
+            tokens,
+            on_processed=self.changes.wake,
+        )
         self.delivery = Delivery(
             self.database, transport or transport_for(settings.outbound), settings.address
         )
-        self.web = create_app(self.database)
+        self.web = create_app(self.database, make_environment(), self.changes, address=settings.address)
         self.smtp_port: int | None = None
         self.http_port: int | None = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -121,8 +132,16 @@ class Server:
             smtp.port,
         )
         self.smtp_port = self._smtp.sockets[0].getsockname()[1]
+        await self.changes.start()
         http = self.settings.http_listen
-        config = uvicorn.Config(self.web, host=http.host, port=http.port, log_level="warning", lifespan="off")
+        config = uvicorn.Config(
+            self.web,
+            host=http.host,
+            port=http.port,
+            log_level="warning",
+            lifespan="off",
+            timeout_graceful_shutdown=STOP_GRACE_SECONDS,
+        )
         self._http = _EmbeddedUvicorn(config)
         self._tasks.append(asyncio.create_task(self._http.serve(), name="http"))
         while not self._http.started:
@@ -143,6 +162,7 @@ class Server:
         self._stopping = True
         if self._smtp is not None:
             self._smtp.close()
+        await self.changes.close()  # ends the pages' event streams, so the web server can stop
         if self._http is not None:
             self._http.should_exit = True
         self._processing.set()

@@ -3,7 +3,11 @@
 Built from a stored game and its engine, so templates need neither the database
 nor the rules. Private data stays out: no addresses, no reply tokens, and the
 engine's hidden state only through `public_notes` (a dice commitment, the seed
-once the game is over).
+once the game is over) and `cells` (what the board shows anyway).
+
+`BoardView` is one game in full (a board mail, a game page); `GameSummary` is
+one line of a list of games, made from the stored row alone, without loading
+the engine state, so lists of many games stay cheap.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from pbm.games import BoardCell
 from pbm.games import Game as Engine
 from pbm.store.models import Game, Move
 
@@ -52,6 +57,8 @@ class BoardView:
     end_reason: str
     created_at: datetime
     updated_at: datetime
+    cells: list[BoardCell]
+    """The board cell by cell (`Game.cells`), for pictures other than ASCII."""
     at_move: int | None = None
     """Set when this is the board as it stood after an earlier move."""
     viewer: int | None = None
@@ -89,6 +96,19 @@ class BoardView:
             + [len(s.name) for s in self.seats]
         )
         return max(entries) + 2
+
+    def grid(self) -> list[list[BoardCell]]:
+        """The cells in rows, top row first, as a table lays them out."""
+        rows: list[list[BoardCell]] = []
+        for cell in self.cells:
+            if not rows or rows[-1][0].y != cell.y:
+                rows.append([])
+            rows[-1].append(cell)
+        return rows
+
+    def dice_kinds(self) -> list[tuple[str, int]]:
+        """The kinds of die on the board with their sides, fewest sides first (Dodeca's; others have none)."""
+        return sorted({(c.kind, c.sides) for c in self.cells if c.kind and c.sides}, key=lambda k: k[1])
 
     def move_rows(self) -> list[list[MoveView | None]]:
         """Moves laid out in columns by seat, one row per round (pbmserv's move list)."""
@@ -135,6 +155,7 @@ def board_view(
         seats=seats,
         moves=[MoveView(m.number, m.seat, m.notation, m.comment, m.created_at) for m in moves],
         board_text=engine.render(state, viewer=viewer),
+        cells=engine.cells(state),
         notes=engine.public_notes(state, game_over=current and game.status != "active"),
         to_move=to_move,
         winners=[seats[i] for i in (game.winners or [])] if current else [],
@@ -143,4 +164,50 @@ def board_view(
         updated_at=game.updated_at,
         at_move=at_move,
         viewer=viewer,
+    )
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """One game in a list: who plays, how far it got, whose turn or who won."""
+
+    game_type: str
+    title: str
+    board: int
+    status: str
+    seats: list[SeatView]
+    move_count: int
+    to_move: SeatView | None
+    winners: list[SeatView]
+    end_reason: str
+    created_at: datetime
+    updated_at: datetime
+
+    @property
+    def standing(self) -> str:
+        """A few words on where the game stands: ``alice to move``, ``won by bob``."""
+        if self.status == "cancelled":
+            return "cancelled"
+        if self.status == "finished":
+            names = " and ".join(s.userid for s in self.winners)
+            return f"won by {names}" if len(self.winners) == 1 else f"tie: {names}"
+        return f"{self.to_move.userid} to move" if self.to_move is not None else "active"
+
+
+def game_summary(engine: Engine[Any], game: Game) -> GameSummary:
+    """The list line of `game`, from its row and seats alone (the state is not read)."""
+    seats = [SeatView(s.seat, engine.seat_names[s.seat], s.player.userid) for s in game.seats]
+    to_move = seats[game.to_move] if game.status == "active" and game.to_move is not None else None
+    return GameSummary(
+        game_type=game.game_type,
+        title=engine.title,
+        board=game.board,
+        status=game.status,
+        seats=seats,
+        move_count=game.move_count,
+        to_move=to_move,
+        winners=[seats[i] for i in (game.winners or [])],
+        end_reason=game.end_reason or "",
+        created_at=game.created_at,
+        updated_at=game.updated_at,
     )

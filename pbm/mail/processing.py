@@ -59,6 +59,7 @@ class Processor:
         tokens: ReplyTokens,
         *,
         now: Callable[[], datetime] = utcnow,
+        on_processed: Callable[[], None] | None = None,
     ) -> None:
         self.database = database
         self.passwords = passwords
@@ -66,6 +67,8 @@ class Processor:
         self.addressing = addressing
         self.tokens = tokens
         self.now = now
+        self.on_processed = on_processed
+        """Called (in the processing thread) after each mail's changes are committed."""
 
     def process_pending(self) -> int:
         """Process every pending mail, oldest first; returns how many."""
@@ -83,7 +86,6 @@ class Processor:
                     return False
                 inbound_id = inbound.id
                 self._process(session, inbound)
-            return True
         except DBAPIError:
             raise  # the database is unwell: leave the mail pending and retry later
         except Exception as error:  # a bug: record it, tell the sender, carry on
@@ -92,6 +94,9 @@ class Processor:
             log.exception("processing inbound message %s failed", inbound_id)
             self._record_failure(inbound_id, error)
             return True
+        if self.on_processed is not None:
+            self.on_processed()
+        return True
 
     # -- one mail ------------------------------------------------------------
 

@@ -1,20 +1,96 @@
-"""The web side: status pages and the JSON API (Starlette), on the SMTP loop."""
+"""The web side: status pages and the JSON API (Starlette), on the SMTP loop.
+
+Routes (the design's HTTP contract, and what the pages link to):
+
+- ``/``: every game type with its current games; ``/<game>``: that type's
+  boards, paged and filtered; ``/<game>/<board>``: one game;
+  ``/<game>/standings``, ``/<game>/rules``; ``/players/<userid>``
+- ``/api/...``: the same data as JSON (see `pbm.web.api`), and
+  ``/api/events``, the live changes the pages follow
+- ``/static/...``: the stylesheet and script; ``/healthz``
+
+`create_app` is the one place the web side is put together; `pbm.server`
+hands it the database, a template environment of its own and the change feed.
+"""
 
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime, timezone
 
+import jinja2
 from sqlalchemy import text
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse
-from starlette.routing import Route
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from pbm.resources import resource_dir
 from pbm.store import inbox, outbox
 from pbm.store.database import Database
+from pbm.web import api, params
+from pbm.web.api import Api
+from pbm.web.live import GameChanges
+from pbm.web.pages import Pages
+from pbm.web.reads import Reads
+
+STATIC = resource_dir("templates") / "web" / "static"
+
+SECURITY_HEADERS = [
+    (
+        b"content-security-policy",
+        b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        b"connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    ),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"same-origin"),
+]
 
 
-def create_app(database: Database) -> Starlette:
+class SecurityHeaders:
+    """Every response says: run only our own script and style, and sniff no types.
+
+    Should a hostile string ever slip past the escaping, the browser still
+    refuses to run it.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def _when(value: datetime) -> str:
+    """A timestamp as the pages print it: ``2026-11-21 10:32 UTC``."""
+    return value.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def create_app(
+    database: Database,
+    templates: jinja2.Environment,
+    changes: GameChanges,
+    *,
+    address: str = "pbm@localhost",
+) -> Starlette:
+    """The web app; `templates` becomes the web's own (its filters are added to it)."""
+    templates.filters["when"] = _when
+    reads = Reads(database)
+    pages = Pages(reads, templates, changes, address)
+    json_api = Api(reads, changes)
+
     async def healthz(request: Request) -> JSONResponse:
         def check() -> dict[str, object]:
             with database.reading() as session:
@@ -30,4 +106,51 @@ def create_app(database: Database) -> Starlette:
         except Exception as error:
             return JSONResponse({"status": "error", "error": type(error).__name__}, status_code=503)
 
-    return Starlette(routes=[Route("/healthz", healthz)])
+    def wants_json(request: Request) -> bool:
+        return request.url.path.startswith("/api/")
+
+    async def not_found(request: Request, error: Exception) -> Response:
+        message = str(error) if isinstance(error, params.NotFound) else "There is no page at this address."
+        if wants_json(request):
+            return api.error_json(404, message)
+        return pages.render("error.html", status_code=404, heading="Not found", message=message)
+
+    async def bad_request(request: Request, error: Exception) -> Response:
+        if wants_json(request):
+            return api.error_json(400, str(error))
+        return pages.render("error.html", status_code=400, heading="Bad request", message=str(error))
+
+    async def http_error(request: Request, error: Exception) -> Response:
+        assert isinstance(error, HTTPException)
+        if error.status_code == 404:
+            return await not_found(request, error)
+        if wants_json(request):
+            return api.error_json(error.status_code, str(error.detail))
+        return pages.render("error.html", status_code=error.status_code, heading=str(error.detail), message="")
+
+    routes = [
+        Route("/", pages.index),
+        Route("/healthz", healthz),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        Route("/api/games", json_api.games),
+        Route("/api/events", json_api.events),
+        Route("/api/players/{userid}", json_api.player),
+        Route("/api/{game}", json_api.boards),
+        Route("/api/{game}/standings", json_api.standings),
+        Route("/api/{game}/{board:int}", json_api.board),
+        Route("/players/{userid}", pages.player),
+        Route("/{game}", pages.boards),
+        Route("/{game}/standings", pages.standings),
+        Route("/{game}/rules", pages.rules),
+        Route("/{game}/{board:int}", pages.board),
+    ]
+    app = Starlette(
+        routes=routes,
+        exception_handlers={
+            params.NotFound: not_found,
+            params.BadRequest: bad_request,
+            HTTPException: http_error,
+        },
+    )
+    app.add_middleware(SecurityHeaders)
+    return app

@@ -1,0 +1,232 @@
+"""The JSON API: the pages' data for programs, field by field on purpose.
+
+Every object is built here from the read models by naming its fields, never by
+dumping a row or a dataclass, so nothing private can slip out: no addresses,
+no password hashes, no reply tokens, no comments players sent each other, and
+the dice seed only as the engine's public notes reveal it once a game is over.
+
+- ``GET /api/games``: every type with its counts and current games (the front page)
+- ``GET /api/<game>?status=&player=&before=&after=``: a page of that type's boards
+- ``GET /api/<game>/<board>``: one game in full
+- ``GET /api/<game>/standings?page=``: the type's ratings
+- ``GET /api/players/<userid>``: a player's games and ratings
+- ``GET /api/events?game=&board=&player=&after=``: live changes (server-sent events)
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+
+from pbm.commands.views import BoardView, GameSummary, SeatView
+from pbm.games import BoardCell
+from pbm.web import params
+from pbm.web.live import GameChanges, Interest, event_stream
+from pbm.web.reads import BoardList, PlayerPage, RatingView, Reads, Standings, TypeOverview
+
+
+def _time(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def seat_json(seat: SeatView) -> dict[str, Any]:
+    return {"seat": seat.index, "name": seat.name, "userid": seat.userid, "url": f"/players/{seat.userid}"}
+
+
+def summary_json(game: GameSummary) -> dict[str, Any]:
+    return {
+        "game": game.game_type,
+        "board": game.board,
+        "url": f"/{game.game_type}/{game.board}",
+        "api": f"/api/{game.game_type}/{game.board}",
+        "status": game.status,
+        "standing": game.standing,
+        "players": [seat_json(s) for s in game.seats],
+        "move_count": game.move_count,
+        "to_move": game.to_move.userid if game.to_move else None,
+        "winners": [s.userid for s in game.winners],
+        "end_reason": game.end_reason or None,
+        "created_at": _time(game.created_at),
+        "updated_at": _time(game.updated_at),
+    }
+
+
+def cell_json(cell: BoardCell) -> dict[str, Any]:
+    return {
+        "name": cell.name,
+        "x": cell.x,
+        "y": cell.y,
+        "owner": cell.owner,
+        "value": cell.value,
+        "sides": cell.sides,
+        "kind": cell.kind,
+    }
+
+
+def board_json(view: BoardView) -> dict[str, Any]:
+    return {
+        "game": view.game_type,
+        "title": view.title,
+        "designer": view.designer,
+        "board": view.board,
+        "url": f"/{view.game_type}/{view.board}",
+        "options": view.options,
+        "status": view.status,
+        "summary": view.summary,
+        "players": [seat_json(s) for s in view.seats],
+        "to_move": view.to_move.userid if view.to_move else None,
+        "winners": [s.userid for s in view.winners],
+        "end_reason": view.end_reason or None,
+        "move_count": view.move_count,
+        "moves": [
+            {
+                "number": m.number,
+                "seat": m.seat,
+                "userid": view.seats[m.seat].userid,
+                "notation": m.notation,
+                "played_at": _time(m.played_at),
+            }
+            for m in view.moves
+        ],
+        "board_text": view.board_text,
+        "cells": [cell_json(c) for c in view.cells],
+        "notes": list(view.notes),
+        "created_at": _time(view.created_at),
+        "updated_at": _time(view.updated_at),
+    }
+
+
+def rating_json(rating: RatingView) -> dict[str, Any]:
+    return {
+        "game": rating.game_type,
+        "userid": rating.userid,
+        "rating": rating.rating,
+        "provisional": rating.provisional,
+        "games": rating.games,
+        "wins": rating.wins,
+        "losses": rating.losses,
+        "draws": rating.draws,
+    }
+
+
+def overview_json(types: list[TypeOverview], position: str) -> dict[str, Any]:
+    return {
+        "position": position,
+        "types": [
+            {
+                "game": t.engine.name,
+                "title": t.engine.title,
+                "designer": t.engine.designer,
+                "url": f"/{t.engine.name}",
+                "api": f"/api/{t.engine.name}",
+                "counts": {status: t.counts.get(status, 0) for status in ("active", "finished", "cancelled")},
+                "games": [summary_json(g) for g in t.games],
+            }
+            for t in types
+        ],
+    }
+
+
+def board_list_json(listing: BoardList, query: params.ListQuery) -> dict[str, Any]:
+    base = f"/api/{listing.engine.name}"
+    return {
+        "game": listing.engine.name,
+        "title": listing.engine.title,
+        "status": listing.status,
+        "player": listing.player,
+        "total": listing.total,
+        "games": [summary_json(g) for g in listing.games],
+        "newer": base + query.query_string(after=listing.newer) if listing.newer is not None else None,
+        "older": base + query.query_string(before=listing.older) if listing.older is not None else None,
+    }
+
+
+def player_json(page: PlayerPage) -> dict[str, Any]:
+    return {
+        "userid": page.userid,
+        "url": f"/players/{page.userid}",
+        "joined": _time(page.joined),
+        "signed_off": page.signed_off,
+        "ratings": [rating_json(r) for r in page.ratings],
+        "active": [summary_json(g) for g in page.active],
+        "finished": [summary_json(g) for g in page.finished],
+    }
+
+
+def standings_json(standings: Standings) -> dict[str, Any]:
+    return {
+        "game": standings.engine.name,
+        "title": standings.engine.title,
+        "total": standings.total,
+        "page": standings.page,
+        "pages": standings.pages,
+        "standings": [{"rank": rank, **rating_json(r)} for rank, r in standings.rows],
+    }
+
+
+def error_json(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+class Api:
+    def __init__(self, reads: Reads, changes: GameChanges) -> None:
+        self.reads = reads
+        self.changes = changes
+
+    async def games(self, request: Request) -> Response:
+        position = self.changes.position
+        types = await asyncio.to_thread(self.reads.overview)
+        return JSONResponse(overview_json(types, position))
+
+    async def boards(self, request: Request) -> Response:
+        engine = params.engine_of(request)
+        query = params.list_query(request)
+        listing = await asyncio.to_thread(
+            self.reads.boards,
+            engine,
+            status=query.status,
+            player=query.player,
+            before=query.before,
+            after=query.after,
+        )
+        if listing is None:
+            raise params.NotFound(f"There is no player '{query.player}'.")
+        return JSONResponse(board_list_json(listing, query))
+
+    async def board(self, request: Request) -> Response:
+        engine = params.engine_of(request)
+        board = params.board_of(request, engine)
+        view = await asyncio.to_thread(self.reads.game, engine, board)
+        if view is None:
+            raise params.NotFound(f"There is no {engine.title} board {board}.")
+        return JSONResponse(board_json(view))
+
+    async def standings(self, request: Request) -> Response:
+        engine = params.engine_of(request)
+        standings = await asyncio.to_thread(self.reads.standings, engine, params.page_number(request))
+        return JSONResponse(standings_json(standings))
+
+    async def player(self, request: Request) -> Response:
+        userid = request.path_params["userid"]
+        page = await asyncio.to_thread(self.reads.player, userid)
+        if page is None:
+            raise params.NotFound(f"There is no player '{userid}'.")
+        return JSONResponse(player_json(page))
+
+    async def events(self, request: Request) -> Response:
+        game = request.query_params.get("game") or None
+        if game is not None:
+            game = params.engine_named(game).name
+        board = params.number(request, "board", minimum=1)
+        player = (request.query_params.get("player") or "").lower() or None
+        after = request.headers.get("last-event-id") or request.query_params.get("after")
+        stream = event_stream(self.changes, after, Interest(game, board, player))
+        return StreamingResponse(
+            stream,
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )

@@ -1,0 +1,105 @@
+"""The HTML pages, one endpoint each, rendered from ``templates/web/*.html`` (autoescaped).
+
+A page that can change while it is open names its event stream in its
+``<main>`` (``data-live-events``) together with the feed position read before
+its queries (``data-live-after``); ``static/live.js`` then refreshes the page's
+content when a change it cares about lands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+from urllib.parse import urlencode
+
+import jinja2
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+
+import pbm.games
+from pbm.web import params
+from pbm.web.live import GameChanges
+from pbm.web.reads import FILTERS, Reads
+
+
+class Pages:
+    def __init__(self, reads: Reads, templates: jinja2.Environment, changes: GameChanges, address: str) -> None:
+        self.reads = reads
+        self.templates = templates
+        self.changes = changes
+        self.address = address
+
+    def render(self, name: str, *, status_code: int = 200, **context: Any) -> HTMLResponse:
+        context.setdefault("live", None)
+        html = self.templates.get_template(f"web/{name}").render(
+            engines=pbm.games.all_games(), address=self.address, **context
+        )
+        return HTMLResponse(html, status_code=status_code)
+
+    def _live(self, position: str, **interest: Any) -> dict[str, str]:
+        query = urlencode({k: v for k, v in interest.items() if v is not None})
+        return {"url": "/api/events" + (f"?{query}" if query else ""), "after": position}
+
+    async def index(self, request: Request) -> Response:
+        position = self.changes.position
+        types = await asyncio.to_thread(self.reads.overview)
+        return self.render("index.html", types=types, live=self._live(position))
+
+    async def boards(self, request: Request) -> Response:
+        engine = params.engine_of(request)
+        query = params.list_query(request)
+        position = self.changes.position
+        listing = await asyncio.to_thread(
+            self.reads.boards,
+            engine,
+            status=query.status,
+            player=query.player,
+            before=query.before,
+            after=query.after,
+        )
+        if listing is None:
+            raise params.NotFound(f"There is no player '{query.player}'.")
+        return self.render(
+            "boards.html",
+            engine=engine,
+            listing=listing,
+            query=query,
+            filters=list(FILTERS),
+            live=self._live(position, game=engine.name, player=listing.player),
+        )
+
+    async def board(self, request: Request) -> Response:
+        engine = params.engine_of(request)
+        board = params.board_of(request, engine)
+        position = self.changes.position
+        view = await asyncio.to_thread(self.reads.game, engine, board)
+        if view is None:
+            raise params.NotFound(f"There is no {engine.title} board {board}.")
+        live = self._live(position, game=engine.name, board=board)
+        return self.render("board.html", engine=engine, view=view, live=live)
+
+    async def player(self, request: Request) -> Response:
+        userid = request.path_params["userid"]
+        position = self.changes.position
+        page = await asyncio.to_thread(self.reads.player, userid)
+        if page is None:
+            raise params.NotFound(f"There is no player '{userid}'.")
+        return self.render("player.html", page=page, live=self._live(position, player=page.userid))
+
+    async def standings(self, request: Request) -> Response:
+        engine = params.engine_of(request)
+        page = params.page_number(request)
+        position = self.changes.position
+        standings = await asyncio.to_thread(self.reads.standings, engine, page)
+        return self.render("standings.html", standings=standings, live=self._live(position, game=engine.name))
+
+    async def rules(self, request: Request) -> Response:
+        engine = params.engine_of(request)
+        # The text the `help` mail sends: rendered as plain text, then escaped on the page like any value.
+        lines = self.templates.get_template(f"help/{engine.name}.txt").render().splitlines()
+        heading = f"{engine.title}, a game by {engine.designer}"
+        if len(lines) > 1 and lines[1] and set(lines[1]) == {"="}:
+            # The text's own title ("Cubeo, a game by ...") is the attribution its authors wrote.
+            heading, lines = lines[0], lines[2:]
+        text = "\n".join(lines).strip("\n")
+        return self.render("rules.html", engine=engine, heading=heading, text=text)

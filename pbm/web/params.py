@@ -1,0 +1,87 @@
+"""Reading a request's path and query: which game, board, filter and page it asks for.
+
+Shared by the HTML pages and the JSON API, so both accept exactly the same
+addresses. Anything unknown is `NotFound` (a game, board or player that is not
+here) or `BadRequest` (a query the pages never make).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+from starlette.requests import Request
+
+import pbm.games
+from pbm.games import Game as Engine
+from pbm.web.reads import FILTERS
+
+MAX_BOARD = 2**31 - 1
+"""Board numbers are stored as 32-bit integers: a larger one names no board."""
+
+
+class NotFound(Exception):
+    """The address names nothing here; the message says what is missing."""
+
+
+class BadRequest(Exception):
+    """The query string is not one the pages make; the message says what is wrong."""
+
+
+def engine_named(name: str) -> Engine[Any]:
+    try:
+        return pbm.games.get(name)
+    except pbm.games.UnknownGame:
+        raise NotFound(f"There is no game called '{name}' here.") from None
+
+
+def engine_of(request: Request) -> Engine[Any]:
+    return engine_named(request.path_params["game"])
+
+
+def board_of(request: Request, engine: Engine[Any]) -> int:
+    board = request.path_params["board"]
+    if board > MAX_BOARD:
+        raise NotFound(f"There is no {engine.title} board {board}.")
+    return board
+
+
+def number(request: Request, name: str, *, minimum: int = 0) -> int | None:
+    text = request.query_params.get(name)
+    if text is None or text == "":
+        return None
+    if not text.isdigit() or not minimum <= int(text) <= MAX_BOARD:
+        raise BadRequest(f"'{name}' must be a whole number from {minimum}, not '{text}'.")
+    return int(text)
+
+
+@dataclass(frozen=True)
+class ListQuery:
+    """What a list of one type's boards asks for: ``?status=&player=&before=&after=``."""
+
+    status: str = "active"
+    player: str | None = None
+    before: int | None = None
+    after: int | None = None
+
+    def query_string(self, **changes: Any) -> str:
+        """This query with `changes`, as the pages link to it (defaults left out)."""
+        values = {"status": self.status, "player": self.player, "before": None, "after": None, **changes}
+        pairs = [(k, v) for k, v in values.items() if v is not None and not (k == "status" and v == "active")]
+        return "?" + urlencode(pairs) if pairs else ""
+
+
+def list_query(request: Request) -> ListQuery:
+    status = request.query_params.get("status") or "active"
+    if status not in FILTERS:
+        raise BadRequest(f"'status' must be one of {', '.join(FILTERS)}, not '{status}'.")
+    player = (request.query_params.get("player") or "").strip().lower() or None
+    before, after = number(request, "before"), number(request, "after")
+    if before is not None and after is not None:
+        raise BadRequest("Give 'before' or 'after', not both.")
+    return ListQuery(status, player, before, after)
+
+
+def page_number(request: Request) -> int:
+    return number(request, "page", minimum=1) or 1

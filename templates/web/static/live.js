@@ -1,0 +1,84 @@
+// Live pages: follow the server's change feed and refresh the content when a move lands.
+//
+// A page that can change names its event stream on <main> (data-live-events) with
+// the feed position it was made at (data-live-after). On a change the page fetches
+// itself again and swaps in the new <main>: the server renders the page, this script
+// never builds HTML, and without JavaScript every page still works by reloading.
+(function () {
+  "use strict";
+
+  var main = document.querySelector("main[data-live-events]");
+  if (!main || !window.EventSource || !window.fetch || !window.DOMParser) {
+    return;
+  }
+
+  var stream = main.getAttribute("data-live-events");
+  var after = main.getAttribute("data-live-after");
+  var url = stream + (stream.indexOf("?") < 0 ? "?" : "&") + "after=" + encodeURIComponent(after);
+  var pending = null;
+  var busy = false;
+
+  function say(text) {
+    var status = document.querySelector("[data-live-status]");
+    if (status) {
+      status.textContent = text;
+    }
+  }
+
+  function refresh() {
+    pending = null;
+    if (busy) {
+      pending = setTimeout(refresh, 500);
+      return;
+    }
+    busy = true;
+    fetch(window.location.href, { headers: { Accept: "text/html" }, cache: "no-store" })
+      .then(function (response) {
+        if (!response.ok) {
+          throw new Error("HTTP " + response.status);
+        }
+        return response.text();
+      })
+      .then(function (html) {
+        var page = new DOMParser().parseFromString(html, "text/html");
+        var fresh = page.querySelector("main");
+        if (!fresh) {
+          return;
+        }
+        // Keep what the reader opened (the ASCII board) open across the swap.
+        var open = Array.prototype.map.call(main.querySelectorAll("details[open]"), function (d) {
+          return d.className;
+        });
+        main.innerHTML = fresh.innerHTML;
+        open.forEach(function (name) {
+          var details = name && main.querySelector("details." + name.split(" ")[0]);
+          if (details) {
+            details.open = true;
+          }
+        });
+        document.title = page.title;
+        say("Updated at " + new Date().toLocaleTimeString() + ".");
+        main.dispatchEvent(new CustomEvent("pbm:updated", { bubbles: true }));
+      })
+      .catch(function () {
+        say("Could not refresh the page; it will try again with the next move.");
+      })
+      .then(function () {
+        busy = false;
+      });
+  }
+
+  function soon() {
+    // Several changes at once (a busy list) make one refresh.
+    if (pending === null) {
+      pending = setTimeout(refresh, 150);
+    }
+  }
+
+  var source = new EventSource(url);
+  source.addEventListener("change", soon);
+  source.addEventListener("reset", soon);
+  source.addEventListener("open", function () {
+    main.setAttribute("data-live-connected", "true");
+  });
+})();

@@ -1,0 +1,97 @@
+"""The web app on a real database, with games made as mail makes them.
+
+`Club` runs commands through the same executor the mail processor uses (no
+mail, no network), so the pages are tested on the rows real play leaves.
+`client` is Starlette's test client on the app `pbm serve` builds.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import select
+from starlette.testclient import TestClient
+
+import pbm.games
+from pbm.commands import language as lang
+from pbm.commands.execute import Executor, Sender
+from pbm.passwords import fast_passwords
+from pbm.store import repository as repo
+from pbm.store.database import Database
+from pbm.store.models import Game
+from pbm.templating import make_environment
+from pbm.web.app import create_app
+from pbm.web.live import GameChanges
+
+
+class Club:
+    """Players and games on a database, made by running commands."""
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+        self.passwords = fast_passwords()
+
+    def run(self, command: lang.Command, userid: str | None = None, comment: str = "") -> None:
+        with self.database.transaction() as session:
+            players = [repo.find_player(session, userid)] if userid else []
+            address = f"{userid}@example.org" if userid else None
+            Executor(session, self.passwords).run(command, Sender(address, players), comment)
+
+    def signup(self, *userids: str) -> None:
+        for userid in userids:
+            self.run(lang.Signup(userid, f"{userid}-pw", (f"{userid}@example.org",)))
+
+    def challenge(self, game: str, *userids: str, options: dict | None = None) -> int:
+        self.run(lang.Challenge(game, tuple(userids), options or {}), userids[0])
+        with self.database.reading() as session:
+            return session.scalar(select(Game.board).where(Game.game_type == game).order_by(Game.board.desc()))
+
+    def move(self, game: str, board: int, userid: str, move: str, comment: str = "") -> None:
+        self.run(lang.Move(game, board, userid, f"{userid}-pw", move), userid, comment)
+
+    def resign(self, game: str, board: int, userid: str) -> None:
+        self.run(lang.Resign(game, board, userid, f"{userid}-pw"), userid)
+
+    def game(self, game: str, board: int) -> Game:
+        with self.database.reading() as session:
+            found = repo.find_game(session, game, board)
+            assert found is not None
+            return found
+
+    def play(self, game: str, board: int, moves: int, *, seed: int = 1) -> list[str]:
+        """Play `moves` random legal moves (fewer if the game ends); returns them."""
+        engine = pbm.games.get(game)
+        chooser = random.Random(seed)
+        played = []
+        for _ in range(moves):
+            stored = self.game(game, board)
+            if stored.status != "active":
+                break
+            state = engine.load(stored.state, stored.secret)
+            move = chooser.choice(engine.legal_moves(state))
+            self.move(game, board, stored.seats[stored.to_move].player.userid, move)
+            played.append(move)
+        return played
+
+    def play_out(self, game: str, board: int, *, seed: int = 1) -> None:
+        while self.game(game, board).status == "active":
+            self.play(game, board, 50, seed=seed)
+
+
+@pytest.fixture
+def club(database: Database) -> Club:
+    return Club(database)
+
+
+@pytest.fixture
+def changes(database: Database) -> GameChanges:
+    return GameChanges(database)
+
+
+@pytest.fixture
+def client(database: Database, changes: GameChanges) -> Iterator[TestClient]:
+    app = create_app(database, make_environment(), changes, address="pbm@example.org")
+    with TestClient(app) as client:
+        yield client
