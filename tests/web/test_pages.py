@@ -1,0 +1,353 @@
+"""The HTML pages, route by route, on games made as mail makes them (SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+import html
+import re
+from html import unescape
+
+import pytest
+
+import pbm.games
+from pbm.resources import resource_dir
+
+
+def text_of(page: str) -> str:
+    """The page's words without tags, white space collapsed (what a reader sees)."""
+    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", page))).strip()
+
+
+@pytest.fixture
+def played(club):
+    club.signup("alice", "bob", "carol")
+    club.challenge("cephalopod", "alice", "bob")
+    club.play("cephalopod", 101, 4)
+    club.challenge("dodeca", "bob", "carol")
+    club.play("dodeca", 101, 3)
+    club.challenge("cubeo", "carol", "alice")
+    club.play("cubeo", 101, 5)
+    return club
+
+
+# -- the front page -----------------------------------------------------------
+
+
+def test_front_page_lists_each_game_type_with_its_designer(client):
+    page = client.get("/")
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    for engine in pbm.games.all_games():
+        assert f'<a href="/{engine.name}">{engine.title}</a></h2>' in page.text
+    assert "A game by Mark Steere" in page.text
+
+
+def test_front_page_shows_a_current_game_with_players_moves_and_whose_turn(client, played):
+    row = re.search(r"<tr>\s*<th scope=\"row\"><a href=\"/cephalopod/101\">.*?</tr>", client.get("/").text, re.S)
+    assert row is not None
+    words = text_of(row.group(0))
+    assert "Cephalopod 101" in words
+    assert "alice" in words and "bob" in words
+    assert " 4 " in words
+    assert "alice to move" in words
+
+
+def test_front_page_leaves_out_games_that_are_over(client, club):
+    club.signup("alice", "bob")
+    club.challenge("cephalopod", "alice", "bob")
+    club.play_out("cephalopod", 101)
+    club.challenge("cephalopod", "bob", "alice")
+    page = client.get("/").text
+    assert 'href="/cephalopod/102"' in page
+    assert 'href="/cephalopod/101"' not in page
+    assert "1 active, 1 over" in page
+
+
+def test_front_page_says_when_a_type_has_no_game(client):
+    assert "No Cubeo game is being played right now" in client.get("/").text
+
+
+def test_front_page_shows_the_most_recently_active_games_first(client, club):
+    club.signup("alice", "bob")
+    for _ in range(3):
+        club.challenge("cephalopod", "alice", "bob")
+    club.move("cephalopod", 102, "alice", "c3")
+    boards = re.findall(r'href="/cephalopod/(\d+)"', client.get("/").text)
+    assert boards == ["102", "103", "101"]
+
+
+# -- a type's boards --------------------------------------------------------------
+
+
+def test_type_page_lists_active_boards_highest_first(client, played):
+    played.challenge("cephalopod", "carol", "bob")
+    page = client.get("/cephalopod")
+    assert page.status_code == 200
+    assert re.findall(r'href="/cephalopod/(\d+)"', page.text) == ["102", "101"]
+    assert "2 active games" in text_of(page.text)
+
+
+def test_type_page_filters_finished_games(client, club):
+    club.signup("alice", "bob")
+    club.challenge("cephalopod", "alice", "bob")
+    club.play_out("cephalopod", 101)
+    club.challenge("cephalopod", "alice", "bob")
+    assert re.findall(r'href="/cephalopod/(\d+)"', client.get("/cephalopod?status=finished").text) == ["101"]
+    assert re.findall(r'href="/cephalopod/(\d+)"', client.get("/cephalopod").text) == ["102"]
+    assert re.findall(r'href="/cephalopod/(\d+)"', client.get("/cephalopod?status=all").text) == ["102", "101"]
+
+
+def test_type_page_filters_cancelled_games(client, club):
+    club.signup("alice", "bob")
+    club.challenge("dodeca", "alice", "bob")
+    club.resign("dodeca", 101, "bob")
+    page = client.get("/dodeca?status=cancelled").text
+    assert 'href="/dodeca/101"' in page
+    assert "cancelled" in text_of(page)
+
+
+def test_type_page_filters_by_player(client, played):
+    played.challenge("cephalopod", "carol", "bob")
+    page = client.get("/cephalopod?player=carol").text
+    assert re.findall(r'href="/cephalopod/(\d+)"', page) == ["102"]
+    assert "1 active game with carol" in text_of(page)
+
+
+def test_type_page_player_filter_ignores_case(client, played):
+    assert re.findall(r'href="/cephalopod/(\d+)"', client.get("/cephalopod?player=ALICE").text) == ["101"]
+
+
+def test_type_page_marks_the_chosen_filter_for_assistive_technology(client):
+    page = client.get("/cubeo?status=finished").text
+    assert '<a href="/cubeo?status=finished" aria-current="page">Finished</a>' in page
+
+
+def test_type_page_pages_through_boards_by_number(client, club, monkeypatch):
+    from pbm.web.reads import Reads
+
+    monkeypatch.setattr(Reads, "page_size", 2)
+    club.signup("alice", "bob")
+    for _ in range(5):
+        club.challenge("cubeo", "alice", "bob")
+    first = client.get("/cubeo").text
+    assert re.findall(r'href="/cubeo/(\d+)"', first) == ["105", "104"]
+    older = re.search(r'href="(/cubeo\?before=\d+)" rel="next"', first).group(1)
+    second = client.get(older).text
+    assert re.findall(r'href="/cubeo/(\d+)"', second) == ["103", "102"]
+    newer = re.search(r'href="(/cubeo\?after=\d+)" rel="prev"', second).group(1)
+    assert re.findall(r'href="/cubeo/(\d+)"', client.get(newer).text) == ["105", "104"]
+    last = client.get(re.search(r'href="(/cubeo\?before=\d+)" rel="next"', second).group(1)).text
+    assert re.findall(r'href="/cubeo/(\d+)"', last) == ["101"]
+    assert 'rel="next"' not in last
+
+
+def test_type_page_refuses_an_unknown_filter(client):
+    page = client.get("/cephalopod?status=secret")
+    assert page.status_code == 400
+    assert "&#39;status&#39; must be one of active, finished, cancelled, all" in page.text
+
+
+def test_type_page_refuses_a_board_cursor_that_is_not_a_number(client):
+    assert client.get("/cephalopod?before=abc").status_code == 400
+
+
+def test_unknown_game_type_is_not_found(client):
+    page = client.get("/chess")
+    assert page.status_code == 404
+    assert "There is no game called &#39;chess&#39; here." in page.text
+
+
+def test_filtering_by_an_unknown_player_is_not_found(client):
+    assert client.get("/cephalopod?player=nobody").status_code == 404
+
+
+# -- one game ------------------------------------------------------------------------------
+
+
+def test_game_page_shows_status_players_and_every_move(client, played):
+    page = client.get("/cephalopod/101")
+    assert page.status_code == 200
+    words = text_of(page.text)
+    assert "Cephalopod board 101" in words
+    assert "It is alice's turn (Paren)." in words
+    assert "Paren alice to move" in words
+    assert "Angle bob" in words
+    game = played.game("cephalopod", 101)
+    with played.database.reading() as session:
+        from pbm.store.repository import moves_of
+
+        notations = [m.notation for m in moves_of(session, game)]
+    assert re.findall(r"<th scope=\"row\"><code>([^<]*)</code></th>", page.text) == notations[::-1]
+
+
+def test_game_page_draws_the_board_as_a_grid_with_dice_and_words(client, club):
+    club.signup("alice", "bob")
+    club.challenge("cephalopod", "alice", "bob")
+    club.move("cephalopod", 101, "alice", "c3")
+    page = client.get("/cephalopod/101").text
+    assert page.count('<td class="cell') == 25
+    cell = re.search(r'<td class="cell">(.*?)</td>', page, re.S).group(1)
+    assert 'class="die die-plain seat-0"' in cell
+    assert '<span class="pips face-1" aria-hidden="true"><i></i></span>' in cell
+    assert '<span class="sr-only">Paren (alice) showing 1</span>' in cell
+    assert "<span class=\"sr-only\">c4 empty</span>" in page
+
+
+def test_game_page_shows_the_ascii_board_of_the_mails(client, club):
+    club.signup("alice", "bob")
+    club.challenge("cephalopod", "alice", "bob")
+    club.move("cephalopod", 101, "alice", "c3")
+    engine = pbm.games.get("cephalopod")
+    board = engine.render(engine.play(engine.new(players=2), "c3"))
+    assert f"<pre>{html.escape(board)}</pre>" in client.get("/cephalopod/101").text
+
+
+def test_dodeca_page_names_each_die_type_and_the_dice_commitment(client, played):
+    page = client.get("/dodeca/101").text
+    assert re.search(r'class="die die-(tetra|cube|octo|dodeca) seat-[01]"', page)
+    assert "Tetra (d4)" in page and "Cube (d6)" in page and "Octo (d8)" in page and "Dodeca (d10)" in page
+    assert "Dice commitment: SHA-256 of the secret dice seed is" in page
+
+
+def test_cubeo_page_labels_the_grid_with_absolute_coordinates(client, club):
+    club.signup("alice", "bob")
+    club.challenge("cubeo", "alice", "bob")
+    club.move("cubeo", 101, "alice", "0,0->1,1")
+    page = client.get("/cubeo/101").text
+    columns = re.search(r"<thead>\s*<tr><td></td>(.*?)</tr>", page, re.S).group(1)
+    assert re.findall(r'<th scope="col">(-?\d+)</th>', columns) == ["0", "1", "2"]
+    assert re.findall(r'<th scope="row">(-?\d+)</th>', page) == ["2", "1", "0", "-1"]
+    assert "<span class=\"sr-only\">1,1 empty</span>" not in page
+    assert "<span class=\"sr-only\">0,0 empty</span>" in page
+
+
+def test_finished_game_page_gives_the_result(client, club):
+    club.signup("alice", "bob")
+    club.challenge("cephalopod", "alice", "bob")
+    club.play_out("cephalopod", 101)
+    game = club.game("cephalopod", 101)
+    words = text_of(client.get("/cephalopod/101").text)
+    winner = game.seats[game.winners[0]].player.userid
+    assert f"{winner} (" in words and "has won" in words
+    assert f"Result: {game.end_reason}." in words
+
+
+def test_unknown_board_is_not_found(client, played):
+    page = client.get("/cephalopod/999")
+    assert page.status_code == 404
+    assert "There is no Cephalopod board 999." in page.text
+
+
+def test_board_number_beyond_what_is_stored_is_not_found(client):
+    assert client.get("/cephalopod/99999999999999999999").status_code == 404
+
+
+def test_board_of_an_unknown_game_is_not_found(client):
+    assert client.get("/chess/101").status_code == 404
+
+
+def test_any_other_address_is_not_found(client):
+    page = client.get("/cephalopod/101/moves")
+    assert page.status_code == 404
+    assert "There is no page at this address." in page.text
+
+
+# -- players, standings, rules ----------------------------------------------------------------------
+
+
+def test_player_page_lists_current_games_across_types(client, played):
+    page = client.get("/players/alice")
+    assert page.status_code == 200
+    assert set(re.findall(r'href="/(\w+/\d+)"', page.text)) == {"cephalopod/101", "cubeo/101"}
+
+
+def test_player_page_shows_ratings_and_finished_games(client, club):
+    club.signup("alice", "bob")
+    club.challenge("cephalopod", "alice", "bob")
+    club.play_out("cephalopod", 101)
+    page = client.get("/players/bob").text
+    ratings = re.search(r'<table class="ratings">.*?</table>', page, re.S).group(0)
+    assert re.search(r"Cephalopod</a></th>\s*<td class=\"num\">(1616|1584)<abbr", ratings)
+    finished = page.split('id="finished-heading"')[1]
+    assert 'href="/cephalopod/101"' in finished
+
+
+def test_player_page_finds_the_player_whatever_the_case(client, played):
+    assert client.get("/players/Alice").status_code == 200
+
+
+def test_unknown_player_is_not_found(client):
+    page = client.get("/players/nobody")
+    assert page.status_code == 404
+    assert "There is no player &#39;nobody&#39;." in page.text
+
+
+def test_standings_rank_players_by_rating(client, club):
+    club.signup("alice", "bob")
+    club.challenge("cephalopod", "alice", "bob")
+    club.play_out("cephalopod", 101)
+    game = club.game("cephalopod", 101)
+    winner = game.seats[game.winners[0]].player.userid
+    loser = ({"alice", "bob"} - {winner}).pop()
+    page = client.get("/cephalopod/standings")
+    assert page.status_code == 200
+    assert re.findall(r'<a href="/players/(\w+)">', page.text.split("<tbody>")[1]) == [winner, loser]
+
+
+def test_standings_say_when_nobody_is_rated(client):
+    assert "No rated Dodeca game has finished yet." in client.get("/dodeca/standings").text
+
+
+def test_standings_of_an_unknown_game_are_not_found(client):
+    assert client.get("/chess/standings").status_code == 404
+
+
+@pytest.mark.parametrize("engine", pbm.games.all_games(), ids=lambda e: e.name)
+def test_rules_page_gives_the_help_text_with_the_designers_attribution(client, engine):
+    page = client.get(f"/{engine.name}/rules")
+    assert page.status_code == 200
+    lines = (resource_dir("templates") / "help" / f"{engine.name}.txt").read_text().splitlines()
+    assert f'<p class="byline attribution">{lines[0]} ·' in page.text
+    assert text_of(html.escape(lines[3])) in text_of(page.text)
+    assert f"{engine.name} move BOARD USERID PASSWORD MOVE[#N]" in page.text
+
+
+def test_rules_page_escapes_the_help_texts_angle_brackets(client):
+    page = client.get("/cephalopod/rules").text
+    assert "&lt;n&gt;" in page
+    assert "<n>" not in page
+
+
+def test_rules_of_an_unknown_game_are_not_found(client):
+    assert client.get("/chess/rules").status_code == 404
+
+
+# -- frame ----------------------------------------------------------------------------------------
+
+
+def test_pages_link_their_own_stylesheet_and_script(client):
+    page = client.get("/").text
+    assert '<link rel="stylesheet" href="/static/site.css">' in page
+    assert '<script src="/static/live.js" defer></script>' in page
+    assert client.get("/static/site.css").headers["content-type"].startswith("text/css")
+    assert "EventSource" in client.get("/static/live.js").text
+
+
+def test_pages_load_nothing_from_other_sites(client, played):
+    for url in ("/", "/cephalopod", "/dodeca/101", "/players/alice", "/cubeo/rules"):
+        page = client.get(url).text
+        assert not re.search(r'(src|href)="(https?:)?//', page), url
+
+
+def test_live_pages_name_their_event_stream(client, played):
+    page = client.get("/cephalopod/101").text
+    main = re.search(r'<main id="main" data-live-events="([^"]*)" data-live-after="([^"]*)">', page)
+    assert main is not None
+    assert main.group(1) == "/api/events?game=cephalopod&amp;board=101"
+    assert re.fullmatch(r"[0-9a-f]{8}-\d+", main.group(2))
+
+
+def test_health_check_answers_ok_with_queue_counts(client):
+    health = client.get("/healthz")
+    assert health.status_code == 200
+    assert health.json()["status"] == "ok"
+    assert "inbound_pending" in health.json()
