@@ -24,6 +24,7 @@ from pbm.store.models import Game
 from pbm.templating import make_environment
 from pbm.web.app import create_app
 from pbm.web.live import GameChanges
+from tests.e2e.conftest import server, sink  # noqa: F401  (a real server on loopback, as the e2e tests use)
 
 with warnings.catch_warnings():
     # Starlette 1.x prefers a successor of httpx for its test client; httpx is what we have and it works.

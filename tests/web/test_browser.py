@@ -1,0 +1,99 @@
+"""A real browser on a real server: a game page shows a move mailed over SMTP without a reload.
+
+Headless Chromium from the system (Debian's ``chromium``), driven by Playwright
+without a browser download of its own. Screenshots of the pages go to
+``test-artifacts/`` for people to look at.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support import mail
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need the playwright package")
+expect, sync_playwright = sync_api.expect, sync_api.sync_playwright
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+LAUNCH_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ALICE, BOB = "alice@example.org", "bob@example.net"
+
+pytestmark = [
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Chromium at /usr/bin/chromium (apt-get install chromium)"),
+    pytest.mark.parametrize("database_url", ["sqlite"], indirect=True),
+]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+def test_a_game_page_shows_a_mailed_move_without_a_reload(server, sink, page):
+    server.send(mail(ALICE, "signup alice alice-pw"), ALICE)
+    server.send(mail(BOB, "signup bob bob-pw"), BOB)
+    sink.wait(2)
+    server.send(mail(ALICE, "cephalopod challenge alice bob"), ALICE)
+    sink.wait(2)
+    base = f"http://127.0.0.1:{server.http_port}"
+
+    page.goto(f"{base}/cephalopod/101")
+    page.wait_for_selector("main[data-live-connected=true]")
+    assert page.inner_text("p.summary") == "It is alice's turn (Paren)."
+    assert page.locator("table.board .die").count() == 0
+    page.evaluate("window.notReloaded = true")
+
+    server.send(mail(ALICE, "cephalopod move 101 alice alice-pw c3"), ALICE)
+    expect(page.locator("p.summary")).to_have_text("It is bob's turn (Angle).", timeout=10000)
+
+    assert page.evaluate("window.notReloaded") is True
+    assert page.locator("table.board .die").count() == 1
+    assert page.locator("table.moves tbody code").all_inner_texts() == ["c3"]
+    assert "Paren (alice) showing 1" in page.locator("table.board .die").inner_text()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "game-page.png"), full_page=True)
+
+
+def test_the_front_page_adds_a_new_game_without_a_reload(server, sink, page):
+    server.send(mail(ALICE, "signup alice alice-pw"), ALICE)
+    server.send(mail(BOB, "signup bob bob-pw"), BOB)
+    sink.wait(2)
+    base = f"http://127.0.0.1:{server.http_port}"
+
+    page.goto(base + "/")
+    page.wait_for_selector("main[data-live-connected=true]")
+    assert page.locator("a[href='/dodeca/101']").count() == 0
+    page.evaluate("window.notReloaded = true")
+
+    server.send(mail(ALICE, "dodeca challenge alice bob"), ALICE)
+    page.wait_for_selector("a[href='/dodeca/101']", timeout=10000)
+
+    assert page.evaluate("window.notReloaded") is True
+    section = page.locator("section[aria-labelledby=type-dodeca]").inner_text()
+    assert "Dodeca 101" in section and "1 active, 0 over" in section
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "front-page.png"), full_page=True)
