@@ -74,6 +74,7 @@ def test_a_game_page_shows_a_mailed_move_without_a_reload(server, sink, page):
     assert page.locator("table.board .die").count() == 1
     assert page.locator("table.moves tbody code").all_inner_texts() == ["c3"]
     assert "Paren (alice) showing 1" in page.locator("table.board .die").inner_text()
+    expect(page.locator("[role=status]")).to_contain_text("It is bob's turn (Angle). Updated at")
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "game-page.png"), full_page=True)
 
@@ -97,3 +98,22 @@ def test_the_front_page_adds_a_new_game_without_a_reload(server, sink, page):
     assert "Dodeca 101" in section and "1 active, 0 over" in section
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "front-page.png"), full_page=True)
+
+
+def test_a_list_page_waits_for_the_reader_to_leave_the_filter_field(server, sink, page):
+    server.send(mail(ALICE, "signup alice alice-pw"), ALICE)
+    server.send(mail(BOB, "signup bob bob-pw"), BOB)
+    sink.wait(2)
+    page.goto(f"http://127.0.0.1:{server.http_port}/cubeo")
+    page.wait_for_selector("main[data-live-connected=true]")
+    page.locator("#player").press_sequentially("al")
+
+    server.send(mail(ALICE, "cubeo challenge alice bob"), ALICE)
+    sink.wait(2)
+    page.wait_for_timeout(1500)
+    assert page.locator("a[href='/cubeo/101']").count() == 0
+    assert page.locator("#player").input_value() == "al"
+    assert page.evaluate("document.activeElement.id") == "player"
+
+    page.locator("#player").blur()
+    expect(page.locator("a[href='/cubeo/101']")).to_have_count(1, timeout=10000)

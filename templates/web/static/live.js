@@ -17,6 +17,8 @@
   var url = stream + (stream.indexOf("?") < 0 ? "?" : "&") + "after=" + encodeURIComponent(after);
   var pending = null;
   var busy = false;
+  var lastRefresh = 0;
+  var MIN_INTERVAL = 2000; // a busy list refreshes at most this often (ms)
 
   function say(text) {
     var status = document.querySelector("[data-live-status]");
@@ -25,13 +27,24 @@
     }
   }
 
+  function typing() {
+    var active = document.activeElement;
+    return active && main.contains(active) && /^(INPUT|TEXTAREA|SELECT)$/.test(active.tagName);
+  }
+
   function refresh() {
     pending = null;
+    if (typing()) {
+      // Never swap the page under a reader's cursor: refresh once they leave the field.
+      document.activeElement.addEventListener("blur", soon, { once: true });
+      return;
+    }
     if (busy) {
       pending = setTimeout(refresh, 500);
       return;
     }
     busy = true;
+    lastRefresh = Date.now();
     fetch(window.location.href, { headers: { Accept: "text/html" }, cache: "no-store" })
       .then(function (response) {
         if (!response.ok) {
@@ -57,7 +70,8 @@
           }
         });
         document.title = page.title;
-        say("Updated at " + new Date().toLocaleTimeString() + ".");
+        var summary = main.querySelector(".summary");
+        say((summary ? summary.textContent + " " : "") + "Updated at " + new Date().toLocaleTimeString() + ".");
         main.dispatchEvent(new CustomEvent("pbm:updated", { bubbles: true }));
       })
       .catch(function () {
@@ -69,9 +83,10 @@
   }
 
   function soon() {
-    // Several changes at once (a busy list) make one refresh.
+    // Several changes at once make one refresh, and a busy list does not refresh without pause.
     if (pending === null) {
-      pending = setTimeout(refresh, 150);
+      var wait = Math.max(150, lastRefresh + MIN_INTERVAL - Date.now());
+      pending = setTimeout(refresh, wait);
     }
   }
 
