@@ -193,3 +193,22 @@ def test_a_page_hears_only_of_the_games_it_shows():
     assert change not in Interest("dodeca")
     assert change not in Interest("cubeo", 105)
     assert change not in Interest(player="carol")
+
+
+def test_the_processor_tells_the_feed_only_once_its_mail_is_committed(database_url, tmp_path):
+    from sqlalchemy import select
+
+    from pbm.store.models import InboundMessage
+    from tests.mail.mailroom import Mailroom
+    from tests.support import mail
+
+    room = Mailroom(database_url, tmp_path)
+    seen_by_others = []
+
+    def told() -> None:
+        with room.database.reading() as session:  # another session sees only committed rows
+            seen_by_others.append(session.scalar(select(InboundMessage.status)))
+
+    room.server.processor.on_processed = told
+    room.send(mail("alice@example.org", "signup alice alice-pw"))
+    assert seen_by_others == ["processed"]
