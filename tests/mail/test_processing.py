@@ -254,8 +254,7 @@ def test_several_commands_in_one_mail_each_stand_or_fall_alone(game):
     game.send(
         mail(
             ALICE,
-            "cephalopod move 101 alice alice-pw c3\ncephalopod move 101 alice alice-pw c4\n"
-            "cephalopod show 101",
+            "cephalopod move 101 alice alice-pw c3\ncephalopod move 101 alice alice-pw c4\ncephalopod show 101",
         )
     )
     subjects = [m["Subject"] for m in game.replies()]
@@ -374,13 +373,9 @@ def test_a_forged_reply_token_is_refused_and_changes_nothing(game):
 def test_a_reply_with_resign_or_show_does_just_that(players):
     players.send(mail(ALICE, "cephalopod challenge alice bob"))
     alice_board = players.replies_to(ALICE)[0]
-    players.send(
-        reply_to_board(alice_board, ALICE, "show"), to=alice_board["Reply-To"].addresses[0].addr_spec
-    )
+    players.send(reply_to_board(alice_board, ALICE, "show"), to=alice_board["Reply-To"].addresses[0].addr_spec)
     assert the_only(players.replies())["Subject"] == "Cephalopod Board 101 alice"
-    players.send(
-        reply_to_board(alice_board, ALICE, "resign"), to=alice_board["Reply-To"].addresses[0].addr_spec
-    )
+    players.send(reply_to_board(alice_board, ALICE, "resign"), to=alice_board["Reply-To"].addresses[0].addr_spec)
     assert stored_game(players).status == "cancelled"
 
 
@@ -476,3 +471,21 @@ def test_a_bug_while_processing_is_recorded_and_the_sender_told(room, monkeypatc
     assert "The server failed while reading your message" in body_of(the_only(room.replies()))
     with room.database.reading() as session:
         assert session.scalar(select(func.count()).select_from(OutboxMessage)) == 1
+
+
+def test_in_a_three_player_game_a_resignation_lets_the_others_play_on(players):
+    players.send(mail(ALICE, "cephalopod challenge alice bob carol"))
+    for address, line in (
+        (ALICE, "move 101 alice alice-pw a1"),
+        (BOB, "move 101 bob bob-pw c1"),
+        (CAROL, "move 101 carol carol-pw e1"),
+        (ALICE, "resign 101 alice alice-pw"),
+    ):
+        players.send(mail(address, "cephalopod " + line))
+    boards = players.replies()[-3:]
+    assert {m["Subject"] for m in boards} == {"Cephalopod Board 101 bob"}
+    assert "1  ... ... <1> ... [1]  1" in body_of(boards[0])  # alice's die on a1 left with her
+    players.send(mail(CAROL, "cephalopod resign 101 carol carol-pw"))
+    final = players.replies()
+    assert {m["Subject"] for m in final} == {"Cephalopod Board 101 won by bob"}
+    assert stored_game(players).winners == [1]
