@@ -48,12 +48,12 @@ def save_inbound(
         received_at=utcnow(),
     )
     try:
-        with database.transaction() as session:
+        with database.transaction(urgent=True) as session:
             row = InboundMessage(dedupe_key=key, status="pending", **fields)
             session.add(row)
         return row
     except IntegrityError:
-        with database.transaction() as session:
+        with database.transaction(urgent=True) as session:
             first = session.scalar(select(InboundMessage.id).where(InboundMessage.dedupe_key == key))
             row = InboundMessage(
                 dedupe_key=None,
