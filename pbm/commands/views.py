@@ -38,7 +38,7 @@ class MoveView:
 class BoardView:
     game_type: str
     title: str
-    designer: str
+    attribution: str
     board: int
     options: str
     """The challenge options as typed: ``-size=7 -dice=12``, or ``""``."""
@@ -126,7 +126,7 @@ def board_view(
     return BoardView(
         game_type=game.game_type,
         title=engine.title,
-        designer=engine.designer,
+        attribution=engine.attribution,
         board=game.board,
         options=options_text(engine, game.options),
         status=game.status,

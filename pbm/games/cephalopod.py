@@ -454,7 +454,7 @@ class Cephalopod(Game[State]):
                 if token == ".":
                     continue
                 cell = f"{COLUMNS[column]}{number}"
-                if token[0] not in SEAT_LETTERS or not token[1:].isdigit():
+                if token[0] not in SEAT_LETTERS or not token[1:].isdecimal():
                     raise InvalidPosition(
                         f"{token!r} at {cell} is not a cell: write '.' or a seat letter a-f and the pips, e.g. a3"
                     )
@@ -563,7 +563,7 @@ class Cephalopod(Game[State]):
                 return moves[0]
             raise IllegalMove(f"a capture is compulsory at {name}: {options}")
 
-        if rest.isdigit():
+        if rest.isdecimal():
             total = int(rest)
             if not captures:
                 if total == 1:
