@@ -353,6 +353,16 @@ def test_replying_to_a_board_mail_plays_the_first_line_without_a_password(player
     assert stored_game(players).move_count == 2
 
 
+def test_a_reply_keeps_the_layout_of_its_comment(players):
+    players.send(mail(ALICE, "cephalopod challenge alice bob"))
+    alice_board = players.replies_to(ALICE)[0]
+    sketch = "Plan:\n   x x\n    o"
+    players.send(
+        reply_to_board(alice_board, ALICE, "c3", comment=sketch), to=alice_board["Reply-To"].addresses[0].addr_spec
+    )
+    assert "alice writes:\n\nPlan:\n   x x\n    o" in body_of(players.replies()[0])
+
+
 def test_a_reply_token_works_only_for_its_own_player(players):
     players.send(mail(ALICE, "cephalopod challenge alice bob"))
     bob_board = players.replies_to(BOB)[0]
