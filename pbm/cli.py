@@ -47,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     record.add_argument("game", help="the game type, e.g. dodeca")
     record.add_argument("board", type=int, help="the board number")
 
+    inbox = commands.add_parser("inbox", help="show received mail that failed, or was not answered")
+    inbox.add_argument("--retry", type=int, nargs="+", metavar="ID", help="process these failed mails again")
+
     outbox = commands.add_parser("outbox", help="show mail waiting for delivery or failed")
     outbox.add_argument("--all", action="store_true", help="also list delivered mail")
 
@@ -88,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
         return _process(server, args)
     if args.command == "dice-record":
         return _dice_record(server, args.game, args.board)
+    if args.command == "inbox":
+        return _inbox(server, args.retry or [])
     return _outbox(server, args.all)
 
 
@@ -133,6 +138,26 @@ def _dice_record(server, game_type: str, board: int) -> int:  # type: ignore[no-
         )
         return 1
     print(json.dumps(record, indent=2))
+    return 0
+
+
+def _inbox(server, retry: list[int]) -> int:  # type: ignore[no-untyped-def]
+    from sqlalchemy import select
+
+    from pbm.store.inbox import requeue_failed
+    from pbm.store.models import InboundMessage
+
+    if retry:
+        requeued = requeue_failed(server.database, retry)
+        print(f"requeued {len(requeued)} of {len(retry)}: {' '.join(map(str, requeued)) or 'none'} (only failed mail)")
+        processed = server.processor.process_pending()
+        print(f"processed {processed}")
+        return 0 if len(requeued) == len(retry) else 1
+    with server.database.reading() as session:
+        query = select(InboundMessage).where(InboundMessage.status.in_(("failed", "ignored", "pending")))
+        for row in session.scalars(query.order_by(InboundMessage.id)):
+            sender = row.envelope_from[:30]
+            print(f"{row.id:6d} {row.status:8s} {row.received_at:%Y-%m-%d %H:%M} {sender:30s} {row.note[:60]}")
     return 0
 
 

@@ -469,6 +469,20 @@ def test_every_inbound_mail_is_kept_raw(room):
         assert session.scalar(select(InboundMessage.raw)) == raw
 
 
+def test_a_failed_mail_can_be_requeued_once_the_bug_is_fixed(room, monkeypatch):
+    from pbm.commands.execute import Executor
+    from pbm.store.inbox import requeue_failed
+
+    real_run = Executor.run
+    monkeypatch.setattr(Executor, "run", lambda *args, **kwargs: 1 / 0)
+    row = room.send(mail(ALICE, "signup alice alice-pw"))
+    assert row.status == "failed" and count(room, Player) == 0
+    monkeypatch.setattr(Executor, "run", real_run)
+    assert requeue_failed(room.database, [row.id, 999]) == [row.id]
+    room.server.processor.process_pending()
+    assert count(room, Player) == 1
+
+
 def test_a_bug_while_processing_is_recorded_and_the_sender_told(room, monkeypatch):
     from pbm.commands.execute import Executor
 
