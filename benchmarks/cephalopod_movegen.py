@@ -14,6 +14,7 @@ import random
 import sys
 import time
 
+from benchmarks.timing import repeat_for
 from pbm.games.cephalopod import GAME, State
 from pbm.games.perft import perft
 
@@ -32,16 +33,6 @@ def random_game_positions(games: int, seed: int, options: dict[str, int]) -> lis
     return positions
 
 
-def repeat_for(seconds: float, work) -> tuple[int, float]:
-    """Run `work` until `seconds` have passed; returns (rounds, elapsed)."""
-    rounds = 0
-    start = time.perf_counter()
-    while True:
-        work()
-        rounds += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return rounds, elapsed
 
 
 def main(argv: list[str] | None = None) -> int:

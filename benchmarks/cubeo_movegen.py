@@ -13,10 +13,9 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-import time
-from collections.abc import Callable
 from typing import Any
 
+from benchmarks.timing import repeat_for
 from pbm.games.cubeo import GAME, State, generate_legal_moves
 
 OPTION_SETS: dict[str, dict[str, Any]] = {
@@ -42,16 +41,6 @@ def random_game_positions(games: int, seed: int, options: dict[str, Any]) -> lis
     return positions
 
 
-def repeat_for(seconds: float, work: Callable[[], None]) -> tuple[int, float]:
-    """Run `work` until `seconds` have passed; returns (rounds, elapsed)."""
-    rounds = 0
-    start = time.perf_counter()
-    while True:
-        work()
-        rounds += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return rounds, elapsed
 
 
 def main(argv: list[str] | None = None) -> int:

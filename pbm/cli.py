@@ -35,10 +35,20 @@ def main(argv: list[str] | None = None) -> int:
     process.add_argument("--sender", help="the envelope sender (default: the Return-Path header)")
     process.add_argument("--recipient", action="append", help="the envelope recipient (default: PBM_ADDRESS)")
 
-    perft = commands.add_parser(
-        "perft", help="count move sequences of a game (engine validation)", add_help=False
-    )
+    perft = commands.add_parser("perft", help="count move sequences of a game (engine validation)", add_help=False)
     perft.add_argument("args", nargs=argparse.REMAINDER)
+
+    verify = commands.add_parser(
+        "verify-dice", help="recompute every dice roll of a finished game from its revealed seed", add_help=False
+    )
+    verify.add_argument("args", nargs=argparse.REMAINDER)
+
+    record = commands.add_parser("dice-record", help="print the dice record of a finished game (for verify-dice)")
+    record.add_argument("game", help="the game type, e.g. dodeca")
+    record.add_argument("board", type=int, help="the board number")
+
+    inbox = commands.add_parser("inbox", help="show received mail that failed, or was not answered")
+    inbox.add_argument("--retry", type=int, nargs="+", metavar="ID", help="process these failed mails again")
 
     outbox = commands.add_parser("outbox", help="show mail waiting for delivery or failed")
     outbox.add_argument("--all", action="store_true", help="also list delivered mail")
@@ -50,6 +60,10 @@ def main(argv: list[str] | None = None) -> int:
         from pbm.games import perft as perft_module
 
         return perft_module.main(args.args)
+    if args.command == "verify-dice":
+        from pbm.games import fairdice
+
+        return fairdice.main(args.args)
     try:
         settings = load_settings()
     except ConfigError as error:
@@ -75,6 +89,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.command == "process":
         return _process(server, args)
+    if args.command == "dice-record":
+        return _dice_record(server, args.game, args.board)
+    if args.command == "inbox":
+        return _inbox(server, args.retry or [])
     return _outbox(server, args.all)
 
 
@@ -95,6 +113,51 @@ def _process(server, args: argparse.Namespace) -> int:  # type: ignore[no-untype
     processed = server.processor.process_pending()
     sent = asyncio.run(server.delivery.deliver_due())
     print(f"stored inbound message {row.id} ({row.status}); processed {processed}; delivered {sent}")
+    return 0
+
+
+def _dice_record(server, game_type: str, board: int) -> int:  # type: ignore[no-untyped-def]
+    import json
+
+    import pbm.games
+    from pbm.commands.views import dice_record
+    from pbm.store import repository
+
+    engine = pbm.games.get(game_type)
+    with server.database.reading() as session:
+        game = repository.find_game(session, engine.name, board)
+        if game is None:
+            print(f"pbm: there is no {engine.title} board {board}", file=sys.stderr)
+            return 1
+        state = engine.load(game.state, game.secret)
+        record = dice_record(engine, game, state, repository.moves_of(session, game))
+    if record is None:
+        print(
+            f"pbm: {engine.title} board {board} has no dice record to show (yet): the seed stays secret until the end",
+            file=sys.stderr,
+        )
+        return 1
+    print(json.dumps(record, indent=2))
+    return 0
+
+
+def _inbox(server, retry: list[int]) -> int:  # type: ignore[no-untyped-def]
+    from sqlalchemy import select
+
+    from pbm.store.inbox import requeue_failed
+    from pbm.store.models import InboundMessage
+
+    if retry:
+        requeued = requeue_failed(server.database, retry)
+        print(f"requeued {len(requeued)} of {len(retry)}: {' '.join(map(str, requeued)) or 'none'} (only failed mail)")
+        processed = server.processor.process_pending()
+        print(f"processed {processed}")
+        return 0 if len(requeued) == len(retry) else 1
+    with server.database.reading() as session:
+        query = select(InboundMessage).where(InboundMessage.status.in_(("failed", "ignored", "pending")))
+        for row in session.scalars(query.order_by(InboundMessage.id)):
+            sender = row.envelope_from[:30]
+            print(f"{row.id:6d} {row.status:8s} {row.received_at:%Y-%m-%d %H:%M} {sender:30s} {row.note[:60]}")
     return 0
 
 

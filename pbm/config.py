@@ -51,7 +51,7 @@ def _listen(value: Any) -> ListenAddress:
     text = str(value).strip()
     host, sep, port = text.rpartition(":")
     host = host.strip("[]")
-    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+    if not sep or not host or not port.isdecimal() or not 0 <= int(port) <= 65535:
         raise ValueError(f"expected host:port such as 127.0.0.1:2525, got {text!r}")
     return ListenAddress(host, int(port))
 

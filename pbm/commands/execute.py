@@ -360,10 +360,9 @@ class Executor:
         query = repo.games_query(
             command.game, player_ids=[p.id for p in players], statuses=("finished", "cancelled")
         )
-        games = repo.find_games(self.session, query, limit=500)
-        games.sort(key=lambda g: g.finished_at or g.updated_at, reverse=True)
+        games = repo.find_games(self.session, query, limit=100, newest_first=True)
         engine = pbm.games.get(command.game)
-        return [self._to_sender(sender, "history", engine=engine, games=games[:100], players=players)]
+        return [self._to_sender(sender, "history", engine=engine, games=games, players=players)]
 
     def _standings(self, command: lang.Standings, sender: Sender) -> list[Reply]:
         engine = pbm.games.get(command.game)

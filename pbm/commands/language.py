@@ -273,14 +273,14 @@ def _userid(word: str) -> str:
 
 
 def _board(word: str) -> int:
-    if not word.isdigit():
+    if not word.isdecimal():
         raise CommandError(f"'{word}' is not a board number (boards are numbered from 101)")
     return int(word)
 
 
 def _board_at(word: str) -> tuple[int, int | None]:
     board, sep, number = word.partition("#")
-    if sep and not number.isdigit():
+    if sep and not number.isdecimal():
         raise CommandError(f"'{word}': write board#N, where N is a move number, e.g. 101#5")
     return _board(board), int(number) if sep else None
 

@@ -43,7 +43,7 @@ class MoveView:
 class BoardView:
     game_type: str
     title: str
-    designer: str
+    attribution: str
     board: int
     options: str
     """The challenge options as typed: ``-size=7 -dice=12``, or ``""``."""
@@ -142,13 +142,11 @@ def board_view(
 ) -> BoardView:
     seats = [SeatView(s.seat, engine.seat_names[s.seat], s.player.userid) for s in game.seats]
     current = at_move is None
-    to_move = (
-        seats[game.to_move] if current and game.status == "active" and game.to_move is not None else None
-    )
+    to_move = seats[game.to_move] if current and game.status == "active" and game.to_move is not None else None
     return BoardView(
         game_type=game.game_type,
         title=engine.title,
-        designer=engine.designer,
+        attribution=engine.attribution,
         board=game.board,
         options=options_text(engine, game.options),
         status=game.status,
@@ -164,6 +162,22 @@ def board_view(
         updated_at=game.updated_at,
         at_move=at_move,
         viewer=viewer,
+    )
+
+
+def dice_record(engine: Engine[Any], game: Game, state: Any, moves: Sequence[Move]) -> dict[str, Any] | None:
+    """The record `pbm verify-dice` checks: seed, moves and every published roll.
+
+    Only for a finished game with dice: before the end the seed is secret.
+    """
+    rolls = getattr(state, "rolls", None)
+    if game.secret is None or rolls is None or game.status == "active":
+        return None
+    from pbm.games.fairdice import make_record
+
+    played = [m.notation for m in moves if m.notation != "resign"]
+    return make_record(
+        game=game.game_type, seed=game.secret, moves=played, rolls=rolls, options=game.options, players=len(game.seats)
     )
 
 

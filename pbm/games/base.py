@@ -127,7 +127,7 @@ def split_guard(text: str) -> tuple[str, int | None]:
     if match is None:
         return text.strip(), None
     number = match.group("number")
-    if not number.isdigit() or int(number) < 1:
+    if not number.isdecimal() or int(number) < 1:
         raise IllegalMove(f"'#{number}' is not a move number: write the guard as #N, e.g. #7")
     return match.group("move").strip(), int(number)
 
@@ -176,7 +176,7 @@ class Game(ABC, Generic[S]):
                     raise InvalidOptions(f"-{option.name} takes no value; write just -{option.name}")
                 parsed[option.name] = True
             else:
-                if not has_value or not value.strip().isdigit():
+                if not has_value or not value.strip().isdecimal():
                     raise InvalidOptions(f"-{option.name} needs a number: {option.usage()}")
                 parsed[option.name] = int(value)
         return self.check_options(parsed)
@@ -309,6 +309,11 @@ class Game(ABC, Generic[S]):
         resignation), so hidden state may now be revealed.
         """
         return []
+
+    @property
+    def attribution(self) -> str:
+        """How every help text and page credits the game: ``Cephalopod, a game by Mark Steere``."""
+        return f"{self.title}, a game by {self.designer}"
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} game {self.name!r}>"

@@ -454,7 +454,7 @@ class Cephalopod(Game[State]):
                 if token == ".":
                     continue
                 cell = f"{COLUMNS[column]}{number}"
-                if token[0] not in SEAT_LETTERS or not token[1:].isdigit():
+                if token[0] not in SEAT_LETTERS or not token[1:].isdecimal():
                     raise InvalidPosition(
                         f"{token!r} at {cell} is not a cell: write '.' or a seat letter a-f and the pips, e.g. a3"
                     )
@@ -563,7 +563,7 @@ class Cephalopod(Game[State]):
                 return moves[0]
             raise IllegalMove(f"a capture is compulsory at {name}: {options}")
 
-        if rest.isdigit():
+        if rest.isdecimal():
             total = int(rest)
             if not captures:
                 if total == 1:
@@ -651,6 +651,9 @@ class Cephalopod(Game[State]):
         >>> GAME.result(GAME.from_position("a1a1b1/b1a1b1/a1b1a1 b"))
         Result(winners=[0], reason='Paren wins, holding 5 of the 9 cells')
         """
+        if len(state.in_play) == 1:
+            (last,) = state.in_play
+            return Result([last], f"{SEAT_NAMES[last]} is the last player left in the game")
         if 0 in state.values:
             return None
         held = state.cells_held()
@@ -661,6 +664,28 @@ class Cephalopod(Game[State]):
                 [leaders[0]], f"{SEAT_NAMES[leaders[0]]} wins, holding {most} of the {len(state.values)} cells"
             )
         return Result(leaders, f"the board is full and {self._seat_list(leaders)} are tied with {most} cells each")
+
+    def resign(self, state: State, seat: int) -> State | None:
+        """With more than two players, a resigning player leaves as if eliminated.
+
+        Their dice come off the board and the turns pass them by; the others
+        play on, and when only one is left, that one wins. A two-player game
+        simply ends (``None``: the opponent wins with the board as it stands).
+
+        >>> three = GAME.from_position("a1b1c1/.../... a", players=3)
+        >>> after = GAME.resign(three, 2)
+        >>> GAME.to_position(after), after.in_play
+        ('a1b1./.../... a', (0, 1))
+        """
+        if state.players == 2:
+            return None
+        if seat not in state.in_play:
+            raise IllegalMove(f"{SEAT_NAMES[seat]} is no longer in the game")
+        owners = tuple(EMPTY if owner == seat else owner for owner in state.owners)
+        values = tuple(0 if owner == seat else value for owner, value in zip(state.owners, state.values))
+        in_play = tuple(s for s in state.in_play if s != seat)
+        to_move = _next_seat(in_play, seat) if state.to_move == seat else state.to_move
+        return State(state.size, state.dice, state.players, in_play, to_move, state.ply + 1, values, owners)
 
     # -- drawing ---------------------------------------------------------------
 

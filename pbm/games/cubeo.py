@@ -569,7 +569,7 @@ class Cubeo(Game[State]):
             dice.append(Die(owner - 1, pips, x, y))
         if fields[1] not in ("1", "2"):
             raise InvalidPosition(f"'{fields[1]}' is not a seat to move: write 1 or 2")
-        if not fields[2].isdigit():
+        if not fields[2].isdecimal():
             raise InvalidPosition(f"'{fields[2]}' is not a number of moves played")
         return self._checked_state(dice, int(fields[1]) - 1, int(fields[2]), self.rules({**written, **given}))
 

@@ -247,7 +247,8 @@ class Dodeca(Game[State]):
 
     name = "dodeca"
     title = "Dodeca"
-    designer = "from the Warpspawn games pages"
+    designer = "Warpspawn"
+    attribution = "Dodeca, from the Warpspawn games pages"  # the rule text names its source, not a person
     min_players = 2
     max_players = 2
     seat_names = SEATS
@@ -570,7 +571,7 @@ def _check_move(state: State, origin_text: str, target_text: str, face_text: str
             raise IllegalMove(f"say which face the {kind.name} shows after the move: {written}")
         face = faces[0]
     else:
-        if not face_text.isdigit() or int(face_text) not in faces:
+        if not face_text.isdecimal() or int(face_text) not in faces:
             must = " or ".join(str(f) for f in faces)
             raise IllegalMove(
                 f"the new face must be {must}: a {kind.name} showing {die.face} turns one face up or down"

@@ -101,9 +101,7 @@ class Processor:
     # -- one mail ------------------------------------------------------------
 
     def _process(self, session: Session, inbound: InboundMessage) -> None:
-        parsed = parse_mail(
-            inbound.raw, envelope_sender=inbound.envelope_from, loop_marker=self.addressing.address
-        )
+        parsed = parse_mail(inbound.raw, envelope_sender=inbound.envelope_from, loop_marker=self.addressing.address)
         inbound.processed_at = self.now()
         if parsed.auto_reason:
             inbound.status = "ignored"
@@ -146,32 +144,23 @@ class Processor:
         return None
 
     def _reply_plan(self, session: Session, token: str, text: str) -> Plan:
-        lines = [line.strip() for line in text.splitlines()]
-        first = next((i for i, line in enumerate(lines) if line), None)
+        lines = text.splitlines()
+        first = next((i for i, line in enumerate(lines) if line.strip()), None)
+        line = lines[first].strip() if first is not None else ""
         ids = self.tokens.read(token)
         if ids is None:
-            return Plan(
-                [
-                    lang.CommandError(
-                        "The address you replied to is not a reply address of this server (it may be damaged, "
-                        "or belong to another server); send the move as a command instead: "
-                        "GAME move BOARD USERID PASSWORD MOVE",
-                        token,
-                    )
-                ]
+            reason = (
+                "The address you replied to is not a reply address of this server (it may be damaged, "
+                "or belong to another server); send the move as a command instead: "
+                "GAME move BOARD USERID PASSWORD MOVE"
             )
+            return Plan([lang.CommandError(reason, line)])
         if first is None:
-            return Plan(
-                [
-                    lang.CommandError(
-                        "Your reply has no move in it: write the move on the first line, above the quoted board",
-                        "",
-                    )
-                ]
-            )
-        line, comment = lines[first], "\n".join(lines[first + 1 :]).strip("\n")
+            reason = "Your reply has no move in it: write the move on the first line, above the quoted board"
+            return Plan([lang.CommandError(reason, "")])
         if lang.looks_like_command(line):
             return self._command_plan("", text)
+        comment = "\n".join(lines[first + 1 :]).strip("\n")
         game_id, player_id = ids
         word = line.lower()
         if word == "show":
@@ -246,9 +235,7 @@ class Processor:
         }
         return Reply("error", sender.address or "", context)
 
-    def _queue(
-        self, session: Session, replies: list[Reply], inbound: InboundMessage, answering: Answering
-    ) -> None:
+    def _queue(self, session: Session, replies: list[Reply], inbound: InboundMessage, answering: Answering) -> None:
         now = self.now()
         for reply in replies:
             if not reply.to:
@@ -275,9 +262,7 @@ class Processor:
             inbound.status = "failed"
             inbound.note = f"{type(error).__name__}: {error}"[:2000]
             inbound.processed_at = self.now()
-            parsed = parse_mail(
-                inbound.raw, envelope_sender=inbound.envelope_from, loop_marker=self.addressing.address
-            )
+            parsed = parse_mail(inbound.raw, envelope_sender=inbound.envelope_from, loop_marker=self.addressing.address)
             if parsed.from_address and not parsed.auto_reason:
                 original = lang.mask_passwords(parsed.body)
                 reply = Reply("failure", parsed.from_address, {"original": original})

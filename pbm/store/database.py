@@ -13,8 +13,9 @@ differences live here so the rest of the store is written once:
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,42 @@ def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
     return engine
 
 
+class WriteGate:
+    """Orders this process's write transactions on SQLite, urgent ones first.
+
+    SQLite has one writer at a time, and its busy handler makes a waiting
+    writer sleep and retry. A worker that processes mail back to back would
+    win that race again and again while an SMTP client waits for its 250. The
+    gate queues writers in the process instead: an urgent writer (storing a
+    received mail) goes next, and background work (processing) only starts
+    when no urgent writer waits. Other processes still meet at SQLite's lock.
+    """
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._busy = False
+        self._urgent_waiting = 0
+
+    @contextmanager
+    def enter(self, *, urgent: bool) -> Iterator[None]:
+        with self._changed:
+            if urgent:
+                self._urgent_waiting += 1
+                while self._busy:
+                    self._changed.wait()
+                self._urgent_waiting -= 1
+            else:
+                while self._busy or self._urgent_waiting:
+                    self._changed.wait()
+            self._busy = True
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._busy = False
+                self._changed.notify_all()
+
+
 class Database:
     """The server's database: a session factory for writes and one for reads."""
 
@@ -64,14 +101,21 @@ class Database:
         else:
             self.engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
             self.read_engine = self.engine
+        # PostgreSQL locks rows, so its writers need no queue.
+        self._gate = WriteGate() if self.is_sqlite else None
         self._write = sessionmaker(self.engine, expire_on_commit=False)
         self._read = sessionmaker(self.read_engine, expire_on_commit=False)
 
     @contextmanager
-    def transaction(self) -> Iterator[Session]:
-        """A write transaction: commits when the block ends, rolls back on error."""
-        with self._write.begin() as session:
-            yield session
+    def transaction(self, *, urgent: bool = False) -> Iterator[Session]:
+        """A write transaction: commits when the block ends, rolls back on error.
+
+        `urgent` marks a write someone is waiting for (an SMTP client): on
+        SQLite it goes before background writes of this process.
+        """
+        with self._gate.enter(urgent=urgent) if self._gate else nullcontext():
+            with self._write.begin() as session:
+                yield session
 
     @contextmanager
     def reading(self) -> Iterator[Session]:

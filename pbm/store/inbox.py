@@ -48,12 +48,12 @@ def save_inbound(
         received_at=utcnow(),
     )
     try:
-        with database.transaction() as session:
+        with database.transaction(urgent=True) as session:
             row = InboundMessage(dedupe_key=key, status="pending", **fields)
             session.add(row)
         return row
     except IntegrityError:
-        with database.transaction() as session:
+        with database.transaction(urgent=True) as session:
             first = session.scalar(select(InboundMessage.id).where(InboundMessage.dedupe_key == key))
             row = InboundMessage(
                 dedupe_key=None,
@@ -80,3 +80,15 @@ def next_pending(session: Session) -> InboundMessage | None:
 
 def pending_count(session: Session) -> int:
     return session.scalar(select(func.count()).where(InboundMessage.status == "pending")) or 0
+
+
+def requeue_failed(database: Database, ids: Sequence[int]) -> list[int]:
+    """Put failed mails back in the queue (after the bug that failed them is fixed)."""
+    with database.transaction() as session:
+        rows = session.scalars(
+            select(InboundMessage).where(InboundMessage.id.in_(ids), InboundMessage.status == "failed")
+        ).all()
+        for row in rows:
+            row.status = "pending"
+            row.note = f"requeued after: {row.note}"[:2000]
+        return sorted(row.id for row in rows)

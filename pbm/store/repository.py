@@ -112,8 +112,12 @@ def games_query(
     return query
 
 
-def find_games(session: Session, query: Select[tuple[Game]], *, limit: int = 200) -> list[Game]:
-    return list(session.scalars(query.order_by(Game.game_type, Game.board).limit(limit)))
+def find_games(
+    session: Session, query: Select[tuple[Game]], *, limit: int = 200, newest_first: bool = False
+) -> list[Game]:
+    """The games `query` selects: by board, or the most recently finished first."""
+    order = (Game.finished_at.desc(), Game.id.desc()) if newest_first else (Game.game_type, Game.board)
+    return list(session.scalars(query.order_by(*order).limit(limit)))
 
 
 def seat_of(game: Game, player: Player) -> int | None:

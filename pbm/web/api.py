@@ -8,6 +8,7 @@ the dice seed only as the engine's public notes reveal it once a game is over.
 - ``GET /api/games``: every type with its counts and current games (the front page)
 - ``GET /api/<game>?status=&player=&before=&after=``: a page of that type's boards
 - ``GET /api/<game>/<board>``: one game in full
+- ``GET /api/<game>/<board>/dice``: a finished game's dice record, for ``pbm verify-dice``
 - ``GET /api/<game>/standings?page=``: the type's ratings
 - ``GET /api/players/<userid>``: a player's games and ratings
 - ``GET /api/events?game=&board=&player=&after=``: live changes (server-sent events)
@@ -22,11 +23,11 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from pbm.commands.views import BoardView, GameSummary, SeatView
+from pbm.commands.views import GameSummary, SeatView
 from pbm.games import BoardCell
 from pbm.web import params
 from pbm.web.live import GameChanges, Interest, event_stream
-from pbm.web.reads import BoardList, PlayerPage, RatingView, Reads, Standings, TypeOverview
+from pbm.web.reads import BoardList, GamePage, PlayerPage, RatingView, Reads, Standings, TypeOverview
 
 
 def _time(value: datetime | None) -> str | None:
@@ -67,11 +68,12 @@ def cell_json(cell: BoardCell) -> dict[str, Any]:
     }
 
 
-def board_json(view: BoardView) -> dict[str, Any]:
+def board_json(page: GamePage) -> dict[str, Any]:
+    view = page.view
     return {
         "game": view.game_type,
         "title": view.title,
-        "designer": view.designer,
+        "attribution": view.attribution,
         "board": view.board,
         "url": f"/{view.game_type}/{view.board}",
         "options": view.options,
@@ -95,6 +97,7 @@ def board_json(view: BoardView) -> dict[str, Any]:
         "board_text": view.board_text,
         "cells": [cell_json(c) for c in view.cells],
         "notes": list(view.notes),
+        "dice_record": f"/api/{view.game_type}/{view.board}/dice" if page.dice_record is not None else None,
         "created_at": _time(view.created_at),
         "updated_at": _time(view.updated_at),
     }
@@ -121,6 +124,7 @@ def overview_json(types: list[TypeOverview], position: str) -> dict[str, Any]:
                 "game": t.engine.name,
                 "title": t.engine.title,
                 "designer": t.engine.designer,
+                "attribution": t.engine.attribution,
                 "url": f"/{t.engine.name}",
                 "api": f"/api/{t.engine.name}",
                 "counts": {status: t.counts.get(status, 0) for status in ("active", "finished", "cancelled")},
@@ -200,10 +204,22 @@ class Api:
     async def board(self, request: Request) -> Response:
         engine = params.engine_of(request)
         board = params.board_of(request, engine)
-        view = await asyncio.to_thread(self.reads.game, engine, board)
-        if view is None:
+        page = await asyncio.to_thread(self.reads.game, engine, board)
+        if page is None:
             raise params.NotFound(f"There is no {engine.title} board {board}.")
-        return JSONResponse(board_json(view))
+        return JSONResponse(board_json(page))
+
+    async def dice(self, request: Request) -> Response:
+        engine = params.engine_of(request)
+        board = params.board_of(request, engine)
+        page = await asyncio.to_thread(self.reads.game, engine, board)
+        if page is None:
+            raise params.NotFound(f"There is no {engine.title} board {board}.")
+        if page.dice_record is None:
+            raise params.NotFound(
+                f"{engine.title} board {board} has no dice record (yet): the seed stays secret until the game is over."
+            )
+        return JSONResponse(page.dice_record)
 
     async def standings(self, request: Request) -> Response:
         engine = params.engine_of(request)

@@ -138,6 +138,7 @@ def create_app(
         Route("/api/{game}", json_api.boards),
         Route("/api/{game}/standings", json_api.standings),
         Route("/api/{game}/{board:int}", json_api.board),
+        Route("/api/{game}/{board:int}/dice", json_api.dice),
         Route("/players/{userid:path}", pages.player),
         Route("/{game}", pages.boards),
         Route("/{game}/standings", pages.standings),

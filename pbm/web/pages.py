@@ -72,11 +72,11 @@ class Pages:
         engine = params.engine_of(request)
         board = params.board_of(request, engine)
         position = self.changes.position
-        view = await asyncio.to_thread(self.reads.game, engine, board)
-        if view is None:
+        page = await asyncio.to_thread(self.reads.game, engine, board)
+        if page is None:
             raise params.NotFound(f"There is no {engine.title} board {board}.")
         live = self._live(position, game=engine.name, board=board)
-        return self.render("board.html", engine=engine, view=view, live=live)
+        return self.render("board.html", engine=engine, view=page.view, dice_record=page.dice_record, live=live)
 
     async def player(self, request: Request) -> Response:
         userid = request.path_params["userid"]
@@ -97,9 +97,6 @@ class Pages:
         engine = params.engine_of(request)
         # The text the `help` mail sends: rendered as plain text, then escaped on the page like any value.
         lines = self.templates.get_template(f"help/{engine.name}.txt").render().splitlines()
-        heading = f"{engine.title}, a game by {engine.designer}"
         if len(lines) > 1 and lines[1] and set(lines[1]) == {"="}:
-            # The text's own title ("Cubeo, a game by ...") is the attribution its authors wrote.
-            heading, lines = lines[0], lines[2:]
-        text = "\n".join(lines).strip("\n")
-        return self.render("rules.html", engine=engine, heading=heading, text=text)
+            lines = lines[2:]  # the text's title: the page has its own heading, with the attribution
+        return self.render("rules.html", engine=engine, text="\n".join(lines).strip("\n"))

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from pbm.commands.ratings import is_provisional
-from pbm.commands.views import BoardView, GameSummary, board_view, game_summary
+from pbm.commands.views import BoardView, GameSummary, board_view, dice_record, game_summary
 from pbm.games import Game as Engine
 from pbm.games import all_games
 from pbm.games import get as get_game
@@ -56,6 +56,15 @@ class BoardList:
     total: int
     newer: int | None
     older: int | None
+
+
+@dataclass(frozen=True)
+class GamePage:
+    """One game in full, and once it is over, the record that lets anyone check its dice."""
+
+    view: BoardView
+    dice_record: dict[str, Any] | None
+    """`pbm verify-dice`'s input: only for a game with dice that has ended."""
 
 
 @dataclass(frozen=True)
@@ -169,14 +178,15 @@ class Reads:
                 page.older,
             )
 
-    def game(self, engine: Engine[Any], board: int) -> BoardView | None:
+    def game(self, engine: Engine[Any], board: int) -> GamePage | None:
         """One game in full, as a reader who holds no seat sees it; ``None`` when there is no such board."""
         with self.database.reading() as session:
             game = repo.find_game(session, engine.name, board)
             if game is None:
                 return None
             state = engine.load(game.state, game.secret)
-            return board_view(engine, game, state, repo.moves_of(session, game))
+            moves = repo.moves_of(session, game)
+            return GamePage(board_view(engine, game, state, moves), dice_record(engine, game, state, moves))
 
     def player(self, userid: str) -> PlayerPage | None:
         with self.database.reading() as session:

@@ -119,3 +119,9 @@ def test_masking_keeps_the_layout_of_a_whole_message():
 )
 def test_a_line_is_meant_as_a_command_when_it_starts_with_a_verb_or_game(line, expected):
     assert lang.looks_like_command(line) is expected
+
+
+@pytest.mark.parametrize("line", ["cephalopod show 1¹", "cephalopod move ²01 alice pw c3", "cephalopod show 101#³"])
+def test_digits_that_are_not_decimal_are_refused_not_crashed_on(line):
+    with pytest.raises(CommandError):
+        parse_command(line)

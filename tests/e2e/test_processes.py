@@ -149,15 +149,11 @@ def test_moves_in_flight_at_a_sigkill_are_each_applied_exactly_once(pbm_process,
             .where(OutboxMessage.inbound_id.in_(move_mails))
             .group_by(OutboxMessage.inbound_id)
         ).all()
-    assert sorted(boards) == sorted(
-        (mail_id, 2) for mail_id in move_mails
-    )  # two boards each: none lost, none twice
+    assert sorted(boards) == sorted((mail_id, 2) for mail_id in move_mails)  # two boards each: none lost, none twice
     assert count(database, InboundMessage.status == "processed") == 13
 
 
-@pytest.mark.skipif(
-    not (REPOSITORY / ".venv" / "bin" / ".installed").exists(), reason="needs the make-built .venv"
-)
+@pytest.mark.skipif(not (REPOSITORY / ".venv" / "bin" / ".installed").exists(), reason="needs the make-built .venv")
 def test_make_run_answers_a_first_mail_into_var_outbox(tmp_path):
     """The README tour: `make run`, then a command sent with smtplib; the reply lands in var/outbox."""
     checkout = tmp_path / "pbm"
@@ -199,3 +195,34 @@ def test_make_run_answers_a_first_mail_into_var_outbox(tmp_path):
         if make.poll() is None:
             os.killpg(make.pid, signal.SIGTERM)
         make.wait(30)
+
+
+def test_pbm_process_handles_one_message_offline_as_a_pipe_would(database_url, tmp_path):
+    env = {
+        **os.environ,
+        "PBM_DATABASE_URL": database_url,
+        "PBM_OUTBOUND": f"maildir:{tmp_path}/outbox",
+        "PBM_SECRET_KEY": "pipe-" + "k" * 40,
+    }
+    raw = mail(ALICE, "signup alice alice-pw")
+    done = subprocess.run(
+        [sys.executable, "-m", "pbm", "process", "--sender", ALICE, "-"],
+        input=raw,
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert b"processed 1; delivered 1" in done.stdout
+    (reply,) = mailbox.Maildir(tmp_path / "outbox").values()
+    assert reply["Subject"] == "Welcome to the PBeM Server, alice"
+    foreign = subprocess.run(
+        [sys.executable, "-m", "pbm", "process", "--recipient", "x@elsewhere.example", "-"],
+        input=raw,
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        check=False,
+    )
+    assert foreign.returncode == 67

@@ -1,6 +1,5 @@
 """Cubeo's position notation, storage and ASCII drawing."""
 
-import doctest
 import re
 
 import pytest
@@ -8,10 +7,6 @@ import pytest
 from pbm.games import InvalidPosition, cubeo
 
 GAME = cubeo.GAME
-
-
-def test_module_examples_hold():
-    assert doctest.testmod(cubeo).failed == 0
 
 
 # -- position notation ------------------------------------------------------------

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import doctest
 import hashlib
 
 import pytest
 
-from pbm.games import IllegalMove, InvalidOptions, StaleMove, dodeca, fairdice, get
+from pbm.games import IllegalMove, InvalidOptions, StaleMove, fairdice, get
 from pbm.games.dodeca import GAME
 
 from .dodeca_support import PARKED, SEED, moves_from, state_with, targets_from
@@ -37,10 +36,6 @@ def test_dodeca_takes_no_options_and_exactly_two_players():
         GAME.new(options={"size": 5}, seed=SEED)
     with pytest.raises(InvalidOptions, match="exactly 2 players"):
         GAME.new(players=3, seed=SEED)
-
-
-def test_the_module_docstring_examples_hold():
-    assert doctest.testmod(dodeca).failed == 0
 
 
 # -- setup and who starts --------------------------------------------------------------------------

@@ -254,8 +254,7 @@ def test_several_commands_in_one_mail_each_stand_or_fall_alone(game):
     game.send(
         mail(
             ALICE,
-            "cephalopod move 101 alice alice-pw c3\ncephalopod move 101 alice alice-pw c4\n"
-            "cephalopod show 101",
+            "cephalopod move 101 alice alice-pw c3\ncephalopod move 101 alice alice-pw c4\ncephalopod show 101",
         )
     )
     subjects = [m["Subject"] for m in game.replies()]
@@ -354,6 +353,16 @@ def test_replying_to_a_board_mail_plays_the_first_line_without_a_password(player
     assert stored_game(players).move_count == 2
 
 
+def test_a_reply_keeps_the_layout_of_its_comment(players):
+    players.send(mail(ALICE, "cephalopod challenge alice bob"))
+    alice_board = players.replies_to(ALICE)[0]
+    sketch = "Plan:\n   x x\n    o"
+    players.send(
+        reply_to_board(alice_board, ALICE, "c3", comment=sketch), to=alice_board["Reply-To"].addresses[0].addr_spec
+    )
+    assert "alice writes:\n\nPlan:\n   x x\n    o" in body_of(players.replies()[0])
+
+
 def test_a_reply_token_works_only_for_its_own_player(players):
     players.send(mail(ALICE, "cephalopod challenge alice bob"))
     bob_board = players.replies_to(BOB)[0]
@@ -374,13 +383,9 @@ def test_a_forged_reply_token_is_refused_and_changes_nothing(game):
 def test_a_reply_with_resign_or_show_does_just_that(players):
     players.send(mail(ALICE, "cephalopod challenge alice bob"))
     alice_board = players.replies_to(ALICE)[0]
-    players.send(
-        reply_to_board(alice_board, ALICE, "show"), to=alice_board["Reply-To"].addresses[0].addr_spec
-    )
+    players.send(reply_to_board(alice_board, ALICE, "show"), to=alice_board["Reply-To"].addresses[0].addr_spec)
     assert the_only(players.replies())["Subject"] == "Cephalopod Board 101 alice"
-    players.send(
-        reply_to_board(alice_board, ALICE, "resign"), to=alice_board["Reply-To"].addresses[0].addr_spec
-    )
+    players.send(reply_to_board(alice_board, ALICE, "resign"), to=alice_board["Reply-To"].addresses[0].addr_spec)
     assert stored_game(players).status == "cancelled"
 
 
@@ -464,6 +469,20 @@ def test_every_inbound_mail_is_kept_raw(room):
         assert session.scalar(select(InboundMessage.raw)) == raw
 
 
+def test_a_failed_mail_can_be_requeued_once_the_bug_is_fixed(room, monkeypatch):
+    from pbm.commands.execute import Executor
+    from pbm.store.inbox import requeue_failed
+
+    real_run = Executor.run
+    monkeypatch.setattr(Executor, "run", lambda *args, **kwargs: 1 / 0)
+    row = room.send(mail(ALICE, "signup alice alice-pw"))
+    assert row.status == "failed" and count(room, Player) == 0
+    monkeypatch.setattr(Executor, "run", real_run)
+    assert requeue_failed(room.database, [row.id, 999]) == [row.id]
+    room.server.processor.process_pending()
+    assert count(room, Player) == 1
+
+
 def test_a_bug_while_processing_is_recorded_and_the_sender_told(room, monkeypatch):
     from pbm.commands.execute import Executor
 
@@ -476,3 +495,21 @@ def test_a_bug_while_processing_is_recorded_and_the_sender_told(room, monkeypatc
     assert "The server failed while reading your message" in body_of(the_only(room.replies()))
     with room.database.reading() as session:
         assert session.scalar(select(func.count()).select_from(OutboxMessage)) == 1
+
+
+def test_in_a_three_player_game_a_resignation_lets_the_others_play_on(players):
+    players.send(mail(ALICE, "cephalopod challenge alice bob carol"))
+    for address, line in (
+        (ALICE, "move 101 alice alice-pw a1"),
+        (BOB, "move 101 bob bob-pw c1"),
+        (CAROL, "move 101 carol carol-pw e1"),
+        (ALICE, "resign 101 alice alice-pw"),
+    ):
+        players.send(mail(address, "cephalopod " + line))
+    boards = players.replies()[-3:]
+    assert {m["Subject"] for m in boards} == {"Cephalopod Board 101 bob"}
+    assert "1  ... ... <1> ... [1]  1" in body_of(boards[0])  # alice's die on a1 left with her
+    players.send(mail(CAROL, "cephalopod resign 101 carol carol-pw"))
+    final = players.replies()
+    assert {m["Subject"] for m in final} == {"Cephalopod Board 101 won by bob"}
+    assert stored_game(players).winners == [1]

@@ -17,6 +17,7 @@ def test_api_games_gives_every_type_with_counts_and_current_games(client, club):
     ceph = types["cephalopod"]
     assert ceph["counts"] == {"active": 1, "finished": 0, "cancelled": 0}
     assert ceph["designer"] == "Mark Steere"
+    assert types["dodeca"]["attribution"] == "Dodeca, from the Warpspawn games pages"
     [game] = ceph["games"]
     assert game["board"] == 101
     assert game["url"] == "/cephalopod/101"
@@ -134,3 +135,33 @@ def test_api_bad_query_is_a_json_400(client):
 
 def test_api_events_of_an_unknown_game_are_a_json_404(client):
     assert client.get("/api/events?game=chess").status_code == 404
+
+
+def test_api_dice_record_stays_unavailable_while_the_game_is_played(client, club):
+    club.signup("alice", "bob")
+    club.challenge("dodeca", "alice", "bob")
+    club.play("dodeca", 101, 3)
+    answer = client.get("/api/dodeca/101/dice")
+    assert answer.status_code == 404
+    assert "the seed stays secret until the game is over" in answer.json()["error"]
+    assert client.get("/api/dodeca/101").json()["dice_record"] is None
+
+
+def test_api_dice_record_of_a_finished_game_verifies(client, club):
+    from pbm.games.fairdice import verify
+
+    club.signup("alice", "bob")
+    club.challenge("dodeca", "alice", "bob")
+    club.play("dodeca", 101, 6)
+    club.resign("dodeca", 101, "alice")
+    assert client.get("/api/dodeca/101").json()["dice_record"] == "/api/dodeca/101/dice"
+    record = client.get("/api/dodeca/101/dice").json()
+    assert record["seed"] == club.game("dodeca", 101).secret.hex()
+    assert verify(record).ok
+
+
+def test_api_a_game_without_dice_has_no_dice_record(client, club):
+    club.signup("alice", "bob")
+    club.challenge("cephalopod", "alice", "bob")
+    club.resign("cephalopod", 101, "alice")
+    assert client.get("/api/cephalopod/101/dice").status_code == 404

@@ -39,6 +39,7 @@ def test_front_page_lists_each_game_type_with_its_designer(client):
     for engine in pbm.games.all_games():
         assert f'<a href="/{engine.name}">{engine.title}</a></h2>' in page.text
     assert "A game by Mark Steere" in page.text
+    assert "From the Warpspawn games pages" in page.text
 
 
 def test_front_page_shows_a_current_game_with_players_moves_and_whose_turn(client, played):
@@ -220,6 +221,15 @@ def test_cubeo_page_labels_the_grid_with_absolute_coordinates(client, club):
     assert "<span class=\"sr-only\">0,0 empty</span>" in page
 
 
+def test_a_finished_dodeca_page_offers_its_dice_record(client, club):
+    club.signup("alice", "bob")
+    club.challenge("dodeca", "alice", "bob")
+    club.play("dodeca", 101, 2)
+    assert "/api/dodeca/101/dice" not in client.get("/dodeca/101").text
+    club.resign("dodeca", 101, "bob")
+    assert '<a href="/api/dodeca/101/dice" download="dodeca-101-dice.json">' in client.get("/dodeca/101").text
+
+
 def test_finished_game_page_gives_the_result(client, club):
     club.signup("alice", "bob")
     club.challenge("cephalopod", "alice", "bob")
@@ -306,7 +316,7 @@ def test_rules_page_gives_the_help_text_with_the_designers_attribution(client, e
     page = client.get(f"/{engine.name}/rules")
     assert page.status_code == 200
     lines = (resource_dir("templates") / "help" / f"{engine.name}.txt").read_text().splitlines()
-    assert f'<p class="byline attribution">{lines[0]} ·' in page.text
+    assert f'<p class="byline attribution">{engine.attribution} ·' in page.text
     assert text_of(html.escape(lines[3])) in text_of(page.text)
     assert f"{engine.name} move BOARD USERID PASSWORD MOVE[#N]" in page.text
 

@@ -1,4 +1,4 @@
-"""How fast the Dodeca engine lists and plays moves: ``python -m benchmarks.dodeca``.
+"""How fast the Dodeca engine lists and plays moves: ``python -m benchmarks.dodeca_movegen [--games N]``.
 
 Plays seeded random games and reports legal_moves calls per second, plays per
 second (each play parses, checks and applies one move) and the time of a whole
@@ -7,6 +7,7 @@ game. Numbers only; nothing is asserted.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import random
 import time
@@ -24,7 +25,10 @@ def _random_game(number: int) -> list[State]:
     return states
 
 
-def main(games: int = 20) -> None:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Dodeca move generation speed")
+    parser.add_argument("--games", type=int, default=20)
+    games = parser.parse_args(argv).games
     started = time.perf_counter()
     positions = [state for number in range(games) for state in _random_game(number)]
     whole_games = time.perf_counter() - started
@@ -43,7 +47,8 @@ def main(games: int = 20) -> None:
     print(f"legal_moves: {len(positions) / listing:,.0f} calls/s ({sum(map(len, moves)) / len(moves):.1f} moves each)")
     print(f"play:        {len(pairs) / playing:,.0f} moves/s")
     print(f"whole game:  {whole_games / games * 1000:.0f} ms (list + pick + play every ply)")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
