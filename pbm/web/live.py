@@ -95,6 +95,7 @@ class GameChanges:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wakeup: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
+        self._closed = False
 
     @property
     def position(self) -> str:
@@ -112,6 +113,7 @@ class GameChanges:
 
     async def close(self) -> None:
         """Stop watching and end every event stream (so the web server can stop)."""
+        self._closed = True
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
@@ -184,6 +186,8 @@ class GameChanges:
         Yields `RESET` when the changes after `after` are gone, and ``None``
         after `heartbeat` seconds without news (the caller sends a keep-alive).
         """
+        if self._closed:
+            return  # the server is stopping: a stream opened now ends at once
         queue: asyncio.Queue[Change | None] = asyncio.Queue()
         self._listeners.add(queue)
         if self._wakeup is not None:

@@ -178,6 +178,17 @@ def test_closing_the_feed_ends_its_streams(database):
     assert run(scenario) == []
 
 
+def test_a_stream_opened_after_the_feed_closed_ends_at_once(database):
+    async def scenario():
+        changes = GameChanges(database)
+        await changes.start()
+        await changes.close()
+        async with asyncio.timeout(2):
+            return [item async for item in changes.follow(None, heartbeat=60)]
+
+    assert run(scenario) == []
+
+
 def test_waking_a_feed_that_never_started_does_nothing(database):
     GameChanges(database).wake()
 
