@@ -132,15 +132,15 @@ class Reads:
         self.database = database
 
     def overview(self) -> list[TypeOverview]:
+        engines = all_games()
         with self.database.reading() as session:
             counts = listing.counts_by_type(session)
+            latest = listing.latest_games(
+                session, [engine.name for engine in engines], "active", limit=self.front_page_games
+            )
             return [
-                TypeOverview(
-                    engine,
-                    counts.get(engine.name, {}),
-                    _summaries(listing.latest_games(session, engine.name, "active", limit=self.front_page_games)),
-                )
-                for engine in all_games()
+                TypeOverview(engine, counts.get(engine.name, {}), _summaries(latest[engine.name]))
+                for engine in engines
             ]
 
     def boards(
