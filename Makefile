@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test test-slow lint bench clean
+.PHONY: run test lint bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,9 +22,6 @@ test: $(BIN)/.installed
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check pbm tests benchmarks migrations
-
-test-slow: $(BIN)/.installed
-	$(BIN)/python -m pytest -m slow
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m benchmarks
