@@ -15,7 +15,7 @@ neither, and the secret has no business outside the engine.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -168,7 +168,21 @@ def standings_page(session: Session, game_type: str, *, offset: int, limit: int)
     return list(session.scalars(query)), total or 0
 
 
-def changed_since(session: Session, since: datetime) -> list[Game]:
-    """Games whose last change is at or after `since`, oldest change first."""
-    query = _listed().where(Game.updated_at >= since).order_by(Game.updated_at, Game.id)
+ChangeMark = tuple[datetime, int, str]
+"""What tells one state of a game from the next: (updated_at, move_count, status)."""
+
+
+def change_marks(session: Session, since: datetime) -> dict[int, ChangeMark]:
+    """The change marks of games changed at or after `since`, by game id: a short index range, no rows loaded."""
+    query = select(Game.id, Game.updated_at, Game.move_count, Game.status).where(Game.updated_at >= since)
+    return {
+        game_id: (updated_at, move_count, status) for game_id, updated_at, move_count, status in session.execute(query)
+    }
+
+
+def listed_games(session: Session, ids: Collection[int]) -> list[Game]:
+    """The games with these ids, as lists show them, oldest change first."""
+    if not ids:
+        return []
+    query = _listed().where(Game.id.in_(ids)).order_by(Game.updated_at, Game.id)
     return list(session.scalars(query))

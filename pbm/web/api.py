@@ -189,16 +189,7 @@ class Api:
     async def boards(self, request: Request) -> Response:
         engine = params.engine_of(request)
         query = params.list_query(request)
-        listing = await asyncio.to_thread(
-            self.reads.boards,
-            engine,
-            status=query.status,
-            player=query.player,
-            before=query.before,
-            after=query.after,
-        )
-        if listing is None:
-            raise params.NotFound(f"There is no player '{query.player}'.")
+        listing = await params.board_listing(self.reads, engine, query)
         return JSONResponse(board_list_json(listing, query))
 
     async def board(self, request: Request) -> Response:

@@ -79,12 +79,15 @@ class GameChanges:
         database: Database,
         *,
         poll_seconds: float = 2.0,
+        quiet_seconds: float = 0.25,
         window: timedelta = timedelta(seconds=60),
         keep: int = 1000,
         now: Callable[[], datetime] = utcnow,
     ) -> None:
         self.database = database
         self.poll_seconds = poll_seconds
+        self.quiet_seconds = quiet_seconds
+        """The least time between two looks: a burst of moves costs one query, not one each."""
         self.window = window
         self.now = now
         self.epoch = secrets.token_hex(4)
@@ -144,20 +147,19 @@ class GameChanges:
                 continue
             for game in games:
                 self._publish(game)
+            await asyncio.sleep(self.quiet_seconds)  # wakes meanwhile are taken together after it
 
     def _poll(self) -> list[Game]:
         """Games changed since the last look, judged over the window."""
         cutoff = self.now() - self.window
         with self.database.reading() as session:
-            games = listing.changed_since(session, cutoff)
-        fresh = []
-        for game in games:
-            mark = (game.updated_at, game.move_count, game.status)
-            if self._seen.get(game.id) != mark:
-                self._seen[game.id] = mark
-                fresh.append(game)
+            # The marks are cheap; whole rows are read only for the games that are news.
+            marks = listing.change_marks(session, cutoff)
+            fresh = [game_id for game_id, mark in marks.items() if self._seen.get(game_id) != mark]
+            games = listing.listed_games(session, fresh)
+        self._seen.update((game_id, marks[game_id]) for game_id in fresh)
         self._seen = {id_: mark for id_, mark in self._seen.items() if mark[0] >= cutoff}
-        return fresh
+        return games
 
     def _publish(self, game: Game) -> None:
         self._seq += 1

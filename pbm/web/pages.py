@@ -49,16 +49,7 @@ class Pages:
         engine = params.engine_of(request)
         query = params.list_query(request)
         position = self.changes.position
-        listing = await asyncio.to_thread(
-            self.reads.boards,
-            engine,
-            status=query.status,
-            player=query.player,
-            before=query.before,
-            after=query.after,
-        )
-        if listing is None:
-            raise params.NotFound(f"There is no player '{query.player}'.")
+        listing = await params.board_listing(self.reads, engine, query)
         return self.render(
             "boards.html",
             engine=engine,

@@ -7,6 +7,7 @@ here) or `BadRequest` (a query the pages never make).
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -15,7 +16,7 @@ from starlette.requests import Request
 
 import pbm.games
 from pbm.games import Game as Engine
-from pbm.web.reads import FILTERS
+from pbm.web.reads import FILTERS, BoardList, Reads
 
 MAX_BOARD = 2**31 - 1
 """Board numbers are stored as 32-bit integers: a larger one names no board."""
@@ -81,6 +82,16 @@ def list_query(request: Request) -> ListQuery:
     if before is not None and after is not None:
         raise BadRequest("Give 'before' or 'after', not both.")
     return ListQuery(status, player, before, after)
+
+
+async def board_listing(reads: Reads, engine: Engine[Any], query: ListQuery) -> BoardList:
+    """The page of boards `query` asks for, read off the event loop; NotFound when its player names nobody."""
+    found = await asyncio.to_thread(
+        reads.boards, engine, status=query.status, player=query.player, before=query.before, after=query.after
+    )
+    if found is None:
+        raise NotFound(f"There is no player '{query.player}'.")
+    return found
 
 
 def page_number(request: Request) -> int:

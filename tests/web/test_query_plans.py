@@ -79,12 +79,16 @@ def test_a_players_boards_start_from_their_seats(database, alice):
 
 def test_looking_for_changes_reads_only_the_recent_end_of_the_time_index(database):
     since = datetime.now(timezone.utc) - timedelta(minutes=1)
-    found = plans(database, lambda s: listing.changed_since(s, since))
+    found = plans(database, lambda s: listing.change_marks(s, since))
     assert_indexed(found)
     assert "ix_games_updated" in found[0]
+
+
+def test_only_the_games_that_are_news_are_read_whole(database):
+    found = plans(database, lambda s: listing.listed_games(s, [1, 2]))
+    assert "USING INTEGER PRIMARY KEY" in found[0]  # by id; sorting the few found is cheap
 
 
 def test_counting_games_by_type_reads_an_index_not_the_rows(database):
     [plan] = plans(database, listing.counts_by_type)
     assert "COVERING INDEX" in plan
-
