@@ -182,7 +182,7 @@ class Api:
         self.changes = changes
 
     async def games(self, request: Request) -> Response:
-        position = self.changes.position
+        position = await self.changes.settled_position()
         types = await asyncio.to_thread(self.reads.overview)
         return JSONResponse(overview_json(types, position))
 

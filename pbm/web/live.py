@@ -111,6 +111,7 @@ class GameChanges:
         """Note what is there already (no page is open yet), then watch for changes."""
         self._loop = asyncio.get_running_loop()
         self._wakeup = asyncio.Event()
+        self._looking = asyncio.Lock()
         await asyncio.to_thread(self._poll)
         self._task = asyncio.create_task(self._watch(), name="game-changes")
 
@@ -131,6 +132,17 @@ class GameChanges:
         with contextlib.suppress(RuntimeError):  # the loop has closed: the server is stopping
             self._loop.call_soon_threadsafe(self._wakeup.set)
 
+    async def settled_position(self) -> str:
+        """The position once every change this process has announced is taken in.
+
+        A page reads it before its queries: a move committed just before must
+        not reach the page's stream again as news (the feed waits a moment
+        between looks, so a wake may still be pending).
+        """
+        if self._wakeup is not None and self._wakeup.is_set():
+            await self._look()
+        return self.position
+
     async def _watch(self) -> None:
         assert self._wakeup is not None
         while True:
@@ -138,16 +150,20 @@ class GameChanges:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(timeout):
                     await self._wakeup.wait()
-            self._wakeup.clear()
             try:
-                games = await asyncio.to_thread(self._poll)
+                await self._look()
             except Exception:
                 log.exception("looking for changed games failed; trying again")
                 await asyncio.sleep(self.poll_seconds)
                 continue
-            for game in games:
-                self._publish(game)
             await asyncio.sleep(self.quiet_seconds)  # wakes meanwhile are taken together after it
+
+    async def _look(self) -> None:
+        async with self._looking:  # one look at a time: they share what was seen
+            assert self._wakeup is not None
+            self._wakeup.clear()
+            for game in await asyncio.to_thread(self._poll):
+                self._publish(game)
 
     def _poll(self) -> list[Game]:
         """Games changed since the last look, judged over the window."""

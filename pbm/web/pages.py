@@ -41,14 +41,14 @@ class Pages:
         return {"url": "/api/events" + (f"?{query}" if query else ""), "after": position}
 
     async def index(self, request: Request) -> Response:
-        position = self.changes.position
+        position = await self.changes.settled_position()
         types = await asyncio.to_thread(self.reads.overview)
         return self.render("index.html", types=types, live=self._live(position))
 
     async def boards(self, request: Request) -> Response:
         engine = params.engine_of(request)
         query = params.list_query(request)
-        position = self.changes.position
+        position = await self.changes.settled_position()
         listing = await params.board_listing(self.reads, engine, query)
         return self.render(
             "boards.html",
@@ -62,7 +62,7 @@ class Pages:
     async def board(self, request: Request) -> Response:
         engine = params.engine_of(request)
         board = params.board_of(request, engine)
-        position = self.changes.position
+        position = await self.changes.settled_position()
         page = await asyncio.to_thread(self.reads.game, engine, board)
         if page is None:
             raise params.NotFound(f"There is no {engine.title} board {board}.")
@@ -71,7 +71,7 @@ class Pages:
 
     async def player(self, request: Request) -> Response:
         userid = request.path_params["userid"]
-        position = self.changes.position
+        position = await self.changes.settled_position()
         page = await asyncio.to_thread(self.reads.player, userid)
         if page is None:
             raise params.NotFound(f"There is no player '{userid}'.")
@@ -80,7 +80,7 @@ class Pages:
     async def standings(self, request: Request) -> Response:
         engine = params.engine_of(request)
         page = params.page_number(request)
-        position = self.changes.position
+        position = await self.changes.settled_position()
         standings = await asyncio.to_thread(self.reads.standings, engine, page)
         return self.render("standings.html", standings=standings, live=self._live(position, game=engine.name))
 
