@@ -15,6 +15,10 @@ has the clients send every game's moves in order, games interleaved. Reports:
 - the same load against a bare aiosmtpd sink on this machine (accept and
   drop), so the ratio shows what storing a mail durably costs at the door.
 
+Unpaced, the latency is mostly queueing (mails arrive faster than they are
+processed); `--rate` paces the clients below capacity to show the latency a
+player meets.
+
 `--mode password` sends ``cephalopod move B USER PASSWORD MOVE`` (each costs
 an argon2 verification at production cost); `--mode reply` sends the move as
 a reply to the board mail (token address, no password).
@@ -43,7 +47,7 @@ import pbm.games
 from pbm.mail.tokens import ReplyTokens
 from pbm.passwords import Passwords
 from pbm.store.database import Database
-from pbm.store.models import Game, InboundMessage, OutboxMessage, Player, PlayerAddress, Seat, utcnow
+from pbm.store.models import Game, InboundMessage, OutboxMessage, Player, PlayerAddress, Seat
 
 SECRET = "benchmark-secret-" + "k" * 30
 PASSWORD = "bench-password"
@@ -111,18 +115,25 @@ def set_up_games(database: Database, games: int, moves: int, mode: str, seed: in
     return streams
 
 
-async def send_all(port: int, streams: list[list[Mail]], clients: int) -> tuple[int, float]:
-    """Each client owns some games and sends their moves round-robin; returns (accepted, seconds)."""
+async def send_all(port: int, streams: list[list[Mail]], clients: int, rate: float = 0) -> tuple[int, float]:
+    """Each client owns some games and sends their moves round-robin; returns (accepted, seconds).
+
+    With `rate`, the clients together send that many mails a second at most.
+    """
     accepted = 0
+    gap = clients / rate if rate else 0.0
 
     async def client(own: list[list[Mail]]) -> None:
         nonlocal accepted
         smtp = SMTP(hostname="127.0.0.1", port=port, timeout=120)
         await smtp.connect()
+        due = time.perf_counter()
         for ply in range(max(len(s) for s in own)):
             for stream in own:
                 if ply < len(stream):
                     mail = stream[ply]
+                    await asyncio.sleep(max(0.0, due - time.perf_counter()))
+                    due += gap
                     await smtp.sendmail(mail.sender, [mail.recipient], mail.raw)
                     accepted += 1
         await smtp.quit()
@@ -150,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mode", choices=("password", "reply"), default="password")
     parser.add_argument("--database-url", help="default: SQLite in a temporary folder")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rate", type=float, default=0, help="mails per second in all (default: as fast as accepted)")
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as folder:
@@ -181,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise SystemExit("the server did not start")
                 time.sleep(0.1)
-            accepted, seconds = asyncio.run(send_all(port, streams, args.clients))
+            accepted, seconds = asyncio.run(send_all(port, streams, args.clients, args.rate))
             while True:
                 with database.reading() as session:
                     pending = session.scalar(
@@ -221,11 +233,13 @@ def main(argv: list[str] | None = None) -> int:
     ours, bare = accepted / seconds, sink_accepted / sink_seconds
     print(
         f"SMTP load: {args.games} games x {args.moves} moves = {total} mails, {args.clients} clients, "
-        f"mode {args.mode}, {'SQLite' if url.startswith('sqlite') else 'PostgreSQL'}, {utcnow():%Y-%m-%d}"
+        f"mode {args.mode}, {'SQLite' if url.startswith('sqlite') else 'PostgreSQL'}, "
+        + (f"paced at {args.rate:g} mails/s" if args.rate else "as fast as accepted")
     )
     print(f"  moves applied:                 {applied} of {total}")
     print(f"  accepted (pbm serve):          {ours:8.1f} mails/s")
-    print(f"  accepted (bare aiosmtpd sink): {bare:8.1f} mails/s   ratio sink/pbm = {bare / ours:.1f}x")
+    ratio = "" if args.rate else f"   ratio sink/pbm = {bare / ours:.1f}x"
+    print(f"  accepted (bare aiosmtpd sink): {bare:8.1f} mails/s (unpaced){ratio}")
     print(f"  processed end to end:          {len(rows) / span:8.1f} mails/s")
     print(
         f"  acceptance -> reply queued:    median {statistics.median(latencies):7.1f} ms   "
