@@ -14,12 +14,10 @@ CREATEDB) and drops afterwards.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import random
 import shutil
 import statistics
 import tempfile
-import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -33,7 +31,7 @@ from sqlalchemy.engine import make_url
 
 import pbm.games
 from pbm.config import Settings
-from pbm.server import Server
+from pbm.server import Server, ServerThread
 from pbm.store.database import Database
 from pbm.store.models import BoardCounter, Game, Player, Rating, Seat
 
@@ -142,18 +140,9 @@ def serving(url: str, folder: Path) -> Iterator[str]:
         outbound=f"maildir:{folder / 'outbox'}",
         secret_key="benchmark-" + "k" * 32,
     )
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    server = Server(settings, var_dir=folder)
-    asyncio.run_coroutine_threadsafe(server.start(), loop).result(60)
-    server.settle()  # as `pbm serve` does once it listens
-    try:
+    with ServerThread(Server(settings, var_dir=folder)) as server:
+        server.settle()  # as `pbm serve` does once it listens
         yield f"http://127.0.0.1:{server.http_port}"
-    finally:
-        asyncio.run_coroutine_threadsafe(server.stop(), loop).result(60)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
 
 
 def timings(client: httpx.Client, path: str, requests: int) -> list[float]:
@@ -206,9 +195,7 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{'page':42} {'median':>9} {'p99':>9}   ({args.requests} requests each, one client)")
             for path in pages:
                 taken = timings(client, path, args.requests)
-                print(
-                    f"{path:42} {statistics.median(taken) * 1000:7.1f}ms {percentile(taken, 0.99) * 1000:7.1f}ms"
-                )
+                print(f"{path:42} {statistics.median(taken) * 1000:7.1f}ms {percentile(taken, 0.99) * 1000:7.1f}ms")
         shutil.rmtree(folder, ignore_errors=True)
 
 

@@ -14,6 +14,7 @@ import contextlib
 import gc
 import logging
 import signal
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,9 +95,7 @@ class Server:
             tokens,
             on_processed=self.changes.wake,
         )
-        self.delivery = Delivery(
-            self.database, transport or transport_for(settings.outbound), settings.address
-        )
+        self.delivery = Delivery(self.database, transport or transport_for(settings.outbound), settings.address)
         self.web = create_app(self.database, make_environment(), self.changes, address=settings.address)
         self.smtp_port: int | None = None
         self.http_port: int | None = None
@@ -154,9 +153,7 @@ class Server:
         if process:
             self._tasks.append(asyncio.create_task(self._process_forever(), name="process"))
         self._tasks.append(asyncio.create_task(self._deliver_forever(), name="deliver"))
-        log.info(
-            "listening: SMTP on %s:%s, HTTP on %s:%s", smtp.host, self.smtp_port, http.host, self.http_port
-        )
+        log.info("listening: SMTP on %s:%s, HTTP on %s:%s", smtp.host, self.smtp_port, http.host, self.http_port)
 
     async def stop(self) -> None:
         """Stop listening, let the workers finish what they are doing, close the database."""
@@ -224,3 +221,37 @@ class Server:
                 await asyncio.sleep(5)
                 continue
             await self._delivering.wait(IDLE_POLL_SECONDS)
+
+
+class ServerThread:
+    """A `Server` on its own event loop in a background thread.
+
+    For programs that embed the server, and for tests and benchmarks that talk
+    to it over real sockets from the calling thread::
+
+        with ServerThread(Server(settings)) as server:
+            print(server.smtp_port, server.http_port)
+    """
+
+    def __init__(self, server: Server, *, timeout: float = 60.0) -> None:
+        self.server = server
+        self.timeout = timeout
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="pbm-server", daemon=True)
+
+    def start(self) -> Server:
+        """Start the loop and the server; returns once both listeners are bound."""
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self.server.start(), self.loop).result(self.timeout)
+        return self.server
+
+    def stop(self) -> None:
+        asyncio.run_coroutine_threadsafe(self.server.stop(), self.loop).result(self.timeout)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(self.timeout)
+
+    def __enter__(self) -> Server:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import smtplib
 import socket
 import threading
@@ -17,7 +16,7 @@ from aiosmtpd.controller import Controller
 
 from pbm.config import Settings
 from pbm.passwords import fast_passwords
-from pbm.server import Server
+from pbm.server import Server, ServerThread
 from tests.support import read
 
 
@@ -81,8 +80,13 @@ def sink() -> Iterator[Sink]:
 
 @dataclass
 class Running:
-    server: Server
-    loop: asyncio.AbstractEventLoop
+    """A server running in a background thread, and how a test talks to it."""
+
+    thread: ServerThread
+
+    @property
+    def server(self) -> Server:
+        return self.thread.server
 
     @property
     def smtp_port(self) -> int:
@@ -101,30 +105,25 @@ class Running:
             return client.sendmail(sender, recipients or ["pbm@localhost"], wire)
 
 
-def start_server(settings: Settings, var_dir: Path) -> tuple[Running, threading.Thread]:
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
+def loopback_settings(database_url: str, outbound: str, secret: str) -> Settings:
+    """Settings for a server under test: ephemeral loopback ports, one database, one outbound."""
+    return Settings(
+        database_url=database_url,
+        smtp_listen="127.0.0.1:0",
+        http_listen="127.0.0.1:0",
+        outbound=outbound,
+        secret_key=secret + "-" + "k" * 32,
+    )
+
+
+def start_server(settings: Settings, var_dir: Path) -> Running:
+    thread = ServerThread(Server(settings, passwords=fast_passwords(), var_dir=var_dir), timeout=30)
     thread.start()
-    server = Server(settings, passwords=fast_passwords(), var_dir=var_dir)
-    asyncio.run_coroutine_threadsafe(server.start(), loop).result(30)
-    return Running(server, loop), thread
-
-
-def stop_server(running: Running, thread: threading.Thread) -> None:
-    asyncio.run_coroutine_threadsafe(running.server.stop(), running.loop).result(30)
-    running.loop.call_soon_threadsafe(running.loop.stop)
-    thread.join(10)
+    return Running(thread)
 
 
 @pytest.fixture
 def server(database_url: str, sink: Sink, tmp_path: Path) -> Iterator[Running]:
-    settings = Settings(
-        database_url=database_url,
-        smtp_listen="127.0.0.1:0",
-        http_listen="127.0.0.1:0",
-        outbound=f"smtp://127.0.0.1:{sink.port}",
-        secret_key="e2e-secret-" + "k" * 30,
-    )
-    running, thread = start_server(settings, tmp_path)
+    running = start_server(loopback_settings(database_url, f"smtp://127.0.0.1:{sink.port}", "e2e"), tmp_path)
     yield running
-    stop_server(running, thread)
+    running.thread.stop()

@@ -15,8 +15,7 @@ from urllib.parse import quote
 import httpx
 import pytest
 
-from pbm.config import Settings
-from tests.e2e.conftest import start_server, stop_server
+from tests.e2e.conftest import loopback_settings, start_server
 from tests.support import mail
 
 ALICE, BOB = "alice@example.org", "bob@example.net"
@@ -127,17 +126,10 @@ def test_a_page_for_another_board_hears_nothing_of_this_one(server, sink):
 
 
 def test_stopping_the_server_ends_open_event_streams(database_url, sink, tmp_path):
-    settings = Settings(
-        database_url=database_url,
-        smtp_listen="127.0.0.1:0",
-        http_listen="127.0.0.1:0",
-        outbound=f"smtp://127.0.0.1:{sink.port}",
-        secret_key="live-secret-" + "k" * 30,
-    )
-    running, thread = start_server(settings, tmp_path)
+    running = start_server(loopback_settings(database_url, f"smtp://127.0.0.1:{sink.port}", "live"), tmp_path)
     listener = Listener(f"http://127.0.0.1:{running.http_port}/api/events")
     started = time.monotonic()
-    stop_server(running, thread)
+    running.thread.stop()
     listener.thread.join(5)
     assert not listener.thread.is_alive()
     assert time.monotonic() - started < 5
