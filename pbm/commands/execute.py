@@ -106,19 +106,11 @@ class Executor:
                 return [self._to_sender(sender, "game_help", game=pbm.games.get(game))]
             case lang.Challenge():
                 return self._challenge(command, sender, comment)
-            case lang.Move():
-                player = self._authenticate(command.userid, command.secret)
-                game = self._game(command.game, command.board, for_update=True)
+            case lang.Move() | ReplyMove():
+                game, player = self._acting(command)
                 return self._move(game, player, command.move, comment)
-            case ReplyMove():
-                game, player = self._by_token(command.game_id, command.player_id)
-                return self._move(game, player, command.move, comment)
-            case lang.Resign():
-                player = self._authenticate(command.userid, command.secret)
-                game = self._game(command.game, command.board, for_update=True)
-                return self._resign(game, player, comment)
-            case ReplyResign():
-                game, player = self._by_token(command.game_id, command.player_id)
+            case lang.Resign() | ReplyResign():
+                game, player = self._acting(command)
                 return self._resign(game, player, comment)
             case lang.Show():
                 return self._show(command, sender)
@@ -393,9 +385,17 @@ class Executor:
             raise Refused(f"There is no {title} board {board}")
         return game
 
-    def _by_token(self, game_id: int, player_id: int) -> tuple[Game, Player]:
-        game = repo.game_by_id(self.session, game_id, for_update=True)
-        player = self.session.get(Player, player_id)
+    def _acting(self, command: lang.Move | lang.Resign | ReplyMove | ReplyResign) -> tuple[Game, Player]:
+        """The game (locked) and the player a move or resignation is for.
+
+        A command names them with a password; a reply to a board mail, by the
+        token its address carried (checked before it got here).
+        """
+        if isinstance(command, (lang.Move, lang.Resign)):
+            player = self._authenticate(command.userid, command.secret)
+            return self._game(command.game, command.board, for_update=True), player
+        game = repo.game_by_id(self.session, command.game_id, for_update=True)
+        player = self.session.get(Player, command.player_id)
         if game is None or player is None or not player.active:
             raise Refused("The game or player this reply address names no longer exists")
         return game, player
