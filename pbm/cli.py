@@ -142,10 +142,7 @@ def _dice_record(server, game_type: str, board: int) -> int:  # type: ignore[no-
 
 
 def _inbox(server, retry: list[int]) -> int:  # type: ignore[no-untyped-def]
-    from sqlalchemy import select
-
-    from pbm.store.inbox import requeue_failed
-    from pbm.store.models import InboundMessage
+    from pbm.store.inbox import needing_attention, requeue_failed
 
     if retry:
         requeued = requeue_failed(server.database, retry)
@@ -154,23 +151,17 @@ def _inbox(server, retry: list[int]) -> int:  # type: ignore[no-untyped-def]
         print(f"processed {processed}")
         return 0 if len(requeued) == len(retry) else 1
     with server.database.reading() as session:
-        query = select(InboundMessage).where(InboundMessage.status.in_(("failed", "ignored", "pending")))
-        for row in session.scalars(query.order_by(InboundMessage.id)):
+        for row in needing_attention(session):
             sender = row.envelope_from[:30]
             print(f"{row.id:6d} {row.status:8s} {row.received_at:%Y-%m-%d %H:%M} {sender:30s} {row.note[:60]}")
     return 0
 
 
 def _outbox(server, show_all: bool) -> int:  # type: ignore[no-untyped-def]
-    from sqlalchemy import select
-
-    from pbm.store.models import OutboxMessage
+    from pbm.store.outbox import listing
 
     with server.database.reading() as session:
-        query = select(OutboxMessage).order_by(OutboxMessage.id)
-        if not show_all:
-            query = query.where(OutboxMessage.status != "sent")
-        for row in session.scalars(query):
+        for row in listing(session, include_sent=show_all):
             print(f"{row.id:6d} {row.status:8s} {row.attempts:3d} {row.recipient:30s} {row.last_error[:60]}")
     return 0
 

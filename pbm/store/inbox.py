@@ -92,3 +92,9 @@ def requeue_failed(database: Database, ids: Sequence[int]) -> list[int]:
             row.status = "pending"
             row.note = f"requeued after: {row.note}"[:2000]
         return sorted(row.id for row in rows)
+
+
+def needing_attention(session: Session) -> list[InboundMessage]:
+    """Mail not (yet) answered: pending, failed, or ignored as automatic; oldest first."""
+    query = select(InboundMessage).where(InboundMessage.status.in_(("pending", "failed", "ignored")))
+    return list(session.scalars(query.order_by(InboundMessage.id)))

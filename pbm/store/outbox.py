@@ -56,3 +56,11 @@ def mark_failed_attempt(session: Session, message_id: int, error: str, retry_at:
 def counts(session: Session) -> dict[str, int]:
     rows = session.execute(select(OutboxMessage.status, func.count()).group_by(OutboxMessage.status))
     return {status: count for status, count in rows}
+
+
+def listing(session: Session, *, include_sent: bool = False) -> list[OutboxMessage]:
+    """The outbox, oldest first: what waits or failed for good (and what went, if asked)."""
+    query = select(OutboxMessage).order_by(OutboxMessage.id)
+    if not include_sent:
+        query = query.where(OutboxMessage.status != "sent")
+    return list(session.scalars(query))

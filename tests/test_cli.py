@@ -1,0 +1,36 @@
+"""The operator's view from the command line: what is stuck in the inbox and the outbox."""
+
+import asyncio
+
+import pytest
+
+from pbm.cli import main as pbm_main
+from tests.mail.mailroom import Mailroom
+from tests.support import mail
+
+
+@pytest.fixture
+def operator(database_url, tmp_path, monkeypatch):
+    monkeypatch.setenv("PBM_DATABASE_URL", database_url)
+    monkeypatch.setenv("PBM_SECRET_KEY", "k" * 40)
+    monkeypatch.chdir(tmp_path)
+    return Mailroom(database_url, tmp_path)
+
+
+def test_inbox_lists_mail_that_was_not_answered_but_not_what_was(operator, capsys):
+    operator.send(mail("alice@example.org", "help"))
+    operator.send(mail("alice@example.org", "help", headers={"Auto-Submitted": "auto-replied"}))
+    assert pbm_main(["inbox"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert "ignored" in line and "not answered: " in line
+
+
+def test_outbox_lists_what_waits_and_with_all_what_went(operator, capsys):
+    operator.send(mail("alice@example.org", "help"))
+    assert pbm_main(["outbox"]) == 0
+    assert "pending" in capsys.readouterr().out
+    asyncio.run(operator.server.delivery.deliver_due())  # into the maildir under tmp_path
+    assert pbm_main(["outbox"]) == 0
+    assert capsys.readouterr().out == ""
+    assert pbm_main(["outbox", "--all"]) == 0
+    assert "sent" in capsys.readouterr().out
