@@ -9,8 +9,12 @@ import sys
 from email.parser import BytesHeaderParser
 from email.policy import compat32
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pbm.config import ConfigError, load_settings
+
+if TYPE_CHECKING:
+    from pbm.server import Server
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -96,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     return _outbox(server, args.all)
 
 
-def _process(server, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+def _process(server: Server, args: argparse.Namespace) -> int:
     from pbm.store.inbox import save_inbound
 
     raw = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
@@ -116,7 +120,7 @@ def _process(server, args: argparse.Namespace) -> int:  # type: ignore[no-untype
     return 0
 
 
-def _dice_record(server, game_type: str, board: int) -> int:  # type: ignore[no-untyped-def]
+def _dice_record(server: Server, game_type: str, board: int) -> int:
     import json
 
     import pbm.games
@@ -141,7 +145,7 @@ def _dice_record(server, game_type: str, board: int) -> int:  # type: ignore[no-
     return 0
 
 
-def _inbox(server, retry: list[int]) -> int:  # type: ignore[no-untyped-def]
+def _inbox(server: Server, retry: list[int]) -> int:
     from pbm.store.inbox import needing_attention, requeue_failed
 
     if retry:
@@ -157,7 +161,7 @@ def _inbox(server, retry: list[int]) -> int:  # type: ignore[no-untyped-def]
     return 0
 
 
-def _outbox(server, show_all: bool) -> int:  # type: ignore[no-untyped-def]
+def _outbox(server: Server, show_all: bool) -> int:
     from pbm.store.outbox import listing
 
     with server.database.reading() as session:

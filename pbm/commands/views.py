@@ -19,6 +19,7 @@ from typing import Any
 
 from pbm.games import BoardCell
 from pbm.games import Game as Engine
+from pbm.games.fairdice import make_record
 from pbm.store.models import Game, Move
 
 
@@ -173,8 +174,6 @@ def dice_record(engine: Engine[Any], game: Game, state: Any, moves: Sequence[Mov
     rolls = getattr(state, "rolls", None)
     if game.secret is None or rolls is None or game.status == "active":
         return None
-    from pbm.games.fairdice import make_record
-
     played = [m.notation for m in moves if m.notation != "resign"]
     return make_record(
         game=game.game_type, seed=game.secret, moves=played, rolls=rolls, options=game.options, players=len(game.seats)

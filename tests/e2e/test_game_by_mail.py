@@ -57,7 +57,7 @@ def test_a_whole_cephalopod_game_by_commands_and_by_replies(server, sink):
     assert f"    2  {loser.ljust(16)}    1584?     1    0     1      0" in standings
 
 
-def test_board_mails_thread_per_game_and_never_invite_answers_to_auto_replies(server, sink):
+def test_board_mails_thread_per_game_and_say_they_are_automatic(server, sink):
     server.send(mail(ALICE, "signup alice alice-pw"), ALICE)
     server.send(mail(BOB, "signup bob bob-pw"), BOB)
     sink.wait(2)
