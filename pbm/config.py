@@ -97,6 +97,34 @@ class Settings(BaseSettings):
     max_message_size: int = Field(default=1024 * 1024, gt=1024)
     """Largest mail accepted over SMTP, in bytes; PBeM commands are tiny."""
 
+    # What one received mail, or one sender, may cost. Every refusal says which
+    # limit it met; nothing refused is lost (the mail stays in the inbox).
+    max_commands_per_mail: int = Field(default=20, ge=1)
+    """Commands carried out from one mail; the rest are answered with one summary."""
+    max_replies_per_mail: int = Field(default=40, ge=2)
+    """Mails one received mail may cause; past it, the sender is told instead."""
+    max_mails_per_address_per_hour: int = Field(default=60, ge=1)
+    """Mails the server sends one address in an hour; more are recorded, not sent."""
+    max_error_replies_per_sender_per_hour: int = Field(default=10, ge=1)
+    """Error answers to one address in an hour: past it the server stops answering, which
+    breaks a loop with an auto-responder that does not say it is one."""
+    max_signups_per_sender_per_day: int = Field(default=3, ge=1)
+    max_challenges_per_sender_per_hour: int = Field(default=10, ge=1)
+    max_failed_passwords: int = Field(default=5, ge=1)
+    """Wrong passwords in a row before a player's password commands wait, a minute at
+    first and twice as long after each further failure (a day at most)."""
+    mail_read_seconds: float = Field(default=5.0, gt=0)
+    """CPU time reading one mail (MIME, charsets, HTML) may take before it is given up."""
+    mail_read_memory_mb: int = Field(default=512, ge=64)
+    """Memory the process that reads mail may use."""
+    max_quoted_lines: int = Field(default=40, ge=1)
+    """Lines of the original an error reply quotes."""
+    database_timeout: float = Field(default=5.0, gt=0)
+    """Seconds the SMTP listener and /healthz wait for the database before answering
+    451 / 503, so a hung database is reported instead of hanging every client."""
+    stuck_after: int = Field(default=600, ge=1)
+    """Seconds after which unprocessed mail counts as stuck (/healthz answers 503)."""
+
     @field_validator("address")
     @classmethod
     def _address(cls, value: str) -> str:
