@@ -45,6 +45,20 @@ class Outbound:
         return f"maildir:{self.path}" if self.kind == "maildir" else f"smtp://{self.host}:{self.port}"
 
 
+@dataclass(frozen=True)
+class Limits:
+    """What one received mail, or one sender, may cost (from the ``PBM_MAX_*`` settings)."""
+
+    commands_per_mail: int
+    replies_per_mail: int
+    mails_per_address_per_hour: int
+    error_replies_per_sender_per_hour: int
+    signups_per_sender_per_day: int
+    challenges_per_sender_per_hour: int
+    failed_passwords: int
+    quoted_lines: int
+
+
 def _listen(value: Any) -> ListenAddress:
     if isinstance(value, ListenAddress):
         return value
@@ -103,8 +117,10 @@ class Settings(BaseSettings):
     """Commands carried out from one mail; the rest are answered with one summary."""
     max_replies_per_mail: int = Field(default=40, ge=2)
     """Mails one received mail may cause; past it, the sender is told instead."""
-    max_mails_per_address_per_hour: int = Field(default=60, ge=1)
-    """Mails the server sends one address in an hour; more are recorded, not sent."""
+    max_mails_per_address_per_hour: int = Field(default=200, ge=1)
+    """Mails the server sends one address in an hour; more are recorded, not sent. It
+    protects a stranger whose address someone signed up; a player in several quick games
+    at once gets a mail per move of each, well under it."""
     max_error_replies_per_sender_per_hour: int = Field(default=10, ge=1)
     """Error answers to one address in an hour: past it the server stops answering, which
     breaks a loop with an auto-responder that does not say it is one."""
@@ -139,6 +155,19 @@ class Settings(BaseSettings):
         if not value.startswith(("sqlite:", "postgresql")):
             raise ValueError(f"expected sqlite:///FILE or postgresql+psycopg://..., got {value!r}")
         return value
+
+    @property
+    def limits(self) -> Limits:
+        return Limits(
+            commands_per_mail=self.max_commands_per_mail,
+            replies_per_mail=self.max_replies_per_mail,
+            mails_per_address_per_hour=self.max_mails_per_address_per_hour,
+            error_replies_per_sender_per_hour=self.max_error_replies_per_sender_per_hour,
+            signups_per_sender_per_day=self.max_signups_per_sender_per_day,
+            challenges_per_sender_per_hour=self.max_challenges_per_sender_per_hour,
+            failed_passwords=self.max_failed_passwords,
+            quoted_lines=self.max_quoted_lines,
+        )
 
     @property
     def local_part(self) -> str:

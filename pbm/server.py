@@ -15,8 +15,9 @@ import gc
 import logging
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import uvicorn
@@ -26,9 +27,12 @@ from pbm.mail.compose import Composer
 from pbm.mail.delivery import Delivery, Transport, transport_for
 from pbm.mail.inbound import InboundHandler, smtp_factory
 from pbm.mail.processing import Processor
+from pbm.mail.reader import MailReader
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.passwords import Passwords
 from pbm.store.database import Database
+from pbm.store.errors import DatabaseUnavailable
+from pbm.store.models import utcnow
 from pbm.templating import make_environment
 from pbm.web.app import create_app
 from pbm.web.live import GameChanges
@@ -37,6 +41,9 @@ log = logging.getLogger(__name__)
 
 IDLE_POLL_SECONDS = 30.0
 """Workers look again this often even when nothing woke them (retries fall due)."""
+LONGEST_OUTAGE_WAIT = 10.0
+"""While the database is unreachable, processing tries again at least this often (and at
+once when a mail arrives: the listener could store it, so the database is back)."""
 STOP_GRACE_SECONDS = 10.0
 """How long a stopping server lets a worker finish the mail in hand."""
 
@@ -79,6 +86,7 @@ class Server:
         passwords: Passwords | None = None,
         transport: Transport | None = None,
         var_dir: Path = Path("var"),
+        now: Callable[[], datetime] = utcnow,
     ) -> None:
         self.settings = settings
         key = secret_key(settings, var_dir)
@@ -87,15 +95,25 @@ class Server:
         tokens = ReplyTokens(key)
         composer = Composer(make_environment(), self.addressing, tokens, key)
         self.changes = GameChanges(self.database)
+        self.reader = MailReader(
+            loop_marker=settings.address, seconds=settings.mail_read_seconds, memory_mb=settings.mail_read_memory_mb
+        )
         self.processor = Processor(
             self.database,
             passwords or Passwords(),
             composer,
             self.addressing,
             tokens,
+            self.reader,
+            settings.limits,
+            read_seconds=settings.mail_read_seconds,
+            database_timeout=settings.database_timeout,
+            now=now,
             on_processed=self.changes.wake,
         )
-        self.delivery = Delivery(self.database, transport or transport_for(settings.outbound), settings.address)
+        self.delivery = Delivery(
+            self.database, transport or transport_for(settings.outbound), settings.address, now=now
+        )
         self.web = create_app(self.database, make_environment(), self.changes, address=settings.address)
         self.smtp_port: int | None = None
         self.http_port: int | None = None
@@ -172,6 +190,11 @@ class Server:
         self._tasks.clear()
         if self._smtp is not None:
             await self._smtp.wait_closed()
+        self.close()
+
+    def close(self) -> None:
+        """Let go of what the server holds: the mail reader's process, the database connections."""
+        self.reader.close()
         self.database.dispose()
 
     def settle(self) -> None:
@@ -198,15 +221,20 @@ class Server:
         await self.stop()
 
     async def _process_forever(self) -> None:
-        failures = 0
+        wait = 0.0
         while not self._stopping:
             try:
                 processed = await asyncio.to_thread(self.processor.process_pending)
-                failures = 0
+                wait = 0.0
+            except DatabaseUnavailable as outage:
+                wait = min(max(2 * wait, 0.5), LONGEST_OUTAGE_WAIT)
+                log.warning("database unavailable (%s): processing waits %.1f s or until mail arrives", outage, wait)
+                await self._processing.wait(wait)
+                continue
             except Exception:
-                failures += 1
+                # A failure outside any one mail (each mail's own is recorded on it): a bug.
                 log.exception("processing stopped; retrying")
-                await asyncio.sleep(min(2**failures, 60))
+                await self._processing.wait(LONGEST_OUTAGE_WAIT)
                 continue
             if processed:
                 self._delivering.set()

@@ -106,3 +106,19 @@ def database(database_url: str) -> Iterator[Database]:
     database = Database(database_url)
     yield database
     database.dispose()
+
+
+@pytest.fixture
+def make_mailroom(database_url: str, tmp_path: Path):
+    """Mailrooms on this test's database (`tests.mail.mailroom`), closed when the test ends."""
+    from tests.mail.mailroom import Mailroom
+
+    rooms: list[Mailroom] = []
+
+    def make(**settings) -> Mailroom:
+        rooms.append(Mailroom(database_url, tmp_path, **settings))
+        return rooms[-1]
+
+    yield make
+    for room in rooms:
+        room.close()

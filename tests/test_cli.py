@@ -10,11 +10,11 @@ from tests.support import mail
 
 
 @pytest.fixture
-def operator(database_url, tmp_path, monkeypatch):
+def operator(database_url, tmp_path, monkeypatch, make_mailroom) -> Mailroom:
     monkeypatch.setenv("PBM_DATABASE_URL", database_url)
     monkeypatch.setenv("PBM_SECRET_KEY", "k" * 40)
     monkeypatch.chdir(tmp_path)
-    return Mailroom(database_url, tmp_path)
+    return make_mailroom()
 
 
 def test_inbox_lists_mail_that_was_not_answered_but_not_what_was(operator, capsys):

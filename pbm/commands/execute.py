@@ -12,15 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy.orm import Session
 
 import pbm.games
 from pbm.commands import language as lang
+from pbm.commands.plan import ReplyMove, ReplyResign, ReplyShow
 from pbm.commands.ratings import is_provisional, rate
 from pbm.commands.views import BoardView, board_view
+from pbm.config import Limits
 from pbm.games import Game as Engine
 from pbm.passwords import Passwords, WeakPassword
 from pbm.store import repository as repo
@@ -60,18 +62,11 @@ class Sender:
 
 
 @dataclass(frozen=True)
-class ReplyMove(lang.Command):
-    """A reply to a board mail: `move` (or resign/show) for the player its token names."""
+class PasswordCheck:
+    """A password was checked: the processor records it even when the command is refused."""
 
-    game_id: int
     player_id: int
-    move: str
-
-
-@dataclass(frozen=True)
-class ReplyResign(lang.Command):
-    game_id: int
-    player_id: int
+    right: bool
 
 
 class Executor:
@@ -79,14 +74,18 @@ class Executor:
         self,
         session: Session,
         passwords: Passwords,
+        limits: Limits,
         *,
         now: Callable[[], datetime] = utcnow,
         inbound_id: int | None = None,
     ) -> None:
         self.session = session
         self.passwords = passwords
+        self.limits = limits
         self.now = now
         self.inbound_id = inbound_id
+        self.password_checks: list[PasswordCheck] = []
+        """Every password this executor checked, right or wrong, in order."""
 
     def run(self, command: lang.Command, sender: Sender, comment: str = "") -> list[Reply]:
         match command:
@@ -114,6 +113,9 @@ class Executor:
                 return self._resign(game, player, comment)
             case lang.Show():
                 return self._show(command, sender)
+            case ReplyShow():
+                game, player = self._acting(command)
+                return self._show_current(game, player, sender)
             case lang.Games():
                 return self._games(command, sender)
             case lang.History():
@@ -140,8 +142,19 @@ class Executor:
             raise Refused(
                 "Your mail has no From address; name the address to use: signup userid password address"
             )
+        now = self.now()
+        if sender.address:
+            day = now - timedelta(days=1)
+            recent = repo.signups_from(self.session, sender.address, since=day)
+            if len(recent) >= self.limits.signups_per_sender_per_day:
+                raise Refused(
+                    f"Your address has signed up {len(recent)} players in the last 24 hours, as many as one "
+                    f"address may; try again after {_when(day, now, recent[0])}"
+                )
         password_hash = self._hash(command.secret)
-        player = Player(userid=command.userid, password_hash=password_hash, created_at=self.now())
+        player = Player(
+            userid=command.userid, password_hash=password_hash, created_at=now, signup_sender=sender.address
+        )
         player.addresses = [PlayerAddress(address=a, position=i) for i, a in enumerate(addresses)]
         self.session.add(player)
         self.session.flush()
@@ -195,8 +208,15 @@ class Executor:
                 "You can only start a game you play in: the challenge must come from the registered "
                 f"address of one of {', '.join(userids)}"
             )
-        state = engine.new(players=len(userids), options=command.options)
         now = self.now()
+        hour = now - timedelta(hours=1)
+        recent = repo.challenges_by(self.session, challenger.id, since=hour)
+        if len(recent) >= self.limits.challenges_per_sender_per_hour:
+            raise Refused(
+                f"{challenger.userid} has started {len(recent)} games in the last hour, as many as one player "
+                f"may; try again after {_when(hour, now, recent[0])}"
+            )
+        state = engine.new(players=len(userids), options=command.options)
         game = Game(
             game_type=engine.name,
             board=repo.allocate_board(self.session, engine.name),
@@ -208,6 +228,7 @@ class Executor:
             to_move=state.to_move,
             created_at=now,
             updated_at=now,
+            challenger_id=challenger.id,
         )
         game.seats = [Seat(seat=i, player=named[u]) for i, u in enumerate(userids)]
         self.session.add(game)
@@ -293,7 +314,7 @@ class Executor:
         game.end_reason = reason
         game.finished_at = game.updated_at
         players = [seat.player for seat in game.seats]
-        ratings = [repo.rating_of(self.session, p, game.game_type) for p in players]
+        ratings = repo.ratings_of(self.session, players, game.game_type)
         new = rate([r.rating for r in ratings], set(winners))
         for seat, (rating, value) in enumerate(zip(ratings, new)):
             rating.rating = value
@@ -326,6 +347,13 @@ class Executor:
                 Reply("board", sender.address or "", {"view": view}, game_id=game.id, player_id=player_id)
             )
         return replies
+
+    def _show_current(self, game: Game, player: Player, sender: Sender) -> list[Reply]:
+        """The board as it stands, for a player who replied ``show`` to a board mail."""
+        engine = pbm.games.get(game.game_type)
+        seat = repo.seat_of(game, player)
+        view = self._view(engine, game, engine.load(game.state, game.secret), viewer=seat)
+        return [Reply("board", sender.address or "", {"view": view}, game_id=game.id, player_id=player.id)]
 
     def _games(self, command: lang.Games, sender: Sender) -> list[Reply]:
         players = self._named_players(command.userids)
@@ -368,7 +396,17 @@ class Executor:
         player = repo.find_player(self.session, userid)
         if player is None or not player.active:
             raise Refused(f"There is no player '{userid}' (sign up with: signup userid password)")
-        if not self.passwords.verify(player.password_hash, password):
+        now = self.now()
+        if player.password_locked_until is not None and player.password_locked_until > now:
+            # Not even checked: guessing must not go on while the player waits.
+            raise Refused(
+                f"Too many wrong passwords for {player.userid}: commands with its password are refused "
+                f"until {player.password_locked_until:%Y-%m-%d %H:%M} UTC. Replying to a board mail "
+                "still plays a move without the password"
+            )
+        right = self.passwords.verify(player.password_hash, password)
+        self.password_checks.append(PasswordCheck(player.id, right))
+        if not right:
             raise Refused(f"Wrong password for {player.userid}")
         return player
 
@@ -385,7 +423,9 @@ class Executor:
             raise Refused(f"There is no {title} board {board}")
         return game
 
-    def _acting(self, command: lang.Move | lang.Resign | ReplyMove | ReplyResign) -> tuple[Game, Player]:
+    def _acting(
+        self, command: lang.Move | lang.Resign | ReplyMove | ReplyResign | ReplyShow
+    ) -> tuple[Game, Player]:
         """The game (locked) and the player a move or resignation is for.
 
         A command names them with a password; a reply to a board mail, by the
@@ -479,3 +519,9 @@ class Executor:
         """To every address of `account`, and to the sender if that is another address."""
         addresses = [a.address for a in account.addresses] + ([sender.address] if sender.address else [])
         return [Reply(template, to, context) for to in dict.fromkeys(addresses)]
+
+
+def _when(window_start: datetime, now: datetime, oldest_counted: datetime) -> str:
+    """When the oldest event counted in a window leaves it: the time to try again."""
+    again = oldest_counted + (now - window_start)
+    return f"{again:%Y-%m-%d %H:%M} UTC"

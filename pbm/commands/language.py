@@ -16,7 +16,8 @@ The games come from the engine registry, so a new game needs no change here.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import pbm.games
@@ -36,11 +37,20 @@ ADDRESS = re.compile(
 )
 
 
+def secret() -> Any:
+    """A field holding a password: never printed, and masked wherever the mail is quoted."""
+    return field(repr=False, metadata={"secret": True})
+
+
 @dataclass(frozen=True)
 class Command:
     """Base of all commands. `line` is the text as the player wrote it."""
 
     line: str = field(default="", compare=False, repr=False, kw_only=True)
+
+    def secrets(self) -> tuple[str, ...]:
+        """The passwords this command carries."""
+        return tuple(getattr(self, f.name) for f in fields(self) if f.metadata.get("secret"))
 
 
 # -- account commands --------------------------------------------------------
@@ -54,28 +64,28 @@ class Help(Command):
 @dataclass(frozen=True)
 class Signup(Command):
     userid: str
-    secret: str = field(repr=False)
+    secret: str = secret()
     addresses: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class ChangePassword(Command):
     userid: str
-    old: str = field(repr=False)
-    new: str = field(repr=False)
+    old: str = secret()
+    new: str = secret()
 
 
 @dataclass(frozen=True)
 class ChangeAddress(Command):
     userid: str
-    secret: str = field(repr=False)
+    secret: str = secret()
     addresses: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class Signoff(Command):
     userid: str
-    secret: str = field(repr=False)
+    secret: str = secret()
 
 
 @dataclass(frozen=True)
@@ -103,7 +113,7 @@ class Move(Command):
     game: str
     board: int
     userid: str
-    secret: str = field(repr=False)
+    secret: str = secret()
     move: str
     """The move as written, possibly with a ``#N`` guard; the engine parses it."""
 
@@ -127,7 +137,7 @@ class Resign(Command):
     game: str
     board: int
     userid: str
-    secret: str = field(repr=False)
+    secret: str = secret()
 
 
 @dataclass(frozen=True)
@@ -307,39 +317,65 @@ def looks_like_command(line: str) -> bool:
 
 
 _WORD = re.compile(r"\S+")
+MASK = "********"
+
+# Where the passwords stand, counted from the verb: `move BOARD USERID PASSWORD MOVE`.
+_SECRET_AFTER_VERB = {
+    "signup": (2,),
+    "signoff": (2,),
+    "move": (3,),
+    "resign": (3,),
+}
+_SECRET_AFTER_CHANGE = {"password": (3, 4), "address": (3,)}
 
 
-def mask_passwords(text: str) -> str:
-    """The text with the words in password positions starred, for quoting and logs.
+def mask_passwords(text: str, secrets: Collection[str] = ()) -> str:
+    """The text with every password starred, for quoting, comments and logs.
 
-    Works from the grammar's positions, so it also covers lines that failed to
-    parse (a misspelt verb after a game name still hides the fourth argument).
+    Two rules, so that a password is hidden whether or not its line parsed:
+    the words in password positions of anything shaped like a command (a
+    verb first, a verb after a game name or a misspelt one, or a game name
+    followed by an unknown verb); and every word containing one of `secrets`,
+    the passwords the mail's own commands carried, wherever they stand.
 
     >>> mask_passwords("cephalopod move 101 alice s3cret c3")
     'cephalopod move 101 alice ******** c3'
     >>> mask_passwords("change password alice old new")
     'change password alice ******** ********'
+    >>> mask_passwords("move 103 bob s3cret c3")
+    'move 103 bob ******** c3'
+    >>> mask_passwords("Thanks! My password is s3cret.", secrets={"s3cret"})
+    'Thanks! My password is ********'
     """
-    return "\n".join(_mask_line(line) for line in text.split("\n"))
+    secrets = [s for s in secrets if s]
+    return "\n".join(_mask_line(line, secrets) for line in text.split("\n"))
 
 
-def _mask_line(line: str) -> str:
+def _mask_line(line: str, secrets: Sequence[str]) -> str:
     spans = [m.span() for m in _WORD.finditer(line) if m.group() != "**"]
     words = [line[a:b].lower() for a, b in spans]
-    hidden: set[int] = set()
-    if words:
-        first, second = words[0], words[1] if len(words) > 1 else ""
-        if first in ("signup", "signoff"):
-            hidden = {2}
-        elif first == "change":
-            hidden = {3, 4} if second == "password" else {3}
-        elif second in ("move", "resign") or (first in pbm.games.names() and second not in GAME_USAGE):
-            hidden = {4}
+    hidden = _secret_positions(words)
+    hidden |= {i for i, (a, b) in enumerate(spans) if any(s in line[a:b] for s in secrets)}
     if not hidden:
         return line
     pieces, last = [], 0
     for index, (start, end) in enumerate(spans):
         if index in hidden:
-            pieces.append(line[last:start] + "********")
+            pieces.append(line[last:start] + MASK)
             last = end
     return "".join(pieces) + line[last:]
+
+
+def _secret_positions(words: list[str]) -> set[int]:
+    if not words:
+        return set()
+    first, second = words[0], words[1] if len(words) > 1 else ""
+    if first == "change":
+        return set(_SECRET_AFTER_CHANGE.get(second, ()))
+    if first in _SECRET_AFTER_VERB:
+        return set(_SECRET_AFTER_VERB[first])
+    if second in _SECRET_AFTER_VERB:
+        return {1 + offset for offset in _SECRET_AFTER_VERB[second]}
+    if first in pbm.games.names() and second not in GAME_USAGE:
+        return {4}  # a misspelt verb after a game name: hide where move and resign keep it
+    return set()

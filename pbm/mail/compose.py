@@ -32,6 +32,13 @@ SERVER_NAME = "PBeM Server"
 
 
 @dataclass(frozen=True)
+class ComposedMail:
+    message_id: str
+    recipient: str
+    raw: bytes
+
+
+@dataclass(frozen=True)
 class Answering:
     """The inbound mail a reply answers, for threading."""
 
@@ -55,7 +62,11 @@ class Composer:
         body = "\n".join(line.rstrip() for line in str(module).strip("\n").splitlines()) + "\n"
         return subject or SERVER_NAME, body
 
-    def compose(self, reply: Reply, *, now: datetime, answering: Answering | None = None) -> EmailMessage:
+    def compose(self, reply: Reply, *, now: datetime, answering: Answering | None = None) -> ComposedMail:
+        message = self._message(reply, now=now, answering=answering)
+        return ComposedMail(message["Message-ID"], reply.to, bytes(message))
+
+    def _message(self, reply: Reply, *, now: datetime, answering: Answering | None = None) -> EmailMessage:
         subject, body = self.render(reply.template, {**reply.context, "server": self.addressing.address})
         message = EmailMessage()
         message["From"] = formataddr((SERVER_NAME, self.addressing.address))

@@ -19,6 +19,7 @@ signatures: only a line whose first non-blank character is ``>`` is a quote.
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import html
 import logging
 import re
@@ -27,6 +28,7 @@ from email import errors, policy
 from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import parseaddr
+from typing import Any
 
 import html2text
 from mailparser_reply import EmailReplyParser
@@ -47,6 +49,17 @@ class ParsedMail:
     references: tuple[str, ...]
     auto_reason: str | None  # why this mail must NOT be answered
     notes: tuple[str, ...]  # things worth telling the sender
+    unreadable: str | None = None  # why the mail could not be read at all
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            name: list(value) if isinstance(value, tuple) else value
+            for name, value in dataclasses.asdict(self).items()
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ParsedMail:
+        return cls(**{**data, "references": tuple(data["references"]), "notes": tuple(data["notes"])})
 
 
 def parse_mail(raw: bytes, *, envelope_sender: str | None, loop_marker: str) -> ParsedMail:

@@ -1,52 +1,101 @@
 """Processing stored mail: read it, run its commands, queue the replies.
 
-One inbound mail is processed in one database transaction: its commands run
-(each in a savepoint, so a refused command leaves no trace while the others
-stand), their replies are rendered into the outbox, and the mail is marked
-processed — all or nothing. A crash anywhere before the commit leaves the mail
-pending, and it is processed again, once, when the server is back.
+A received mail goes through two steps, claimed in `pbm.store.inbox` so that
+any number of workers share the work without doing any of it twice:
 
-Where the commands are:
-- A reply to a board mail arrives at ``pbm+<token>@domain``: its first fresh
-  line is a move (or ``resign`` or ``show``) for the player and game the token
-  names; a full command on that line works too. The rest is the comment.
-- Otherwise the Subject, when it parses as a command; else the body: lines
-  before the first command are passed over (a greeting), then every line that
-  starts with a verb or game name is a command, and the first line that does
-  not begins the comment sent along with the boards.
+1. **Reading**, outside any write transaction: the `MailReader` turns the raw
+   bytes into a `ParsedMail` in a process of its own, with a time and memory
+   limit, so a mail built to be slow to read holds up nobody's SMTP 250. The
+   mail's plan (`pbm.commands.plan`) follows, and from it the mail's keys:
+   its sender and the players and boards it names. The passwords its
+   commands carry are checked now too, so the transaction below never waits
+   for argon2.
+2. **Applying**, in one transaction, once every earlier mail sharing a key is
+   done: the commands run (each in a savepoint, so a refused command leaves no
+   trace while the others stand), their replies are rendered into the outbox
+   within the volume limits, and the mail is marked done — all or nothing.
+
+A mail's own failure — any error that is not the database being unreachable,
+a bug, bad data or an encoding error alike — marks that mail failed and tells
+the sender when that is possible; recording it needs nothing from the mail
+but its id, so it cannot fail the same way, and the queue moves on. Only an
+unreachable database stops processing: `DatabaseUnavailable`, the mail stays
+pending, and the server tries again when the database is back.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import secrets
+import socket
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import TypeVar
 
-from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 import pbm.games
 from pbm.commands import language as lang
-from pbm.commands.execute import Executor, Refused, Reply, ReplyMove, ReplyResign, Sender
+from pbm.commands.execute import Executor, Refused, Reply, Sender
+from pbm.commands.plan import Plan, ReplyAddress, conflict_keys, plan_mail
+from pbm.config import Limits
+from pbm.mail import headers
 from pbm.mail.compose import Answering, Composer
-from pbm.mail.parse import ParsedMail, fresh_text, parse_mail
+from pbm.mail.parse import ParsedMail, fresh_text
+from pbm.mail.reader import MailReader
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.passwords import Passwords
-from pbm.store import inbox
+from pbm.store import inbox, outbox
 from pbm.store import repository as repo
 from pbm.store.database import Database
-from pbm.store.models import InboundMessage, OutboxMessage, utcnow
+from pbm.store.errors import DatabaseUnavailable, Failure, classify
+from pbm.store.models import InboundMessage, utcnow
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
+
+READ_BATCH = 10
+"""Mails one worker claims for reading at a time: one write claims them, one stores what was read."""
+GIVE_UP_READING_AFTER = 3
+"""Attempts at reading a mail (each one ended by the worker dying) before it is given up."""
+PASSING_RETRIES = 3
+"""Attempts at applying a mail that meets a deadlock or a lock timeout, before it counts as failed."""
+ERROR_KINDS = ("error", "failure")
+"""Reply templates that answer a mistake: counted apart, to break loops with auto-responders."""
 
 
-@dataclass
-class Plan:
-    """What a mail asks for: commands (or why a line is not one) and the comment."""
+@dataclass(frozen=True)
+class Worker:
+    """Who holds a reading claim: ``host:pid:nonce``, so a worker can tell a dead one's claims."""
 
-    steps: list[lang.Command | lang.CommandError] = field(default_factory=list)
-    comment: str = ""
+    name: str
+
+    @classmethod
+    def here(cls) -> Worker:
+        return cls(f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}")
+
+    def outlived(self, claim: str) -> bool:
+        """Whether the worker that made `claim` is known to be gone: a process on this host that died.
+
+        Claims of other hosts end with their lease.
+        """
+        host, _, rest = claim.partition(":")
+        pid_text, _, _nonce = rest.partition(":")
+        mine_host, _, mine_rest = self.name.partition(":")
+        if host != mine_host or not pid_text.isdecimal():
+            return False
+        pid = int(pid_text)
+        if pid == int(mine_rest.partition(":")[0]):
+            return claim != self.name  # an earlier process with our pid: it is gone
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return False
+        return False
 
 
 class Processor:
@@ -57,7 +106,11 @@ class Processor:
         composer: Composer,
         addressing: Addressing,
         tokens: ReplyTokens,
+        reader: MailReader,
+        limits: Limits,
         *,
+        read_seconds: float = 5.0,
+        database_timeout: float = 5.0,
         now: Callable[[], datetime] = utcnow,
         on_processed: Callable[[], None] | None = None,
     ) -> None:
@@ -66,204 +119,367 @@ class Processor:
         self.composer = composer
         self.addressing = addressing
         self.tokens = tokens
+        self.reader = reader
+        self.limits = limits
+        self.read_lease = timedelta(seconds=max(30.0, 3 * read_seconds))
+        self.database_timeout = database_timeout
         self.now = now
         self.on_processed = on_processed
         """Called (in the processing thread) after each mail's changes are committed."""
+        self.worker = Worker.here()
+        self._passing: dict[int, int] = {}
 
     def process_pending(self) -> int:
-        """Process every pending mail, oldest first; returns how many."""
-        count = 0
-        while self.process_one():
-            count += 1
-        return count
+        """Read and apply every mail that can be, oldest first; returns how many were applied.
 
-    def process_one(self) -> bool:
+        Raises `DatabaseUnavailable` when the database cannot be reached.
+        """
+        self._guarded(self._release_dead_claims)
+        applied = 0
+        while True:
+            read = self._guarded(self.read_some)
+            progressed = False
+            while self._guarded(self.apply_one):
+                applied += 1
+                progressed = True
+            if not read and not progressed:
+                return applied
+
+    def _guarded(self, step: Callable[[], _T]) -> _T:
+        """Run a step that is not one mail's: any database error there means an outage."""
+        try:
+            return step()
+        except DatabaseUnavailable:
+            raise
+        except Exception as error:
+            if classify(error) is Failure.MAIL:
+                raise
+            raise DatabaseUnavailable(f"{type(error).__name__}") from error
+
+    def _release_dead_claims(self) -> None:
+        with self.database.transaction() as session:
+            released = inbox.release_claims(session, self.worker.outlived)
+        if released:
+            log.info("took over %d mail(s) a stopped worker had started reading", released)
+
+    # -- step 1: reading ------------------------------------------------------
+
+    def read_some(self) -> int:
+        """Read a batch of unread mail; returns how many were read."""
+        now = self.now()
+        with self.database.transaction() as session:
+            claimed = inbox.claim_unread(
+                session, worker=self.worker.name, now=now, lease=self.read_lease, limit=READ_BATCH
+            )
+        if not claimed:
+            return 0
+        readings = []
+        started = self.now()
+        for index, unread in enumerate(claimed):
+            readings.append(self._read(unread))
+            if self.now() - started > self.read_lease / 2 and index + 1 < len(claimed):
+                # Slow mails: keep the claim on the rest of the batch.
+                with self.database.transaction() as session:
+                    rest = [u.id for u in claimed[index + 1 :]]
+                    inbox.extend_read_claims(session, rest, worker=self.worker.name, until=self.now() + self.read_lease)
+                started = self.now()
+        now = self.now()
+        with self.database.transaction() as session:
+            for unread, (mail, keys, cost) in zip(claimed, readings):
+                with session.begin_nested():
+                    inbox.record_reading(
+                        session,
+                        unread.id,
+                        worker=self.worker.name,
+                        parsed=mail.to_json(),
+                        keys=keys,
+                        seconds=cost[0],
+                        peak_kb=cost[1],
+                        now=now,
+                    )
+        return len(claimed)
+
+    def _read(self, unread: inbox.Unread) -> tuple[ParsedMail, set[str], tuple[float, int]]:
+        if unread.attempts > GIVE_UP_READING_AFTER:
+            mail = ParsedMail(
+                message_id=None,
+                from_address=None,
+                from_name="",
+                subject="",
+                body="",
+                in_reply_to=None,
+                references=(),
+                auto_reason=None,
+                notes=(),
+                unreadable=f"reading it was started {unread.attempts - 1} times and never finished",
+            )
+            return mail, {f"sender:{unread.envelope_from.lower()}"}, (0.0, 0)
+        reading = self.reader.read(unread.raw, envelope_sender=unread.envelope_from)
+        mail = reading.mail
+        sender = mail.from_address or unread.envelope_from
+        plan, reply_names = self._plan_with_names(mail, unread.envelope_to)
+        self._check_passwords_ahead(plan)
+        keys = conflict_keys(plan, sender=sender, reply_names=reply_names)
+        return mail, keys, (reading.cost.seconds, reading.cost.peak_memory_kb)
+
+    def _plan_with_names(
+        self, mail: ParsedMail, envelope_to: tuple[str, ...]
+    ) -> tuple[Plan, tuple[str, str, int] | None]:
+        plan = self._plan(mail, envelope_to)
+        reply = self._reply_address(envelope_to)
+        if not isinstance(reply, ReplyAddress):
+            return plan, None
+        with self.database.reading() as session:
+            return plan, repo.reply_names(session, reply.game_id, reply.player_id)
+
+    def _check_passwords_ahead(self, plan: Plan) -> None:
+        """Do the slow part of every password check of `plan` now, outside any write transaction.
+
+        The answers are remembered (`Passwords`), so the same checks in the
+        transaction cost nothing. A password that changes in between is simply
+        checked again there.
+        """
+        for step in plan.steps:
+            match step:
+                case lang.Signup(secret=password):
+                    self.passwords.prepare(password)
+                case lang.ChangePassword(userid=userid, old=old, new=new):
+                    self._verify_ahead(userid, old)
+                    self.passwords.prepare(new)
+                case (
+                    lang.Move(userid=userid, secret=password)
+                    | lang.Resign(userid=userid, secret=password)
+                    | lang.Signoff(userid=userid, secret=password)
+                    | lang.ChangeAddress(userid=userid, secret=password)
+                ):
+                    self._verify_ahead(userid, password)
+
+    def _verify_ahead(self, userid: str, password: str) -> None:
+        with self.database.reading() as session:
+            password_hash = repo.password_hash(session, userid, now=self.now())
+        if password_hash is not None:
+            self.passwords.verify(password_hash, password)
+
+    # -- step 2: applying -----------------------------------------------------
+
+    def apply_one(self) -> bool:
+        """Apply the next ready mail; False when none is ready."""
         inbound_id = None
         try:
             with self.database.transaction() as session:
-                inbound = inbox.next_pending(session)
+                inbound = inbox.claim_ready(session)
                 if inbound is None:
                     return False
                 inbound_id = inbound.id
-                self._process(session, inbound)
-        except DBAPIError:
-            raise  # the database is unwell: leave the mail pending and retry later
-        except Exception as error:  # a bug: record it, tell the sender, carry on
+                self._apply(session, inbound)
+        except Exception as error:
             if inbound_id is None:
                 raise
-            log.exception("processing inbound message %s failed", inbound_id)
-            self._record_failure(inbound_id, error)
+            self._failed(inbound_id, error)
             return True
+        self._passing.pop(inbound_id, None)
         if self.on_processed is not None:
             self.on_processed()
         return True
 
-    # -- one mail ------------------------------------------------------------
+    def _failed(self, inbound_id: int, error: Exception) -> None:
+        """Applying `inbound_id` raised `error`: an outage, contention that passes, or the mail's failure."""
+        kind = classify(error)
+        if kind is Failure.OUTAGE and not self.database.reachable(self.database_timeout):
+            raise DatabaseUnavailable(type(error).__name__) from error
+        if kind is not Failure.MAIL:
+            tries = self._passing[inbound_id] = self._passing.get(inbound_id, 0) + 1
+            if tries <= PASSING_RETRIES:
+                log.warning("inbound %d met %s; trying it again", inbound_id, type(error).__name__)
+                return
+        self._passing.pop(inbound_id, None)
+        log.error("inbound %d failed", inbound_id, exc_info=error)
+        self._record_failure(inbound_id, error)
 
-    def _process(self, session: Session, inbound: InboundMessage) -> None:
-        parsed = parse_mail(inbound.raw, envelope_sender=inbound.envelope_from, loop_marker=self.addressing.address)
-        inbound.processed_at = self.now()
-        if parsed.auto_reason:
-            inbound.status = "ignored"
-            inbound.note = f"not answered: {parsed.auto_reason}"
+    def _apply(self, session: Session, inbound: InboundMessage) -> None:
+        assert inbound.parsed is not None
+        mail = ParsedMail.from_json(inbound.parsed)
+        now = self.now()
+        if mail.auto_reason:
+            inbox.finish(session, inbound, "ignored", f"not answered: {mail.auto_reason}", now)
+            log.info("inbound %d ignored (automatic mail)", inbound.id)
             return
         sender = Sender(
-            parsed.from_address,
-            repo.players_with_address(session, parsed.from_address) if parsed.from_address else [],
+            mail.from_address,
+            repo.players_with_address(session, mail.from_address) if mail.from_address else [],
         )
-        answering = Answering(parsed.message_id, parsed.references)
-        text = fresh_text(parsed.body)
-        token = self._token(inbound)
-        plan = self._reply_plan(session, token, text) if token else self._command_plan(parsed.subject, text)
-
+        if mail.unreadable:
+            reason = f"Your mail could not be read: {mail.unreadable}. Nothing in it was carried out"
+            error = self._error(sender, mail, Plan(), None, reason)
+            notes = self._queue(session, inbound, mail, [error])
+            inbox.finish(session, inbound, "failed", "; ".join([f"unreadable: {mail.unreadable}", *notes]), now)
+            log.info("inbound %d failed: unreadable", inbound.id)
+            return
+        plan = self._plan(mail, tuple(inbound.envelope_to.splitlines()))
+        replies: list[Reply] = []
         done = refused = 0
         for step in plan.steps:
             if isinstance(step, lang.CommandError):
-                replies = [self._error(sender, parsed, None, str(step), line=step.line)]
+                replies.append(self._error(sender, mail, plan, None, str(step), line=step.line))
                 refused += 1
-            else:
-                try:
-                    with session.begin_nested():
-                        executor = Executor(session, self.passwords, now=self.now, inbound_id=inbound.id)
-                        replies = executor.run(step, sender, plan.comment)
-                    done += 1
-                except (Refused, pbm.games.GameError) as refusal:
-                    replies = [self._error(sender, parsed, step, refusal)]
-                    refused += 1
-            self._queue(session, replies, inbound, answering)
-        inbound.status = "processed"
-        inbound.note = f"{done} command(s) carried out, {refused} refused"
+                continue
+            executor = Executor(session, self.passwords, self.limits, now=self.now, inbound_id=inbound.id)
+            try:
+                with session.begin_nested():
+                    replies.extend(executor.run(step, sender, plan.comment))
+                done += 1
+            except (Refused, pbm.games.GameError) as refusal:
+                replies.append(self._error(sender, mail, plan, step, refusal))
+                refused += 1
+            for check in executor.password_checks:
+                repo.note_password_check(
+                    session, check.player_id, right=check.right, now=now, allowed=self.limits.failed_passwords
+                )
+        notes = [f"{done} command(s) carried out, {refused} refused"]
         if not sender.address:
-            inbound.note += "; no From address, so no answer to the sender"
+            notes.append("no usable From address, so no answer to the sender")
+        notes.extend(self._queue(session, inbound, mail, replies, sender=sender))
+        inbox.finish(session, inbound, "processed", "; ".join(notes), now)
+        log.info("inbound %d processed: %d carried out, %d refused", inbound.id, done, refused)
 
-    def _token(self, inbound: InboundMessage) -> str | None:
-        for recipient in inbound.envelope_to.splitlines():
+    def _reply_address(self, envelope_to: tuple[str, ...]) -> ReplyAddress | bool | None:
+        """The reply address a mail came to: its game and player, True when damaged, None when plain."""
+        for recipient in envelope_to:
             token = self.addressing.token_of(recipient)
             if token:
-                return token
+                ids = self.tokens.read(token)
+                return ReplyAddress(*ids) if ids is not None else True
         return None
 
-    def _reply_plan(self, session: Session, token: str, text: str) -> Plan:
-        lines = text.splitlines()
-        first = next((i for i, line in enumerate(lines) if line.strip()), None)
-        line = lines[first].strip() if first is not None else ""
-        ids = self.tokens.read(token)
-        if ids is None:
-            reason = (
-                "The address you replied to is not a reply address of this server (it may be damaged, "
-                "or belong to another server); send the move as a command instead: "
-                "GAME move BOARD USERID PASSWORD MOVE"
-            )
-            return Plan([lang.CommandError(reason, line)])
-        if first is None:
-            reason = "Your reply has no move in it: write the move on the first line, above the quoted board"
-            return Plan([lang.CommandError(reason, "")])
-        if lang.looks_like_command(line):
-            return self._command_plan("", text)
-        comment = "\n".join(lines[first + 1 :]).strip("\n")
-        game_id, player_id = ids
-        word = line.lower()
-        if word == "show":
-            game = repo.game_by_id(session, game_id)
-            if game is not None:
-                return Plan([lang.Show(game.game_type, ((game.board, None),), line=line)])
-        if word == "resign":
-            return Plan([ReplyResign(game_id, player_id, line=line)], comment)
-        return Plan([ReplyMove(game_id, player_id, line, line=line)], comment)
+    def _plan(self, mail: ParsedMail, envelope_to: tuple[str, ...]) -> Plan:
+        reply = self._reply_address(envelope_to)
+        return plan_mail(
+            mail.subject,
+            fresh_text(mail.body),
+            reply=reply if isinstance(reply, ReplyAddress) else None,
+            bad_reply_address=reply is True,
+            max_commands=self.limits.commands_per_mail,
+        )
 
-    def _command_plan(self, subject: str, text: str) -> Plan:
-        if subject and lang.looks_like_command(subject):
-            try:
-                return Plan([lang.parse_command(subject)], text.strip("\n"))
-            except lang.CommandError as error:
-                subject_error = error
-        else:
-            subject_error = None
-        plan = Plan()
-        lines = text.splitlines()
-        started = False
-        for index, line in enumerate(lines):
-            if not line.strip():
-                continue
-            if lang.looks_like_command(line):
-                started = True
-                try:
-                    plan.steps.append(lang.parse_command(line))
-                except lang.CommandError as error:
-                    plan.steps.append(error)
-            elif started:
-                plan.comment = "\n".join(lines[index:]).strip("\n")
-                break
-        if not plan.steps:
-            first = next((line.strip() for line in lines if line.strip()), "")
-            commands = ", ".join([*lang.ACCOUNT_USAGE, *pbm.games.names()])
-            plan.steps.append(
-                subject_error
-                or lang.CommandError(
-                    f"No command found in your mail. A command is a line that starts with one of: {commands}",
-                    first or subject,
-                )
-            )
-        return plan
-
-    # -- replies -------------------------------------------------------------
+    # -- replies ---------------------------------------------------------------
 
     def _error(
         self,
         sender: Sender,
-        parsed: ParsedMail,
+        mail: ParsedMail,
+        plan: Plan,
         command: lang.Command | None,
         reason: str | Exception,
         *,
         line: str = "",
     ) -> Reply:
         view = getattr(reason, "view", None)
-        game = getattr(command, "game", None)
+        game = getattr(command, "game", None) or getattr(view, "game_type", None)
         board = getattr(command, "board", None) or getattr(view, "board", None)
-        if isinstance(command, (ReplyMove, ReplyResign)) and view is not None:
-            game = view.game_type
         title = pbm.games.get(game).title if game else ""
         message = reason.message if isinstance(reason, Refused) else str(reason)
-        original = lang.mask_passwords(parsed.body)
+        secrets_ = plan.secrets()
         context = {
             "reason": message if message.endswith((".", "?", "!", ":")) else message + ".",
-            "command": lang.mask_passwords(command.line if command is not None else line),
+            "command": lang.mask_passwords(command.line if command is not None else line, secrets_),
             "view": view,
             "title": title,
             "board_number": board,
-            "original": original,
+            "original": self._quotable(mail.body, secrets_),
         }
         return Reply("error", sender.address or "", context)
 
-    def _queue(self, session: Session, replies: list[Reply], inbound: InboundMessage, answering: Answering) -> None:
+    def _quotable(self, body: str, secrets_: set[str]) -> str:
+        """The part of a mail an answer quotes: passwords starred, at most `quoted_lines` lines."""
+        lines = lang.mask_passwords(body, secrets_).splitlines()
+        limit = self.limits.quoted_lines
+        if len(lines) <= limit:
+            return "\n".join(lines)
+        left = len(lines) - limit
+        return "\n".join([*lines[:limit], f"[... {left} more line{'s' if left != 1 else ''} not quoted]"])
+
+    def _queue(
+        self,
+        session: Session,
+        inbound: InboundMessage,
+        mail: ParsedMail,
+        replies: list[Reply],
+        *,
+        sender: Sender | None = None,
+    ) -> list[str]:
+        """Render `replies` into the outbox, within the volume limits; returns notes on what was held back."""
+        notes = []
         now = self.now()
-        for reply in replies:
-            if not reply.to:
-                continue
-            message = self.composer.compose(reply, now=now, answering=answering)
-            session.add(
-                OutboxMessage(
-                    recipient=reply.to,
-                    message_id=message["Message-ID"],
-                    raw=bytes(message),
-                    status="pending",
-                    attempts=0,
-                    next_attempt_at=now,
-                    created_at=now,
-                    inbound_id=inbound.id,
-                    game_id=reply.game_id,
-                )
+        answering = Answering(mail.message_id, mail.references)
+        replies = [r for r in replies if r.to]
+        limit = self.limits.replies_per_mail
+        if len(replies) > limit:
+            notes.append(f"{len(replies) - limit + 1} replies not sent: over {limit} for one mail")
+            summary = (
+                f"Your mail caused {len(replies)} answers, more than the {limit} one mail may; "
+                f"only the first {limit - 1} were sent"
             )
+            replies = replies[: limit - 1]
+            if sender is not None:
+                replies.append(self._error(sender, mail, Plan(), None, summary))
+        for reply in replies:
+            recipient = headers.mail_address(reply.to)
+            if recipient is None:
+                notes.append("a reply to an address that cannot be written to was not sent")
+                continue
+            held, last = self._held_back(session, recipient, reply.template, now)
+            if last:
+                reply = replace(reply, context={**reply.context, "last_answer": True})
+            composed = self.composer.compose(reply, now=now, answering=answering)
+            outbox.enqueue(
+                session,
+                recipient=recipient,
+                message_id=composed.message_id,
+                raw=composed.raw,
+                kind=reply.template,
+                now=now,
+                inbound_id=inbound.id,
+                game_id=reply.game_id,
+                suppressed=held,
+            )
+            if held:
+                notes.append(f"a {reply.template} mail was not sent: {held}")
+        return notes
+
+    def _held_back(self, session: Session, recipient: str, kind: str, now: datetime) -> tuple[str | None, bool]:
+        """Why a mail to `recipient` must not be sent (or None), and whether it is the last error answer for a while."""
+        hour = now - timedelta(hours=1)
+        last = False
+        if kind in ERROR_KINDS:
+            errors = outbox.mails_to(session, recipient, hour, kinds=ERROR_KINDS)
+            allowed = self.limits.error_replies_per_sender_per_hour
+            if errors >= allowed:
+                return f"{allowed} error answers were sent to this address within the hour (a mail loop?)", False
+            last = errors == allowed - 1
+        allowed = self.limits.mails_per_address_per_hour
+        if outbox.mails_to(session, recipient, hour) >= allowed:
+            return f"{allowed} mails were sent to this address within the hour", False
+        return None, last
 
     def _record_failure(self, inbound_id: int, error: Exception) -> None:
-        with self.database.transaction() as session:
-            inbound = session.get(InboundMessage, inbound_id)
-            assert inbound is not None
-            inbound.status = "failed"
-            inbound.note = f"{type(error).__name__}: {error}"[:2000]
-            inbound.processed_at = self.now()
-            parsed = parse_mail(inbound.raw, envelope_sender=inbound.envelope_from, loop_marker=self.addressing.address)
-            if parsed.from_address and not parsed.auto_reason:
-                original = lang.mask_passwords(parsed.body)
-                reply = Reply("failure", parsed.from_address, {"original": original})
-                self._queue(session, [reply], inbound, Answering(parsed.message_id, parsed.references))
+        """Mark the mail failed and tell its sender; if telling fails, mark it failed all the same."""
+        note = f"{type(error).__name__}: {error}"
+        try:
+            with self.database.transaction() as session:
+                inbound = session.get(InboundMessage, inbound_id)
+                assert inbound is not None
+                inbox.record_failure(session, inbound_id, note, self.now())
+                if inbound.parsed is not None:
+                    mail = ParsedMail.from_json(inbound.parsed)
+                    address = headers.mail_address(mail.from_address)
+                    if address and not mail.auto_reason:
+                        reply = Reply("failure", address, {"original": self._quotable(mail.body, set())})
+                        self._queue(session, inbound, mail, [reply])
+        except Exception as second:
+            if classify(second) is Failure.OUTAGE and not self.database.reachable(self.database_timeout):
+                raise DatabaseUnavailable(type(second).__name__) from second
+            log.error("inbound %d: the sender could not be told of its failure", inbound_id, exc_info=second)
+            with self.database.transaction() as session:
+                inbox.record_failure(
+                    session, inbound_id, f"{note}; the sender could not be told ({type(second).__name__})", self.now()
+                )

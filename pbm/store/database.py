@@ -123,6 +123,25 @@ class Database:
         with self._read() as session:
             yield session
 
+    def reachable(self, timeout: float) -> bool:
+        """Whether a new connection answers ``SELECT 1`` within `timeout` seconds; never raises."""
+        answered = threading.Event()
+
+        def probe() -> None:
+            try:
+                cargs, cparams = self.engine.dialect.create_connect_args(self.engine.url)
+                connection = self.engine.dialect.connect(*cargs, **cparams)
+                try:
+                    connection.cursor().execute("SELECT 1")
+                    answered.set()
+                finally:
+                    connection.close()
+            except Exception:
+                pass
+
+        threading.Thread(target=probe, name="pbm-database-probe", daemon=True).start()
+        return answered.wait(timeout)
+
     def upgrade(self) -> None:
         """Bring the schema to the newest migration (``pbm db upgrade``)."""
         command.upgrade(alembic_config(self), "head")

@@ -4,21 +4,36 @@ The first copy of a mail carries its dedupe key (the Message-ID, or a digest of
 the raw bytes when there is none); the unique index on that key means a second
 delivery of the same mail is recorded as a duplicate instead of processed again,
 even when two deliveries race.
+
+Processing takes two steps, each claimed here so that any number of workers
+share the work without doing it twice:
+
+1. *Reading* (`claim_unread`, `record_reading`): MIME to text, outside any
+   write transaction. A claim is a lease naming the worker; a worker that dies
+   loses it when the lease ends, or at once when a worker on its host sees
+   that its process is gone (`release_claims`).
+2. *Applying* (`claim_ready`, `finish`): one write transaction per mail. A mail
+   is ready when it has been read, every mail received before it has been
+   read, and no earlier pending mail shares one of its keys (`InboundKey`):
+   mail from one sender, or about one player or board, is applied in the
+   order received; mail that shares nothing runs side by side.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from email.parser import BytesHeaderParser
 from email.policy import compat32
 
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from pbm.store.database import Database
-from pbm.store.models import InboundMessage, utcnow
+from pbm.store.models import InboundKey, InboundMessage, utcnow
 
 
 def dedupe_key(raw: bytes) -> tuple[str | None, str]:
@@ -66,16 +81,152 @@ def save_inbound(
         return row
 
 
-def next_pending(session: Session) -> InboundMessage | None:
-    """The oldest unprocessed mail, locked for this transaction (others skip it)."""
+@dataclass(frozen=True)
+class Unread:
+    """A mail claimed for reading: what reading it needs."""
+
+    id: int
+    raw: bytes
+    envelope_from: str
+    envelope_to: tuple[str, ...]
+    attempts: int
+    """Times reading it was started, this one included."""
+
+
+def claim_unread(session: Session, *, worker: str, now: datetime, lease: timedelta, limit: int) -> list[Unread]:
+    """Up to `limit` pending mails nobody has read or is reading, oldest first, leased to `worker`."""
     query = (
         select(InboundMessage)
-        .where(InboundMessage.status == "pending")
+        .where(
+            InboundMessage.status == "pending",
+            InboundMessage.read_at.is_(None),
+            or_(InboundMessage.read_claimed_until.is_(None), InboundMessage.read_claimed_until < now),
+        )
         .order_by(InboundMessage.id)
-        .limit(1)
+        .limit(limit)
         .with_for_update(skip_locked=True)
     )
+    claimed = []
+    for row in session.scalars(query):
+        row.read_claim = worker
+        row.read_claimed_until = now + lease
+        row.read_attempts += 1
+        claimed.append(
+            Unread(row.id, row.raw, row.envelope_from, tuple(row.envelope_to.splitlines()), row.read_attempts)
+        )
+    return claimed
+
+
+def extend_read_claims(session: Session, ids: Collection[int], *, worker: str, until: datetime) -> None:
+    """Keep reading mails that take long: the lease of `worker` on `ids` runs until `until`."""
+    session.execute(
+        update(InboundMessage)
+        .where(InboundMessage.id.in_(ids), InboundMessage.read_claim == worker, InboundMessage.read_at.is_(None))
+        .values(read_claimed_until=until)
+    )
+
+
+def release_claims(session: Session, is_gone: Callable[[str], bool]) -> int:
+    """End the reading claims of workers that `is_gone` says are dead; returns how many."""
+    held = session.execute(
+        select(InboundMessage.id, InboundMessage.read_claim).where(
+            InboundMessage.status == "pending",
+            InboundMessage.read_at.is_(None),
+            InboundMessage.read_claim.is_not(None),
+        )
+    ).all()
+    gone = [inbound_id for inbound_id, worker in held if is_gone(worker)]
+    if gone:
+        session.execute(
+            update(InboundMessage)
+            .where(InboundMessage.id.in_(gone))
+            .values(read_claim=None, read_claimed_until=None)
+        )
+    return len(gone)
+
+
+def record_reading(
+    session: Session,
+    inbound_id: int,
+    *,
+    worker: str,
+    parsed: dict[str, object],
+    keys: Collection[str],
+    seconds: float,
+    peak_kb: int,
+    now: datetime,
+) -> bool:
+    """Store what reading found and the mail's keys; False if another worker got there first."""
+    stored = session.execute(
+        update(InboundMessage)
+        .where(
+            InboundMessage.id == inbound_id,
+            InboundMessage.status == "pending",
+            InboundMessage.read_at.is_(None),
+            InboundMessage.read_claim == worker,
+        )
+        .values(
+            read_at=now,
+            parsed=parsed,
+            read_claim=None,
+            read_claimed_until=None,
+            read_seconds=seconds,
+            read_peak_kb=peak_kb,
+        )
+    )
+    if stored.rowcount != 1:
+        return False
+    session.add_all(InboundKey(inbound_id=inbound_id, key=key) for key in sorted(keys))
+    return True
+
+
+def claim_ready(session: Session) -> InboundMessage | None:
+    """The oldest mail that may be applied now, locked for this transaction (others skip it)."""
+    earlier = aliased(InboundMessage)
+    unread_before = (
+        select(earlier.id)
+        .where(earlier.status == "pending", earlier.read_at.is_(None), earlier.id < InboundMessage.id)
+        .exists()
+    )
+    mine, theirs = aliased(InboundKey), aliased(InboundKey)
+    shares_a_key = (
+        select(theirs.inbound_id)
+        .join(mine, mine.key == theirs.key)
+        .where(mine.inbound_id == InboundMessage.id, theirs.inbound_id < InboundMessage.id)
+        .exists()
+    )
+    query = (
+        select(InboundMessage)
+        .where(InboundMessage.status == "pending", InboundMessage.read_at.is_not(None), ~unread_before, ~shares_a_key)
+        .order_by(InboundMessage.id)
+        .limit(1)
+        .with_for_update(skip_locked=True, of=InboundMessage)
+    )
     return session.scalar(query)
+
+
+def finish(session: Session, inbound: InboundMessage, status: str, note: str, now: datetime) -> None:
+    """The mail is done: record how, and free what it held up."""
+    inbound.status = status
+    inbound.note = _note(note)
+    inbound.processed_at = now
+    session.execute(delete(InboundKey).where(InboundKey.inbound_id == inbound.id))
+
+
+def record_failure(session: Session, inbound_id: int, note: str, now: datetime) -> None:
+    """Mark a mail failed, by plain statements that need nothing from the mail but its id."""
+    session.execute(
+        update(InboundMessage)
+        .where(InboundMessage.id == inbound_id)
+        .values(status="failed", note=_note(note), processed_at=now)
+    )
+    session.execute(delete(InboundKey).where(InboundKey.inbound_id == inbound_id))
+
+
+def _note(text: str) -> str:
+    # Notes quote exception messages, which may quote the mail: no NUL (PostgreSQL
+    # text cannot hold it), no lone surrogate (no encoding can), and bounded.
+    return text.replace("\0", "").encode("utf-8", "replace").decode("utf-8")[:2000]
 
 
 def pending_count(session: Session) -> int:
@@ -90,7 +241,10 @@ def requeue_failed(database: Database, ids: Sequence[int]) -> list[int]:
         ).all()
         for row in rows:
             row.status = "pending"
-            row.note = f"requeued after: {row.note}"[:2000]
+            row.note = _note(f"requeued after: {row.note}")
+            # Read again: the reader may be what was fixed.
+            row.read_at = row.parsed = row.read_claim = row.read_claimed_until = None
+            row.read_attempts = 0
         return sorted(row.id for row in rows)
 
 

@@ -69,12 +69,19 @@ class Player(Base):
     """A signed-up player. `userid` is stored lower case: userids are case-insensitive."""
 
     __tablename__ = "players"
+    __table_args__ = (Index("ix_players_signup_sender_created", "signup_sender", "created_at"),)
 
     id: Mapped[int] = mapped_column(Id, primary_key=True)
     userid: Mapped[str] = mapped_column(String(32), unique=True)
     password_hash: Mapped[str] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     signed_off_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    signup_sender: Mapped[str | None] = mapped_column(String(254), default=None)
+    """The address the signup came from, so signups per sender can be counted."""
+    password_failures: Mapped[int] = mapped_column(Integer, default=0)
+    """Wrong passwords in a row; a right one sets it back to 0."""
+    password_locked_until: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    """After too many wrong passwords, password commands wait until then."""
 
     addresses: Mapped[list[PlayerAddress]] = relationship(
         back_populates="player", order_by="PlayerAddress.position", cascade="all, delete-orphan"
@@ -123,6 +130,7 @@ class Game(Base):
         # The web's lists: a type's most recently active games, and what changed lately.
         Index("ix_games_type_status_updated", "game_type", "status", "updated_at"),
         Index("ix_games_updated", "updated_at"),
+        Index("ix_games_challenger_created", "challenger_id", "created_at"),
     )
 
     id: Mapped[int] = mapped_column(Id, primary_key=True)
@@ -143,6 +151,8 @@ class Game(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    challenger_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), default=None)
+    """Who started the game, so challenges per sender can be counted."""
 
     seats: Mapped[list[Seat]] = relationship(
         back_populates="game", order_by="Seat.seat", cascade="all, delete-orphan", lazy="selectin"
@@ -218,6 +228,11 @@ class InboundMessage(Base):
     `dedupe_key` (the Message-ID, or a digest of the raw bytes) is unique, so
     the same mail delivered twice is stored twice but only the first copy
     carries the key and is processed; the second is recorded as a duplicate.
+
+    A pending mail is processed in two steps (`pbm.mail.processing`): it is
+    *read* (MIME to text, outside any write transaction; `read_at` and `parsed`
+    are set and its `InboundKey` rows written), then *applied* in one
+    transaction, in the order received among mails that share a key.
     """
 
     __tablename__ = "inbound_messages"
@@ -235,20 +250,57 @@ class InboundMessage(Base):
     """pending, processed, ignored (not answered: auto-generated), duplicate, failed."""
     note: Mapped[str] = mapped_column(Text, default="")
     processed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    read_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    """When the mail was read; until then nothing received after it that could touch the same things is applied."""
+    parsed: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    """What reading found (`ParsedMail.to_json`): what applying works from."""
+    read_claim: Mapped[str | None] = mapped_column(String(128), default=None)
+    """The worker reading it now (host:pid:nonce), so a dead worker's claim can be taken over at once."""
+    read_claimed_until: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    read_attempts: Mapped[int] = mapped_column(Integer, default=0)
+    """Times reading was started: a mail whose reading keeps killing the worker is given up."""
+    read_seconds: Mapped[float | None] = mapped_column(default=None)
+    """CPU seconds reading took; with `read_peak_kb`, what the mail cost the reader."""
+    read_peak_kb: Mapped[int | None] = mapped_column(Integer, default=None)
+
+
+class InboundKey(Base):
+    """What a pending mail touches: its sender, the players and boards its commands name.
+
+    A mail is applied only once every earlier pending mail sharing a key is
+    done, so mail from one sender, and mail about one game or player, is
+    applied in the order received however many workers run; mails that share
+    nothing run side by side. Rows exist only while their mail is pending.
+    """
+
+    __tablename__ = "inbound_keys"
+    __table_args__ = (Index("ix_inbound_keys_key_inbound", "key", "inbound_id"),)
+
+    inbound_id: Mapped[int] = mapped_column(
+        ForeignKey("inbound_messages.id", ondelete="CASCADE"), primary_key=True
+    )
+    key: Mapped[str] = mapped_column(String(320), primary_key=True)
 
 
 class OutboxMessage(Base):
     """A reply waiting for (or done with) delivery: the transactional outbox."""
 
     __tablename__ = "outbox_messages"
-    __table_args__ = (Index("ix_outbox_status_due", "status", "next_attempt_at"),)
+    __table_args__ = (
+        Index("ix_outbox_status_due", "status", "next_attempt_at"),
+        # Volume limits: what one address was sent lately.
+        Index("ix_outbox_recipient_created", "recipient", "created_at"),
+    )
 
     id: Mapped[int] = mapped_column(Id, primary_key=True)
     recipient: Mapped[str] = mapped_column(String(320))
     message_id: Mapped[str] = mapped_column(String(255), unique=True)
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     status: Mapped[str] = mapped_column(String(16), default="pending")
-    """pending, sent, or failed (permanently; `last_error` says why)."""
+    """pending, sent, failed (permanently; `last_error` says why), or suppressed
+    (never sent: over a volume limit; `last_error` says which)."""
+    kind: Mapped[str] = mapped_column(String(32), default="")
+    """The template it was made from (board, error, ...): error answers are counted apart."""
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     last_error: Mapped[str] = mapped_column(Text, default="")

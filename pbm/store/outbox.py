@@ -9,6 +9,7 @@ worker that dies mid-send leaves the row to be retried when the lease ends.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime, timedelta
 
 from sqlalchemy import func, select, update
@@ -64,3 +65,45 @@ def listing(session: Session, *, include_sent: bool = False) -> list[OutboxMessa
     if not include_sent:
         query = query.where(OutboxMessage.status != "sent")
     return list(session.scalars(query))
+
+
+def enqueue(
+    session: Session,
+    *,
+    recipient: str,
+    message_id: str,
+    raw: bytes,
+    kind: str,
+    now: datetime,
+    inbound_id: int | None = None,
+    game_id: int | None = None,
+    suppressed: str | None = None,
+) -> OutboxMessage:
+    """Add a mail to the outbox; `suppressed` (the limit it met) records it without sending it."""
+    row = OutboxMessage(
+        recipient=recipient,
+        message_id=message_id,
+        raw=raw,
+        kind=kind,
+        status="suppressed" if suppressed else "pending",
+        last_error=suppressed or "",
+        attempts=0,
+        next_attempt_at=now,
+        created_at=now,
+        inbound_id=inbound_id,
+        game_id=game_id,
+    )
+    session.add(row)
+    return row
+
+
+def mails_to(session: Session, recipient: str, since: datetime, *, kinds: Collection[str] = ()) -> int:
+    """Mails queued for `recipient` (and not suppressed) since `since`; only of `kinds` if given."""
+    query = select(func.count()).where(
+        OutboxMessage.recipient == recipient,
+        OutboxMessage.created_at >= since,
+        OutboxMessage.status != "suppressed",
+    )
+    if kinds:
+        query = query.where(OutboxMessage.kind.in_(kinds))
+    return session.scalar(query) or 0

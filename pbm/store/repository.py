@@ -6,6 +6,7 @@ Everything here runs inside a session the caller owns; nothing commits.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 
 from sqlalchemy import Select, func, select
 from sqlalchemy.dialects import postgresql, sqlite
@@ -29,6 +30,29 @@ def players_with_address(session: Session, address: str) -> list[Player]:
         .order_by(Player.id)
     )
     return list(session.scalars(query).unique())
+
+
+def password_hash(session: Session, userid: str, *, now: datetime) -> str | None:
+    """The password hash of an active player whose password commands are not waiting out a back-off."""
+    row = session.execute(
+        select(Player.password_hash, Player.password_locked_until).where(
+            Player.userid == userid.lower(), Player.signed_off_at.is_(None)
+        )
+    ).first()
+    if row is None or (row.password_locked_until is not None and row.password_locked_until > now):
+        return None
+    return row.password_hash
+
+
+def reply_names(session: Session, game_id: int, player_id: int) -> tuple[str, str, int] | None:
+    """The (userid, game type, board) a reply address's game and player ids stand for."""
+    row = session.execute(
+        select(Player.userid, Game.game_type, Game.board)
+        .join(Seat, Seat.player_id == Player.id)
+        .join(Game, Game.id == Seat.game_id)
+        .where(Game.id == game_id, Player.id == player_id)
+    ).first()
+    return (row.userid, row.game_type, row.board) if row is not None else None
 
 
 def find_game(session: Session, game_type: str, board: int, *, for_update: bool = False) -> Game | None:
@@ -68,15 +92,68 @@ def moves_of(session: Session, game: Game, *, up_to: int | None = None) -> list[
     return list(session.scalars(query))
 
 
-def rating_of(session: Session, player: Player, game_type: str) -> Rating:
-    """The player's rating row in `game_type`, created at the start value if new."""
-    rating = session.scalar(
-        select(Rating).where(Rating.player_id == player.id, Rating.game_type == game_type)
+def ratings_of(session: Session, players: Sequence[Player], game_type: str) -> list[Rating]:
+    """The players' rating rows in `game_type` (in the order given), locked; new ones at the start value.
+
+    Locked in the order of player ids, whatever the order of the seats: two games
+    ending at once with the same players never wait for each other in a circle.
+    """
+    found = {
+        rating.player_id: rating
+        for rating in session.scalars(
+            select(Rating)
+            .where(Rating.player_id.in_([p.id for p in players]), Rating.game_type == game_type)
+            .order_by(Rating.player_id)
+            .with_for_update(of=Rating)
+        )
+    }
+    for player in players:
+        if player.id not in found:
+            found[player.id] = Rating(
+                player=player, game_type=game_type, rating=1600.0, games=0, wins=0, losses=0, draws=0
+            )
+            session.add(found[player.id])
+    return [found[player.id] for player in players]
+
+
+def signups_from(session: Session, address: str, *, since: datetime) -> list[datetime]:
+    """When players signed up from `address` since `since`, oldest first."""
+    query = (
+        select(Player.created_at)
+        .where(Player.signup_sender == address, Player.created_at >= since)
+        .order_by(Player.created_at)
     )
-    if rating is None:
-        rating = Rating(player=player, game_type=game_type, rating=1600.0, games=0, wins=0, losses=0, draws=0)
-        session.add(rating)
-    return rating
+    return list(session.scalars(query))
+
+
+def challenges_by(session: Session, player_id: int, *, since: datetime) -> list[datetime]:
+    """When `player_id` started games since `since`, oldest first."""
+    query = (
+        select(Game.created_at)
+        .where(Game.challenger_id == player_id, Game.created_at >= since)
+        .order_by(Game.created_at)
+    )
+    return list(session.scalars(query))
+
+
+def note_password_check(session: Session, player_id: int, *, right: bool, now: datetime, allowed: int) -> None:
+    """Count a wrong password, or clear the count after a right one.
+
+    After `allowed` wrong ones in a row, password commands wait a minute, then
+    twice as long after each further wrong one, a day at most.
+    """
+    player = session.get(Player, player_id)
+    if player is None:
+        return
+    if right:
+        player.password_failures = 0
+        player.password_locked_until = None
+        return
+    player.password_failures += 1
+    beyond = player.password_failures - allowed
+    if beyond >= 0:
+        # 2**11 minutes is past a day already; a bigger power would only overflow.
+        player.password_locked_until = now + min(timedelta(minutes=1) * 2 ** min(beyond, 11), timedelta(days=1))
 
 
 def standings(session: Session, game_type: str) -> list[Rating]:

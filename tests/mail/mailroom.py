@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
 from email.message import EmailMessage
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import select
 
@@ -11,18 +14,32 @@ from pbm.config import Settings
 from pbm.passwords import fast_passwords
 from pbm.server import Server
 from pbm.store.inbox import save_inbound
-from pbm.store.models import InboundMessage, OutboxMessage
+from pbm.store.models import InboundMessage, OutboxMessage, utcnow
 from tests.support import read
 
 
 class Mailroom:
-    def __init__(self, database_url: str, var_dir: Path) -> None:
+    """A server's mail processing without its listeners: mails stored, processed, replies read back.
+
+    `settings` override the server's (e.g. ``max_commands_per_mail=3``); `clock`
+    is the server's time, for tests of what happens an hour or a day later.
+    """
+
+    def __init__(
+        self, database_url: str, var_dir: Path, *, clock: Callable[[], datetime] = utcnow, **settings: Any
+    ) -> None:
         settings = Settings(
-            database_url=database_url, secret_key="k" * 40, outbound=f"maildir:{var_dir}/outbox"
+            database_url=database_url,
+            secret_key="k" * 40,
+            outbound=f"maildir:{var_dir}/outbox",
+            **settings,
         )
-        self.server = Server(settings, passwords=fast_passwords(), var_dir=var_dir)
+        self.server = Server(settings, passwords=fast_passwords(), var_dir=var_dir, now=clock)
         self.database = self.server.database
         self._seen = 0
+
+    def close(self) -> None:
+        self.server.close()
 
     def send(
         self, raw: bytes, *, envelope_from: str | None = None, to: str = "pbm@localhost"

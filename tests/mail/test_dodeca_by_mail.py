@@ -21,8 +21,8 @@ SEED = re.compile(r"Dice seed \(revealed\): ([0-9a-f]{64})")
 
 
 @pytest.fixture
-def room(database_url, tmp_path) -> Mailroom:
-    room = Mailroom(database_url, tmp_path)
+def room(make_mailroom) -> Mailroom:
+    room = make_mailroom()
     room.send(mail(ALICE, "signup alice alice-pw"))
     room.send(mail(BOB, "signup bob bob-pw"))
     room.replies()

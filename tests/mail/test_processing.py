@@ -18,8 +18,8 @@ ADDRESSES = {"alice": ALICE, "bob": BOB, "carol": CAROL}
 
 
 @pytest.fixture
-def room(database_url, tmp_path) -> Mailroom:
-    return Mailroom(database_url, tmp_path)
+def room(make_mailroom) -> Mailroom:
+    return make_mailroom()
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from sqlalchemy import select
 import pbm.games
 from pbm.commands import language as lang
 from pbm.commands.execute import Executor, Sender
+from pbm.config import Settings
 from pbm.passwords import fast_passwords
 from pbm.store import repository as repo
 from pbm.store.database import Database
@@ -38,12 +39,13 @@ class Club:
     def __init__(self, database: Database) -> None:
         self.database = database
         self.passwords = fast_passwords()
+        self.limits = Settings().limits
 
     def run(self, command: lang.Command, userid: str | None = None, comment: str = "") -> None:
         with self.database.transaction() as session:
             players = [repo.find_player(session, userid)] if userid else []
             address = f"{userid}@example.org" if userid else None
-            Executor(session, self.passwords).run(command, Sender(address, players), comment)
+            Executor(session, self.passwords, self.limits).run(command, Sender(address, players), comment)
 
     def signup(self, *userids: str) -> None:
         for userid in userids:

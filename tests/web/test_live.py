@@ -206,14 +206,13 @@ def test_a_page_hears_only_of_the_games_it_shows():
     assert change not in Interest(player="carol")
 
 
-def test_the_processor_tells_the_feed_only_once_its_mail_is_committed(database_url, tmp_path):
+def test_the_processor_tells_the_feed_only_once_its_mail_is_committed(make_mailroom):
     from sqlalchemy import select
 
     from pbm.store.models import InboundMessage
-    from tests.mail.mailroom import Mailroom
     from tests.support import mail
 
-    room = Mailroom(database_url, tmp_path)
+    room = make_mailroom()
     seen_by_others = []
 
     def told() -> None:

@@ -1,0 +1,228 @@
+"""What one mail asks for: its commands in order, and the comment sent with them.
+
+Pure, like the parser it builds on: the subject and the fresh text of a mail
+in, a `Plan` out; no database and no mail objects.
+
+- A reply to a board mail (its reply address named a game and a player)
+  carries a move on its first line: a move, ``resign`` or ``show`` for that
+  player in that game; a full command on that line works too. The rest is
+  the comment.
+- Otherwise the Subject, when it parses as a command, with the body as the
+  comment; else the body: lines before the first command are passed over (a
+  greeting), then every line that starts with a verb or game name is a
+  command, and the first line that does not begins the comment.
+
+A mail carries at most `max_commands` commands; the lines past that become one
+refusal that says so, instead of one answer each. Passwords never reach the
+comment: see `Plan.comment`.
+
+`conflict_keys` names what the plan touches (its sender, players and boards):
+mails sharing a key are applied in the order received, whatever the number
+of workers.
+
+>>> plan = plan_mail("", "Hi!\\ncephalopod move 101 alice pw12 c3\\nGood luck, pw12 is mine", max_commands=5)
+>>> [step.line for step in plan.steps], plan.comment
+(['cephalopod move 101 alice pw12 c3'], 'Good luck, ******** is mine')
+>>> sorted(conflict_keys(plan, sender="alice@example.org"))
+['board:cephalopod:101', 'player:alice', 'sender:alice@example.org']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import pbm.games
+from pbm.commands import language as lang
+
+
+@dataclass(frozen=True)
+class ReplyAddress:
+    """What the reply address of a mail said: the game and the player its token names."""
+
+    game_id: int
+    player_id: int
+
+
+@dataclass(frozen=True)
+class ReplyMove(lang.Command):
+    """A reply to a board mail: `move` for the player its token names."""
+
+    game_id: int
+    player_id: int
+    move: str
+
+
+@dataclass(frozen=True)
+class ReplyResign(lang.Command):
+    game_id: int
+    player_id: int
+
+
+@dataclass(frozen=True)
+class ReplyShow(lang.Command):
+    game_id: int
+    player_id: int
+
+
+Step = lang.Command | lang.CommandError
+"""A command to run, or a line meant as one that could not be read (answered with why)."""
+
+
+@dataclass
+class Plan:
+    steps: list[Step] = field(default_factory=list)
+    comment: str = ""
+    """The text sent along with the boards, passwords starred (see `mask_passwords`)."""
+    skipped: list[Step] = field(default_factory=list)
+    """Commands past the limit of one mail: not run, but their passwords are still masked."""
+
+    def secrets(self) -> set[str]:
+        """Every password the mail's commands carry."""
+        return {s for step in [*self.steps, *self.skipped] if isinstance(step, lang.Command) for s in step.secrets()}
+
+
+NOT_OUR_REPLY_ADDRESS = (
+    "The address you replied to is not a reply address of this server (it may be damaged, "
+    "or belong to another server); send the move as a command instead: "
+    "GAME move BOARD USERID PASSWORD MOVE"
+)
+
+
+def plan_mail(
+    subject: str,
+    text: str,
+    *,
+    reply: ReplyAddress | None = None,
+    bad_reply_address: bool = False,
+    max_commands: int,
+) -> Plan:
+    """The plan of a mail whose fresh text is `text`.
+
+    `reply` is set when the mail came to a genuine reply address;
+    `bad_reply_address` when it came to one that is damaged or forged.
+    """
+    if bad_reply_address:
+        plan = Plan([lang.CommandError(NOT_OUR_REPLY_ADDRESS, _first_line(text))])
+    elif reply is not None:
+        plan = _reply_plan(reply, text, max_commands)
+    else:
+        plan = _command_plan(subject, text, max_commands)
+    plan.comment = lang.mask_passwords(plan.comment, plan.secrets())
+    return plan
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+def _reply_plan(reply: ReplyAddress, text: str, max_commands: int) -> Plan:
+    lines = text.splitlines()
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        reason = "Your reply has no move in it: write the move on the first line, above the quoted board"
+        return Plan([lang.CommandError(reason, "")])
+    line = lines[first].strip()
+    if lang.looks_like_command(line):
+        return _command_plan("", text, max_commands)
+    comment = "\n".join(lines[first + 1 :]).strip("\n")
+    word = line.lower()
+    if word == "show":
+        return Plan([ReplyShow(reply.game_id, reply.player_id, line=line)], comment)
+    if word == "resign":
+        return Plan([ReplyResign(reply.game_id, reply.player_id, line=line)], comment)
+    return Plan([ReplyMove(reply.game_id, reply.player_id, line, line=line)], comment)
+
+
+def _command_plan(subject: str, text: str, max_commands: int) -> Plan:
+    subject_error = None
+    if subject and lang.looks_like_command(subject):
+        try:
+            command = lang.parse_command(subject)
+        except lang.CommandError as error:
+            subject_error = error
+        else:
+            return Plan([command], _without_repeated_command(text, subject))
+    plan = Plan()
+    lines = text.splitlines()
+    started = False
+    for index, line in enumerate(lines):
+        if not line.strip():
+            continue
+        if lang.looks_like_command(line):
+            started = True
+            plan.steps.append(_parse(line))
+        elif started:
+            plan.comment = "\n".join(lines[index:]).strip("\n")
+            break
+    if not plan.steps:
+        commands = ", ".join([*lang.ACCOUNT_USAGE, *pbm.games.names()])
+        plan.steps.append(
+            subject_error
+            or lang.CommandError(
+                f"No command found in your mail. A command is a line that starts with one of: {commands}",
+                _first_line(text) or subject,
+            )
+        )
+    if len(plan.steps) > max_commands:
+        plan.skipped = plan.steps[max_commands:]
+        plan.steps = plan.steps[:max_commands]
+        left = len(plan.skipped)
+        plan.steps.append(
+            lang.CommandError(
+                f"Your mail has {left} more command line{'s' if left != 1 else ''} than the {max_commands} "
+                "one mail may carry; those were not carried out. Send them in another mail.",
+                f"({left} more command line{'s' if left != 1 else ''})",
+            )
+        )
+    return plan
+
+
+def _parse(line: str) -> Step:
+    try:
+        return lang.parse_command(line)
+    except lang.CommandError as error:
+        return error
+
+
+def _without_repeated_command(text: str, subject: str) -> str:
+    """The body as a comment, without the subject's command written again at its top."""
+    lines = text.strip("\n").splitlines()
+    same = lang.words_of(subject.lower())
+    while lines and lang.words_of(lines[0].lower()) == same:
+        lines = lines[1:]
+    return "\n".join(lines).strip("\n")
+
+
+def conflict_keys(plan: Plan, *, sender: str, reply_names: tuple[str, str, int] | None = None) -> set[str]:
+    """What applying `plan` touches: its sender, and the players and boards it names.
+
+    `reply_names` are the (userid, game type, board) a reply address stands for,
+    when the plan answers one (the store knows them; the plan has only ids).
+    """
+    keys = {f"sender:{sender.lower()}"}
+    for step in plan.steps:
+        if isinstance(step, lang.Command):
+            keys.update(_touches(step))
+    if reply_names is not None and any(isinstance(s, (ReplyMove, ReplyResign, ReplyShow)) for s in plan.steps):
+        userid, game_type, board = reply_names
+        keys.update({f"player:{userid}", f"board:{game_type}:{board}"})
+    return keys
+
+
+def _touches(command: lang.Command) -> Iterator[str]:
+    match command:
+        case lang.Signup(userid=userid) | lang.ChangePassword(userid=userid) | lang.Signoff(userid=userid):
+            yield f"player:{userid}"
+        case lang.ChangeAddress(userid=userid):
+            yield f"player:{userid}"
+        case lang.Challenge(game=game, userids=userids):
+            yield f"counter:{game}"
+            yield from (f"player:{userid}" for userid in userids)
+        case lang.Move(game=game, board=board, userid=userid) | lang.Resign(game=game, board=board, userid=userid):
+            yield f"board:{game}:{board}"
+            yield f"player:{userid}"
+        case lang.Show(game=game, boards=boards):
+            yield from (f"board:{game}:{board}" for board, _ in boards)
+        case lang.Games(userids=userids) | lang.History(userids=userids):
+            yield from (f"player:{userid}" for userid in userids)
