@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import email
 import itertools
+from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 from email.policy import default as default_policy
 from email.utils import make_msgid
@@ -53,3 +54,16 @@ def reply_to_board(board_mail: EmailMessage, sender: str, first_line: str, comme
         to=reply_to,
         headers={"In-Reply-To": board_mail["Message-ID"], "References": board_mail["Message-ID"]},
     )
+
+
+class Clock:
+    """The server's time, moved by the test: for what happens an hour or a day later."""
+
+    def __init__(self, start: datetime = datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc)) -> None:
+        self.time = start
+
+    def __call__(self) -> datetime:
+        return self.time
+
+    def advance(self, **delta: float) -> None:
+        self.time += timedelta(**delta)

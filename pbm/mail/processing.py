@@ -67,6 +67,16 @@ ERROR_KINDS = ("error", "failure")
 
 
 @dataclass(frozen=True)
+class _Read:
+    """What reading one mail found, until it is stored."""
+
+    mail: ParsedMail
+    keys: set[str]
+    seconds: float
+    peak_kb: int
+
+
+@dataclass(frozen=True)
 class Worker:
     """Who holds a reading claim: ``host:pid:nonce``, so a worker can tell a dead one's claims."""
 
@@ -173,33 +183,56 @@ class Processor:
             )
         if not claimed:
             return 0
-        readings = []
+        readings: list[_Read | Exception] = []
         started = self.now()
         for index, unread in enumerate(claimed):
-            readings.append(self._read(unread))
+            readings.append(self._read_one(unread))
             if self.now() - started > self.read_lease / 2 and index + 1 < len(claimed):
                 # Slow mails: keep the claim on the rest of the batch.
+                rest = [u.id for u in claimed[index + 1 :]]
                 with self.database.transaction() as session:
-                    rest = [u.id for u in claimed[index + 1 :]]
                     inbox.extend_read_claims(session, rest, worker=self.worker.name, until=self.now() + self.read_lease)
                 started = self.now()
         now = self.now()
         with self.database.transaction() as session:
-            for unread, (mail, keys, cost) in zip(claimed, readings):
-                with session.begin_nested():
-                    inbox.record_reading(
-                        session,
-                        unread.id,
-                        worker=self.worker.name,
-                        parsed=mail.to_json(),
-                        keys=keys,
-                        seconds=cost[0],
-                        peak_kb=cost[1],
-                        now=now,
-                    )
+            for unread, reading in zip(claimed, readings):
+                if isinstance(reading, _Read):
+                    reading = self._record_reading(session, unread, reading, now)
+                if isinstance(reading, Exception):
+                    log.error("inbound %d could not be read", unread.id, exc_info=reading)
+                    inbox.record_failure(session, unread.id, f"reading failed: {type(reading).__name__}", now)
         return len(claimed)
 
-    def _read(self, unread: inbox.Unread) -> tuple[ParsedMail, set[str], tuple[float, int]]:
+    def _read_one(self, unread: inbox.Unread) -> _Read | Exception:
+        try:
+            return self._read(unread)
+        except Exception as error:
+            if classify(error) is not Failure.MAIL:
+                raise
+            return error
+
+    def _record_reading(
+        self, session: Session, unread: inbox.Unread, reading: _Read, now: datetime
+    ) -> Exception | None:
+        try:
+            with session.begin_nested():
+                inbox.record_reading(
+                    session,
+                    unread.id,
+                    worker=self.worker.name,
+                    parsed=reading.mail.to_json(),
+                    keys=reading.keys,
+                    seconds=reading.seconds,
+                    peak_kb=reading.peak_kb,
+                    now=now,
+                )
+        except Exception as error:
+            if classify(error) is not Failure.MAIL:
+                raise
+            return error
+        return None
+
+    def _read(self, unread: inbox.Unread) -> _Read:
         if unread.attempts > GIVE_UP_READING_AFTER:
             mail = ParsedMail(
                 message_id=None,
@@ -213,14 +246,14 @@ class Processor:
                 notes=(),
                 unreadable=f"reading it was started {unread.attempts - 1} times and never finished",
             )
-            return mail, {f"sender:{unread.envelope_from.lower()}"}, (0.0, 0)
+            return _Read(mail, {f"sender:{unread.envelope_from.lower()}"}, 0.0, 0)
         reading = self.reader.read(unread.raw, envelope_sender=unread.envelope_from)
         mail = reading.mail
         sender = mail.from_address or unread.envelope_from
         plan, reply_names = self._plan_with_names(mail, unread.envelope_to)
         self._check_passwords_ahead(plan)
         keys = conflict_keys(plan, sender=sender, reply_names=reply_names)
-        return mail, keys, (reading.cost.seconds, reading.cost.peak_memory_kb)
+        return _Read(mail, keys, reading.cost.seconds, reading.cost.peak_memory_kb)
 
     def _plan_with_names(
         self, mail: ParsedMail, envelope_to: tuple[str, ...]

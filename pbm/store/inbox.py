@@ -35,6 +35,8 @@ from sqlalchemy.orm import Session, aliased
 from pbm.store.database import Database
 from pbm.store.models import InboundKey, InboundMessage, utcnow
 
+MAX_KEY = InboundKey.__table__.c.key.type.length
+
 
 def dedupe_key(raw: bytes) -> tuple[str | None, str]:
     """The mail's Message-ID (if any) and the key that identifies the mail."""
@@ -176,8 +178,15 @@ def record_reading(
     )
     if stored.rowcount != 1:
         return False
-    session.add_all(InboundKey(inbound_id=inbound_id, key=key) for key in sorted(keys))
+    session.add_all(InboundKey(inbound_id=inbound_id, key=key) for key in sorted({_fitting(k) for k in keys}))
     return True
+
+
+def _fitting(key: str) -> str:
+    """`key`, or a digest of it when it is longer than the column (equal keys stay equal)."""
+    if len(key) <= MAX_KEY:
+        return key
+    return "sha256:" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def claim_ready(session: Session) -> InboundMessage | None:

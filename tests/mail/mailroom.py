@@ -53,15 +53,16 @@ class Mailroom:
             return session.get(InboundMessage, row.id)
 
     def replies(self) -> list[EmailMessage]:
-        """Mails queued since the last call, in order."""
+        """Mails queued for sending since the last call, in order (not those a limit held back)."""
         with self.database.reading() as session:
-            rows = session.scalars(
-                select(OutboxMessage).where(OutboxMessage.id > self._seen).order_by(OutboxMessage.id)
-            )
-            found = [(row.id, read(row.raw)) for row in rows]
-        if found:
-            self._seen = found[-1][0]
-        return [message for _, message in found]
+            rows = session.execute(
+                select(OutboxMessage.id, OutboxMessage.status, OutboxMessage.raw)
+                .where(OutboxMessage.id > self._seen)
+                .order_by(OutboxMessage.id)
+            ).all()
+        if rows:
+            self._seen = rows[-1].id
+        return [read(row.raw) for row in rows if row.status != "suppressed"]
 
     def replies_to(self, address: str) -> list[EmailMessage]:
         return [m for m in self.replies() if m["To"].addresses[0].addr_spec == address]
