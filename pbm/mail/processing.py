@@ -29,7 +29,7 @@ from sqlalchemy.orm import Session
 import pbm.games
 from pbm.commands import language as lang
 from pbm.commands.execute import Executor, Refused, Reply, ReplyMove, ReplyResign, Sender
-from pbm.mail.compose import Answering, Composer
+from pbm.mail.compose import Answering, Composer, Unaddressable
 from pbm.mail.parse import ParsedMail, fresh_text, parse_mail
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.passwords import Passwords
@@ -240,12 +240,16 @@ class Processor:
         for reply in replies:
             if not reply.to:
                 continue
-            message = self.composer.compose(reply, now=now, answering=answering)
+            try:
+                mail = self.composer.compose(reply, now=now, answering=answering)
+            except Unaddressable:
+                log.warning("a %s reply was not queued: its recipient is not an address", reply.template)
+                continue
             session.add(
                 OutboxMessage(
-                    recipient=reply.to,
-                    message_id=message["Message-ID"],
-                    raw=bytes(message),
+                    recipient=mail.recipient,
+                    message_id=mail.message_id,
+                    raw=mail.raw,
                     status="pending",
                     attempts=0,
                     next_attempt_at=now,
