@@ -1,4 +1,4 @@
-"""Composing outgoing mail: a `Reply` effect in, an RFC 5322 message out.
+"""Composing outgoing mail: a `Reply` effect in, the RFC 5322 bytes of one mail out.
 
 Every mail is rendered from ``templates/mail/<name>.txt``, whose top-level
 ``{% set subject = ... %}`` gives the Subject and whose output is the body.
@@ -10,29 +10,65 @@ Threading: the game's first mail to a player has a Message-ID derived from the
 game and the player; every later mail of that game to that player refers to
 it (In-Reply-To/References), so a mail client shows one thread per game.
 Answers to a player's own mail (errors, help, lists) refer to that mail.
+
+The bytes are written here, not by `email.message.EmailMessage`, because a
+mail library is free to reinterpret what it is given: ``policy.default``
+decodes an RFC 2047 encoded word in a copied Message-ID into line breaks, and
+so into header lines and MIME parts of the sender's choosing. Here every
+header value has one checked shape (an address we can write to, well-formed
+Message-IDs, a subject reduced to one line and encoded when it is not plain
+ASCII), the headers are all ASCII, and the body is one ``text/plain`` part
+whose text cannot fail to encode.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
+import quopri
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from email.message import EmailMessage
-from email.utils import format_datetime, formataddr, make_msgid
+from email.utils import format_datetime, make_msgid
 from typing import Any
 
 import jinja2
 
 from pbm.commands.execute import Reply
+from pbm.mail import headers
 from pbm.mail.tokens import Addressing, ReplyTokens
 
 LOOP_HEADER = "X-PBM-Loop"
 SERVER_NAME = "PBeM Server"
+MAX_SUBJECT = 200
+"""Longest Subject, in characters; every template's subject is far shorter."""
+MAX_REFERENCES = 10
+"""References of the answered mail carried on, besides its own Message-ID."""
+
+_FOLD_AT = 76
+"""Fold header lines before they pass this: RFC 2047's limit for lines holding encoded words
+(RFC 5322 recommends 78). A single Message-ID may be longer; it is never broken."""
+_MAX_LINE = 998
+"""RFC 5322's hard limit on a line, line end excluded."""
+_WORD_PREFIX, _WORD_SUFFIX = "=?utf-8?b?", "?="
+_WORD_BYTES = 39
+"""UTF-8 bytes per encoded word: 52 base64 characters, so that the first one still fits
+a line after ``Subject: `` (9 + 64 characters)."""
+_TOKEN = re.compile(r"[a-z0-9-]+")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+class Unaddressable(ValueError):
+    """A reply's recipient is not a plain address we can write to, so the reply cannot be sent."""
 
 
 @dataclass(frozen=True)
 class ComposedMail:
+    """One outgoing mail, ready for the outbox. `raw` ends its lines with "\\n"; SMTP sends CRLF."""
+
     message_id: str
     recipient: str
     raw: bytes
@@ -40,7 +76,7 @@ class ComposedMail:
 
 @dataclass(frozen=True)
 class Answering:
-    """The inbound mail a reply answers, for threading."""
+    """The inbound mail a reply answers, for threading: its headers as sent, checked here."""
 
     message_id: str | None
     references: tuple[str, ...] = ()
@@ -50,49 +86,67 @@ class Composer:
     def __init__(
         self, templates: jinja2.Environment, addressing: Addressing, tokens: ReplyTokens, key: bytes
     ) -> None:
+        if headers.mail_address(addressing.address) is None:
+            raise ValueError(f"the server's address must be a plain local@domain, got {addressing.address!r}")
         self.templates = templates
         self.addressing = addressing
         self.tokens = tokens
         self._key = key
 
     def render(self, template: str, context: dict[str, Any]) -> tuple[str, str]:
-        """The (subject, body) of ``mail/<template>.txt`` rendered with `context`."""
+        """The (subject, body) of ``mail/<template>.txt`` rendered with `context`, as the mail
+        carries them: the subject one line, the body `_plain_text`."""
         module = self.templates.get_template(f"mail/{template}.txt").make_module(context)
-        subject = " ".join(str(getattr(module, "subject", "")).split())
-        body = "\n".join(line.rstrip() for line in str(module).strip("\n").splitlines()) + "\n"
-        return subject or SERVER_NAME, body
+        subject = headers.one_line(str(getattr(module, "subject", "")), limit=MAX_SUBJECT)
+        return subject or SERVER_NAME, _plain_text(str(module))
 
     def compose(self, reply: Reply, *, now: datetime, answering: Answering | None = None) -> ComposedMail:
-        message = self._message(reply, now=now, answering=answering)
-        return ComposedMail(message["Message-ID"], reply.to, bytes(message))
-
-    def _message(self, reply: Reply, *, now: datetime, answering: Answering | None = None) -> EmailMessage:
+        """The mail `reply` asks for; raises `Unaddressable` when its recipient is not an address."""
+        recipient = headers.mail_address(reply.to)
+        if recipient is None:
+            raise Unaddressable("the reply's recipient is not a plain local@domain address")
         subject, body = self.render(reply.template, {**reply.context, "server": self.addressing.address})
-        message = EmailMessage()
-        message["From"] = formataddr((SERVER_NAME, self.addressing.address))
-        message["To"] = reply.to
-        message["Subject"] = subject
-        message["Date"] = format_datetime(now)
-        message["Auto-Submitted"] = "auto-replied"
-        message[LOOP_HEADER] = self.addressing.address
+
+        in_reply_to: str | None = None
+        references: tuple[str, ...] = ()
+        reply_to: str | None = None
         if reply.game_id is not None and reply.player_id is not None:
             root = self.thread_root(reply.game_id, reply.player_id)
             if reply.starts_thread:
-                message["Message-ID"] = root
+                message_id = root
             else:
-                message["Message-ID"] = make_msgid(domain=self.addressing.domain)
-                message["In-Reply-To"] = root
-                message["References"] = root
+                message_id = make_msgid(domain=self.addressing.domain)
+                in_reply_to, references = root, (root,)
             if self._invites_reply(reply):
                 token = self.tokens.make(reply.game_id, reply.player_id)
-                message["Reply-To"] = formataddr((SERVER_NAME, self.addressing.reply_address(token)))
+                assert _TOKEN.fullmatch(token), "a reply token is written into Reply-To as it is"
+                reply_to = f"{SERVER_NAME} <{self.addressing.reply_address(token)}>"
         else:
-            message["Message-ID"] = make_msgid(domain=self.addressing.domain)
-            if answering is not None and answering.message_id:
-                message["In-Reply-To"] = answering.message_id
-                message["References"] = " ".join([*answering.references[-10:], answering.message_id])
-        message.set_content(body)
-        return message
+            message_id = make_msgid(domain=self.addressing.domain)
+            if answering is not None:
+                in_reply_to, references = _thread_of(answering)
+
+        fields = [
+            f"From: {SERVER_NAME} <{self.addressing.address}>",
+            f"To: {recipient}",
+            _subject_field(subject),
+            f"Date: {format_datetime(now)}",
+            "Auto-Submitted: auto-replied",
+            f"{LOOP_HEADER}: {self.addressing.address}",
+            f"Message-ID: {message_id}",
+        ]
+        if in_reply_to is not None:
+            fields += [f"In-Reply-To: {in_reply_to}", _folded("References", references)]
+        if reply_to is not None:
+            fields.append(f"Reply-To: {reply_to}")
+        encoding, payload = _body_payload(body)
+        fields += [
+            "MIME-Version: 1.0",
+            "Content-Type: text/plain; charset=utf-8",
+            f"Content-Transfer-Encoding: {encoding}",
+        ]
+        head = "\n".join(fields).encode("ascii")
+        return ComposedMail(message_id, recipient, head + b"\n\n" + payload)
 
     def thread_root(self, game_id: int, player_id: int) -> str:
         digest = hmac.new(self._key, f"thread:{game_id}:{player_id}".encode(), hashlib.sha256).hexdigest()[
@@ -104,3 +158,64 @@ class Composer:
     def _invites_reply(reply: Reply) -> bool:
         view = reply.context.get("view")
         return view is not None and view.status == "active"
+
+
+def _plain_text(text: str) -> str:
+    """`text` as a mail body carries it, whatever it held: "\\n" line ends, no control
+    characters but tab, lone surrogates (which UTF-8 cannot encode) as U+FFFD, no white
+    space at the end of a line, no blank lines around it, one line end at the end."""
+    text = _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    text = _SURROGATE.sub("\ufffd", text)
+    return "\n".join(line.rstrip() for line in text.split("\n")).strip("\n") + "\n"
+
+
+def _thread_of(answering: Answering) -> tuple[str | None, tuple[str, ...]]:
+    """(In-Reply-To, References) for an answer: nothing unless the answered mail has a
+    well-formed Message-ID; then its last few well-formed references and that id."""
+    answered = headers.message_id(answering.message_id)
+    if answered is None:
+        return None, ()
+    earlier = [ref for value in answering.references for ref in headers.message_ids(value)]
+    return answered, (*earlier[-MAX_REFERENCES:], answered)
+
+
+def _subject_field(subject: str) -> str:
+    # Plain ASCII goes as it is, unless a reader would take part of it for an encoded word.
+    if subject.isascii() and "=?" not in subject:
+        return _folded("Subject", subject.split(" "))
+    return _folded("Subject", _encoded_words(subject))
+
+
+def _encoded_words(text: str) -> list[str]:
+    """RFC 2047 "B" encoded words for `text`, each holding whole characters."""
+    words, chunk = [], b""
+    for character in text:
+        data = character.encode("utf-8")
+        if len(chunk) + len(data) > _WORD_BYTES:
+            words.append(chunk)
+            chunk = b""
+        chunk += data
+    words.append(chunk)
+    return [_WORD_PREFIX + base64.b64encode(word).decode("ascii") + _WORD_SUFFIX for word in words]
+
+
+def _folded(name: str, words: Iterable[str]) -> str:
+    """``name: words``, folded between words where a line would pass `_FOLD_AT`."""
+    lines: list[str] = []
+    line = f"{name}:"
+    for index, word in enumerate(words):
+        if index and len(line) + 1 + len(word) > _FOLD_AT:
+            lines.append(line)
+            line = ""
+        line += " " + word
+    lines.append(line)
+    return "\n".join(lines)
+
+
+def _body_payload(body: str) -> tuple[str, bytes]:
+    """(Content-Transfer-Encoding, encoded body): 7bit when RFC 5322 can carry the text as
+    it is, quoted-printable otherwise."""
+    data = body.encode("utf-8")
+    if data.isascii() and all(len(line) <= _MAX_LINE for line in data.split(b"\n")):
+        return "7bit", data
+    return "quoted-printable", quopri.encodestring(data)

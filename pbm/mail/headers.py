@@ -37,7 +37,7 @@ _MESSAGE_ID = re.compile(rf"<([{_ATEXT}.@\[\]]{{1,{MAX_MESSAGE_ID - 2}}})>")
 _LOCAL_PART = re.compile(rf"[{_ATEXT}]+(?:\.[{_ATEXT}]+)*")
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _DOMAIN = re.compile(rf"(?:{_LABEL}\.)*{_LABEL}")
-_NOT_IN_A_LINE = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff]+")
+_NOT_IN_A_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]+")
 
 
 def message_id(value: str | None) -> str | None:
