@@ -16,7 +16,7 @@ The games come from the engine registry, so a new game needs no change here.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -332,30 +332,39 @@ _SECRET_AFTER_CHANGE = {"password": (3, 4), "address": (3,)}
 def mask_passwords(text: str, secrets: Collection[str] = ()) -> str:
     """The text with every password starred, for quoting, comments and logs.
 
-    Two rules, so that a password is hidden whether or not its line parsed:
-    the words in password positions of anything shaped like a command (a
-    verb first, a verb after a game name or a misspelt one, or a game name
-    followed by an unknown verb); and every word containing one of `secrets`,
-    the passwords the mail's own commands carried, wherever they stand.
+    A password is a word in a password position of anything shaped like a
+    command (a verb first, a verb after a game name or a misspelt one, or a
+    game name followed by an unknown verb), or one of `secrets` (the
+    passwords the mail's commands carried). Every word containing one is
+    starred wherever it stands in the text, so a password written again in
+    passing is hidden too.
 
     >>> mask_passwords("cephalopod move 101 alice s3cret c3")
     'cephalopod move 101 alice ******** c3'
     >>> mask_passwords("change password alice old new")
     'change password alice ******** ********'
-    >>> mask_passwords("move 103 bob s3cret c3")
-    'move 103 bob ******** c3'
-    >>> mask_passwords("Thanks! My password is s3cret.", secrets={"s3cret"})
-    'Thanks! My password is ********'
+    >>> mask_passwords("move 103 bob s3cret c3\\nThanks! My password is s3cret.")
+    'move 103 bob ******** c3\\nThanks! My password is ********'
     """
-    secrets = [s for s in secrets if s]
-    return "\n".join(_mask_line(line, secrets) for line in text.split("\n"))
+    lines = text.split("\n")
+    found = {secret for line in lines for secret in _words_in_password_positions(line)}
+    found.update(secret for secret in secrets if secret)
+    return "\n".join(_mask_line(line, found) for line in lines)
 
 
-def _mask_line(line: str, secrets: Sequence[str]) -> str:
-    spans = [m.span() for m in _WORD.finditer(line) if m.group() != "**"]
-    words = [line[a:b].lower() for a, b in spans]
-    hidden = _secret_positions(words)
-    hidden |= {i for i, (a, b) in enumerate(spans) if any(s in line[a:b] for s in secrets)}
+def _word_spans(line: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _WORD.finditer(line) if m.group() != "**"]
+
+
+def _words_in_password_positions(line: str) -> list[str]:
+    spans = _word_spans(line)
+    positions = _secret_positions([line[a:b].lower() for a, b in spans])
+    return [line[a:b] for index, (a, b) in enumerate(spans) if index in positions]
+
+
+def _mask_line(line: str, secrets: Collection[str]) -> str:
+    spans = _word_spans(line)
+    hidden = {i for i, (a, b) in enumerate(spans) if any(s in line[a:b] for s in secrets)}
     if not hidden:
         return line
     pieces, last = [], 0

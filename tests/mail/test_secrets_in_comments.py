@@ -1,0 +1,99 @@
+"""No password reaches another player, whatever the mail around a command looks like.
+
+The comment sent with a board, and an error's quote of the mail, star every
+password the mail's commands carry wherever it stands, and the password
+positions of anything shaped like a command, parsed or not.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.support import body_of, mail, reply_to_board
+
+ALICE, BOB = "alice@example.org", "bob@example.net"
+
+
+@pytest.fixture
+def game(make_mailroom):
+    room = make_mailroom()
+    room.send(mail(ALICE, "signup alice alice-pw"))
+    room.send(mail(BOB, "signup bob bob-pw"))
+    room.send(mail(ALICE, "cephalopod challenge alice bob"))
+    room.replies()
+    return room
+
+
+def everything_sent(room) -> str:
+    return "\n".join(f"{m}\n{body_of(m)}" for m in room.replies())
+
+
+def test_a_move_in_the_subject_repeated_in_the_body_does_not_send_the_password(game):
+    command = "cephalopod move 101 alice alice-pw c3"
+    game.send(mail(ALICE, f"{command}\n\nGood luck!", subject=command))
+    sent = everything_sent(game)
+    assert "alice writes:\n\nGood luck!" in sent
+    assert "alice-pw" not in sent
+
+
+def test_a_full_command_under_a_replied_move_does_not_send_the_password(game):
+    game.send(mail(ALICE, "cephalopod move 101 alice alice-pw c3"))
+    board = next(m for m in game.replies() if m["To"].addresses[0].addr_spec == BOB)
+    comment = "cephalopod move 101 bob bob-pw b3\nOops, that was for the record."
+    reply = reply_to_board(board, BOB, "b3", comment=comment)
+    game.send(reply, to=board["Reply-To"].addresses[0].addr_spec)
+    sent = everything_sent(game)
+    assert "Oops, that was for the record." in sent
+    assert "bob-pw" not in sent
+
+
+def test_a_move_written_without_the_game_name_does_not_send_the_password(game):
+    game.send(mail(ALICE, "cephalopod move 101 alice alice-pw c3"))
+    game.replies()
+    game.send(mail(BOB, "cephalopod show 101\nmove 101 bob bob-pw b3 was what I meant"))
+    game.send(mail(BOB, "move 101 bob bob-pw b3"))
+    assert "bob-pw" not in everything_sent(game)
+
+
+PASSWORDS = st.text(alphabet="ABCDEFGHJKLMNPQRSTUVWXYZabcdefghjkmnpqrstuvwxyz23456789", min_size=6, max_size=14).map(
+    lambda s: "Zq" + s  # never a word of a board mail by chance
+)
+NOISE = st.sampled_from(["Hi!", "", "Thanks.", "Good game", "> quoted", "-- ", "ok", "c3"])
+
+
+@st.composite
+def mails_carrying(draw, password: str, userid: str, board: int) -> str:
+    """A body with a move using `password`, and the password again in many shapes around it."""
+    shapes = [
+        f"cephalopod move {board} {userid} {password} c3",
+        f"move {board} {userid} {password} c3",
+        f"Cephalopod MOVE {board} {userid} {password} c4",
+        f"cephalopd move {board} {userid} {password} c3",
+        f"cephalopod mvoe {board} {userid} {password} c3",
+        f"signup someone {password}",
+        f"change password {userid} {password} other-pw",
+        f"my password is {password}.",
+        f"({password})",
+        password,
+    ]
+    before = draw(st.lists(NOISE, max_size=2))
+    after = draw(st.lists(st.one_of(NOISE, st.sampled_from(shapes)), max_size=6))
+    return "\n".join([*before, f"cephalopod move {board} {userid} {password} c3", *after])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_the_password_a_mail_carries_is_in_no_mail_the_server_sends(game, data):
+    # One database for every example: each plays a new game between new players.
+    password = data.draw(PASSWORDS)
+    userid = "p" + password.lower()
+    game.send(mail(f"{userid}@example.org", f"signup {userid} {password}"))
+    game.send(mail(f"{userid}@example.org", f"cephalopod challenge {userid} bob"))
+    (board,) = {int(m["Subject"].split()[3]) for m in game.replies() if m["Subject"].startswith("New ")}
+    body = data.draw(mails_carrying(password, userid, board))
+    game.send(mail(f"{userid}@example.org", body, subject=data.draw(st.sampled_from(["", "my move"]))))
+    sent = everything_sent(game)
+    assert sent  # the move's boards, or an error
+    assert password not in sent
