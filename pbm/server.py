@@ -41,9 +41,11 @@ log = logging.getLogger(__name__)
 
 IDLE_POLL_SECONDS = 30.0
 """Workers look again this often even when nothing woke them (retries fall due)."""
+FIRST_OUTAGE_WAIT = 0.5
 LONGEST_OUTAGE_WAIT = 10.0
-"""While the database is unreachable, processing tries again at least this often (and at
-once when a mail arrives: the listener could store it, so the database is back)."""
+"""While the database is unreachable, processing tries again after a wait that doubles
+from FIRST_OUTAGE_WAIT up to this, and at once when a mail arrives: the listener could
+store it, so the database is back."""
 STOP_GRACE_SECONDS = 10.0
 """How long a stopping server lets a worker finish the mail in hand."""
 
@@ -227,7 +229,7 @@ class Server:
                 processed = await asyncio.to_thread(self.processor.process_pending)
                 wait = 0.0
             except DatabaseUnavailable as outage:
-                wait = min(max(2 * wait, 0.5), LONGEST_OUTAGE_WAIT)
+                wait = min(max(2 * wait, FIRST_OUTAGE_WAIT), LONGEST_OUTAGE_WAIT)
                 log.warning("database unavailable (%s): processing waits %.1f s or until mail arrives", outage, wait)
                 await self._processing.wait(wait)
                 continue

@@ -1,0 +1,79 @@
+"""After a database outage, processing resumes as soon as mail arrives again.
+
+A stored mail proves the database is back, so the worker must not sit out a
+back-off meant for a database that does not answer. Also: a worker that
+died while reading mail does not make the next one wait out its claim.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+from datetime import timedelta
+
+from sqlalchemy import select
+
+import pbm.server
+from pbm.store.errors import DatabaseUnavailable
+from pbm.store.inbox import save_inbound
+from pbm.store.models import InboundMessage, utcnow
+from tests.support import mail
+
+ALICE = "alice@example.org"
+
+
+def test_processing_resumes_when_mail_arrives_not_after_its_back_off(server, sink, monkeypatch):
+    monkeypatch.setattr(pbm.server, "FIRST_OUTAGE_WAIT", 120.0)  # longer than the test may take
+    processor = server.server.processor
+    real = processor.process_pending
+    outage = {"on": True, "seen": 0}
+
+    def unavailable_while_on() -> int:
+        if outage["on"]:
+            outage["seen"] += 1
+            raise DatabaseUnavailable("OperationalError")
+        return real()
+
+    monkeypatch.setattr(processor, "process_pending", unavailable_while_on)
+    server.send(mail(ALICE, "signup alice alice-pw"), ALICE)  # stored; processing meets the "outage"
+    while not outage["seen"]:
+        sink.quiet(0.1)
+    outage["on"] = False
+    server.send(mail(ALICE, "help"), ALICE)
+    answers = sink.wait(2, timeout=30.0)
+    assert [m["Subject"] for m in answers] == ["Welcome to the PBeM Server, alice", "Help for the PBeM Server"]
+
+
+def dead_pid() -> int:
+    probe = subprocess.Popen(["true"])
+    probe.wait()
+    return probe.pid
+
+
+def test_a_reading_claim_of_a_worker_that_died_is_taken_over_at_once(make_mailroom):
+    room = make_mailroom()
+    stored = save_inbound(room.database, mail(ALICE, "help"), envelope_from=ALICE, envelope_to=["pbm@localhost"])
+    with room.database.transaction() as session:
+        row = session.get(InboundMessage, stored.id)
+        row.read_claim = f"{socket.gethostname()}:{dead_pid()}:0f0f0f0f"
+        row.read_claimed_until = utcnow() + timedelta(hours=1)
+    room.server.processor.process_pending()
+    with room.database.reading() as session:
+        assert session.scalar(select(InboundMessage.status)) == "processed"
+
+
+def test_a_reading_claim_of_a_live_worker_is_left_alone(make_mailroom):
+    room = make_mailroom()
+    stored = save_inbound(room.database, mail(ALICE, "help"), envelope_from=ALICE, envelope_to=["pbm@localhost"])
+    live = subprocess.Popen(["sleep", "30"])
+    try:
+        with room.database.transaction() as session:
+            row = session.get(InboundMessage, stored.id)
+            row.read_claim = f"{socket.gethostname()}:{live.pid}:0f0f0f0f"
+            row.read_claimed_until = utcnow() + timedelta(hours=1)
+        room.server.processor.process_pending()
+        with room.database.reading() as session:
+            assert session.scalar(select(InboundMessage.status)) == "pending"
+    finally:
+        live.kill()
+        live.wait()
