@@ -156,21 +156,35 @@ class Processor:
                 return applied
 
     def _guarded(self, step: Callable[[], _T]) -> _T:
-        """Run a step that is not one mail's: any database error there means an outage."""
-        try:
-            return step()
-        except DatabaseUnavailable:
-            raise
-        except Exception as error:
-            if classify(error) is Failure.MAIL:
+        """Run a step that is no one mail's (claiming, reading a batch): its database errors are the database's.
+
+        Contention is tried again at once; an error while the database answers a
+        probe is too, a few times; past that, or when it does not answer,
+        `DatabaseUnavailable`. Any other error is a bug, and rises as it is.
+        """
+        for attempt in range(PASSING_RETRIES + 1):
+            try:
+                return step()
+            except DatabaseUnavailable:
                 raise
-            raise DatabaseUnavailable(f"{type(error).__name__}") from error
+            except Exception as error:
+                kind = classify(error)
+                if kind is Failure.MAIL:
+                    raise
+                if attempt == PASSING_RETRIES or (
+                    kind is Failure.OUTAGE and not self.database.reachable(self.database_timeout)
+                ):
+                    raise DatabaseUnavailable(type(error).__name__) from error
+                log.warning("processing met %s; trying again", type(error).__name__)
+        raise AssertionError("unreachable")
 
     def _release_dead_claims(self) -> None:
-        with self.database.transaction() as session:
-            released = inbox.release_claims(session, self.worker.outlived)
-        if released:
-            log.info("took over %d mail(s) a stopped worker had started reading", released)
+        with self.database.reading() as session:
+            gone = [i for i, claim in inbox.reading_claims(session) if self.worker.outlived(claim)]
+        if gone:
+            with self.database.transaction() as session:
+                inbox.release_reading_claims(session, gone)
+            log.info("took over %d mail(s) a stopped worker had started reading", len(gone))
 
     # -- step 1: reading ------------------------------------------------------
 

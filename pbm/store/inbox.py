@@ -11,7 +11,7 @@ share the work without doing it twice:
 1. *Reading* (`claim_unread`, `record_reading`): MIME to text, outside any
    write transaction. A claim is a lease naming the worker; a worker that dies
    loses it when the lease ends, or at once when a worker on its host sees
-   that its process is gone (`release_claims`).
+   that its process is gone (`release_reading_claims`).
 2. *Applying* (`claim_ready`, `finish`): one write transaction per mail. A mail
    is ready when it has been read, every mail received before it has been
    read, and no earlier pending mail shares one of its keys (`InboundKey`):
@@ -22,7 +22,7 @@ share the work without doing it twice:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email.parser import BytesHeaderParser
@@ -128,23 +128,23 @@ def extend_read_claims(session: Session, ids: Collection[int], *, worker: str, u
     )
 
 
-def release_claims(session: Session, is_gone: Callable[[str], bool]) -> int:
-    """End the reading claims of workers that `is_gone` says are dead; returns how many."""
-    held = session.execute(
-        select(InboundMessage.id, InboundMessage.read_claim).where(
-            InboundMessage.status == "pending",
-            InboundMessage.read_at.is_(None),
-            InboundMessage.read_claim.is_not(None),
-        )
-    ).all()
-    gone = [inbound_id for inbound_id, worker in held if is_gone(worker)]
-    if gone:
-        session.execute(
-            update(InboundMessage)
-            .where(InboundMessage.id.in_(gone))
-            .values(read_claim=None, read_claimed_until=None)
-        )
-    return len(gone)
+def reading_claims(session: Session) -> list[tuple[int, str]]:
+    """(mail id, worker) of every mail being read now."""
+    query = select(InboundMessage.id, InboundMessage.read_claim).where(
+        InboundMessage.status == "pending",
+        InboundMessage.read_at.is_(None),
+        InboundMessage.read_claim.is_not(None),
+    )
+    return [(inbound_id, claim) for inbound_id, claim in session.execute(query)]
+
+
+def release_reading_claims(session: Session, ids: Collection[int]) -> None:
+    """End the reading claims on `ids` (their workers are gone): anyone may read them now."""
+    session.execute(
+        update(InboundMessage)
+        .where(InboundMessage.id.in_(ids), InboundMessage.read_at.is_(None))
+        .values(read_claim=None, read_claimed_until=None)
+    )
 
 
 def record_reading(

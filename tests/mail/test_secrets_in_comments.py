@@ -7,6 +7,8 @@ positions of anything shaped like a command, parsed or not.
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -60,6 +62,7 @@ def test_a_move_written_without_the_game_name_does_not_send_the_password(game):
 PASSWORDS = st.text(alphabet="ABCDEFGHJKLMNPQRSTUVWXYZabcdefghjkmnpqrstuvwxyz23456789", min_size=6, max_size=14).map(
     lambda s: "Zq" + s  # never a word of a board mail by chance
 )
+EXAMPLES = itertools.count()
 NOISE = st.sampled_from(["Hi!", "", "Thanks.", "Good game", "> quoted", "-- ", "ok", "c3"])
 
 
@@ -86,9 +89,9 @@ def mails_carrying(draw, password: str, userid: str, board: int) -> str:
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_the_password_a_mail_carries_is_in_no_mail_the_server_sends(game, data):
-    # One database for every example: each plays a new game between new players.
+    # One database for every example: each plays a new game between a new player and bob.
     password = data.draw(PASSWORDS)
-    userid = "p" + password.lower()
+    userid = f"player{next(EXAMPLES)}"
     game.send(mail(f"{userid}@example.org", f"signup {userid} {password}"))
     game.send(mail(f"{userid}@example.org", f"cephalopod challenge {userid} bob"))
     (board,) = {int(m["Subject"].split()[3]) for m in game.replies() if m["Subject"].startswith("New ")}
