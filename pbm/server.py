@@ -82,7 +82,7 @@ class Server:
     ) -> None:
         self.settings = settings
         key = secret_key(settings, var_dir)
-        self.database = Database(settings.database_url)
+        self.database = Database(settings.database_url, timeout=settings.database_timeout)
         self.addressing = Addressing(settings.address)
         tokens = ReplyTokens(key)
         composer = Composer(make_environment(), self.addressing, tokens, key)
