@@ -96,7 +96,9 @@ class Server:
             on_processed=self.changes.wake,
         )
         self.delivery = Delivery(self.database, transport or transport_for(settings.outbound), settings.address)
-        self.web = create_app(self.database, make_environment(), self.changes, address=settings.address)
+        self.web = create_app(
+            self.database, make_environment(), self.changes, address=settings.address, stuck_after=settings.stuck_after
+        )
         self.smtp_port: int | None = None
         self.http_port: int | None = None
         self._tasks: list[asyncio.Task[None]] = []

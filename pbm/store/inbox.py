@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from datetime import datetime
 from email.parser import BytesHeaderParser
 from email.policy import compat32
 
@@ -148,3 +149,19 @@ def needing_attention(session: Session) -> list[InboundMessage]:
     query = select(InboundMessage).where(InboundMessage.status.in_(("pending", "failed", "ignored")))
     return list(session.scalars(query.order_by(InboundMessage.id)))
 
+
+def status_counts(session: Session) -> dict[str, int]:
+    """How many received mails are in each status (pending, processed, failed, ...)."""
+    rows = session.execute(select(InboundMessage.status, func.count()).group_by(InboundMessage.status))
+    return {status: count for status, count in rows}
+
+
+def oldest_pending_received_at(session: Session) -> datetime | None:
+    """When the oldest mail still waiting to be processed arrived (``None``: nothing waits)."""
+    query = (
+        select(InboundMessage.received_at)
+        .where(InboundMessage.status == "pending")
+        .order_by(InboundMessage.id)
+        .limit(1)
+    )
+    return session.scalar(query)

@@ -53,6 +53,14 @@ def mark_failed_attempt(session: Session, message_id: int, error: str, retry_at:
     session.execute(update(OutboxMessage).where(OutboxMessage.id == message_id).values(**values))
 
 
+def most_overdue(session: Session, now: datetime) -> datetime | None:
+    """When the longest-waiting reply that is due (pending, its time come) fell due; ``None``: none is."""
+    query = select(func.min(OutboxMessage.next_attempt_at)).where(
+        OutboxMessage.status == "pending", OutboxMessage.next_attempt_at <= now
+    )
+    return session.scalar(query)
+
+
 def counts(session: Session) -> dict[str, int]:
     rows = session.execute(select(OutboxMessage.status, func.count()).group_by(OutboxMessage.status))
     return {status: count for status, count in rows}
