@@ -123,6 +123,7 @@ class Server:
     async def start(self, *, process: bool = True) -> None:
         """Listen and start the workers; returns once both listeners are bound."""
         await asyncio.to_thread(self.check_schema)
+        await self.delivery.transport.check()  # stops us here if replies could never be written
         loop = asyncio.get_running_loop()
         self._processing = Wakeup()
         self._delivering = Wakeup()
