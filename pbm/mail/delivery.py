@@ -142,6 +142,11 @@ def retry_delay(attempts: int) -> timedelta | None:
     return min(FIRST_RETRY * 2 ** (attempts - 1), LONGEST_WAIT)
 
 
+def _masked(error: Exception, recipient: str) -> str:
+    """An error as a log line may show it: a relay's refusal names the recipient in full."""
+    return str(error).replace(recipient, masked_address(recipient))
+
+
 class _Outgoing(NamedTuple):
     id: int
     recipient: str
@@ -203,7 +208,12 @@ class Delivery:
         try:
             await self.transport.send(self.sender, message.recipient, message.raw)
         except PermanentFailure as error:
-            log.warning("outbox %s to %s failed for good: %s", message.id, masked_address(message.recipient), error)
+            log.warning(
+                "outbox %s to %s failed for good: %s",
+                message.id,
+                masked_address(message.recipient),
+                _masked(error, message.recipient),
+            )
             await asyncio.to_thread(self._failed, message.id, str(error), None)
             return 0
         except Exception as error:  # network, disk: try again later
@@ -214,7 +224,7 @@ class Delivery:
                 message.id,
                 masked_address(message.recipient),
                 message.attempts + 1,
-                error,
+                _masked(error, message.recipient),
             )
             await asyncio.to_thread(self._failed, message.id, f"{type(error).__name__}: {error}", retry_at)
             return 0

@@ -86,6 +86,15 @@ def test_a_refusal_fails_the_mail_for_good_and_keeps_the_reason(queued):
     assert (failed.status, failed.last_error) == ("failed", "550 5.1.1 no such user")
 
 
+def test_a_failure_is_logged_without_the_full_address(queued, caplog):
+    deliver(queued, FlakyTransport(1, ConnectionRefusedError("alice@example.org: relay down")), NOW)
+    refusal = PermanentFailure("550 5.1.1 <alice@example.org>: no such user")
+    deliver(queued, FlakyTransport(1, refusal), NOW + timedelta(minutes=1))
+    logged = [record.getMessage() for record in caplog.records]
+    assert len(logged) == 2
+    assert all("a***@example.org" in line and "alice@example.org" not in line for line in logged)
+
+
 def test_retrying_gives_up_after_about_two_days():
     waits = [retry_delay(attempt) for attempt in range(1, 20)]
     assert waits[:4] == [timedelta(minutes=m) for m in (1, 2, 4, 8)]
