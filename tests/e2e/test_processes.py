@@ -231,7 +231,7 @@ def test_pbm_process_handles_one_message_offline_as_a_pipe_would(database_url, t
 # -- `pbm process` as a Postfix pipe: what the exit status tells the MTA ------------
 
 
-def pbm(*args: str, env: dict[str, str], cwd: Path, raw: bytes = b"") -> subprocess.CompletedProcess:
+def run_pbm(*args: str, env: dict[str, str], cwd: Path, raw: bytes = b"") -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "pbm", *args], input=raw, env=env, cwd=cwd, capture_output=True, timeout=120, check=False
     )
@@ -256,7 +256,7 @@ def test_pbm_process_exits_75_when_the_mail_could_not_be_stored(reason, tmp_path
         url = f"sqlite:///{tmp_path}/never-migrated.db"
     else:
         message = str(tmp_path / "vanished.eml")
-    done = pbm("process", "--sender", ALICE, message, env=pipe_env(url), cwd=tmp_path, raw=mail(ALICE, "help"))
+    done = run_pbm("process", "--sender", ALICE, message, env=pipe_env(url), cwd=tmp_path, raw=mail(ALICE, "help"))
     assert done.returncode == 75, done.stderr
     assert b"Traceback" not in done.stderr
 
@@ -266,7 +266,7 @@ def test_pbm_process_exits_0_once_the_mail_is_stored_though_processing_fails(dat
         for statement in SABOTAGE[database.engine.dialect.name]:
             connection.exec_driver_sql(statement)
     env = pipe_env(database_url, PBM_OUTBOUND=f"maildir:{tmp_path}/outbox")
-    done = pbm("process", "--sender", ALICE, "-", env=env, cwd=tmp_path, raw=mail(ALICE, "help"))
+    done = run_pbm("process", "--sender", ALICE, "-", env=env, cwd=tmp_path, raw=mail(ALICE, "help"))
     assert done.returncode == 0, done.stderr
     assert count(database) == 1  # stored: a later `pbm serve` or `pbm process` takes it up again
 
@@ -287,7 +287,7 @@ SABOTAGE = {
 
 def test_the_default_maildir_is_made_where_no_var_folder_exists_yet(database_url, tmp_path):
     """PostgreSQL and PBM_SECRET_KEY: nothing else makes var/, and replies must still land in var/outbox."""
-    done = pbm("process", "--sender", ALICE, "-", env=pipe_env(database_url), cwd=tmp_path, raw=mail(ALICE, "help"))
+    done = run_pbm("process", "--sender", ALICE, "-", env=pipe_env(database_url), cwd=tmp_path, raw=mail(ALICE, "help"))
     assert done.returncode == 0, done.stderr
     assert len(mailbox.Maildir(tmp_path / "var" / "outbox", create=False)) == 1
 
@@ -300,6 +300,6 @@ def test_pbm_serve_will_not_start_with_a_maildir_it_cannot_write(database_url, t
         PBM_SMTP_LISTEN=f"127.0.0.1:{free_port()}",
         PBM_HTTP_LISTEN=f"127.0.0.1:{free_port()}",
     )
-    done = pbm("serve", env=env, cwd=tmp_path)
+    done = run_pbm("serve", env=env, cwd=tmp_path)
     assert done.returncode == 2
     assert b"PBM_OUTBOUND" in done.stderr and b"Traceback" not in done.stderr
