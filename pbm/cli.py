@@ -15,6 +15,14 @@ from pbm.config import ConfigError, load_settings
 
 if TYPE_CHECKING:
     from pbm.server import Server
+    from pbm.store.models import InboundMessage
+
+log = logging.getLogger(__name__)
+
+EX_NOUSER = 67
+"""`pbm process`: the mail is not for us; the MTA bounces it."""
+EX_TEMPFAIL = 75
+"""`pbm process`: the mail could not be stored; the MTA keeps it and tries again later."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -58,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     outbox.add_argument("--all", action="store_true", help="also list delivered mail")
 
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    _configure_logging(args.command)
 
     if args.command == "perft":
         from pbm.games import perft as perft_module
@@ -68,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
         from pbm.games import fairdice
 
         return fairdice.main(args.args)
+    if args.command == "process":
+        return _process(args)
     try:
         settings = load_settings()
     except ConfigError as error:
@@ -79,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "db":
         from pbm.store.database import Database
 
-        Database(settings.database_url).upgrade()
+        Database(settings.database_url, timeout=settings.database_timeout).upgrade()
         print("database schema is up to date")
         return 0
     try:
@@ -91,8 +101,6 @@ def main(argv: list[str] | None = None) -> int:
     except (SchemaOutOfDate, ConfigError) as error:
         print(f"pbm: {error}", file=sys.stderr)
         return 2
-    if args.command == "process":
-        return _process(server, args)
     if args.command == "dice-record":
         return _dice_record(server, args.game, args.board)
     if args.command == "inbox":
@@ -100,24 +108,72 @@ def main(argv: list[str] | None = None) -> int:
     return _outbox(server, args.all)
 
 
-def _process(server: Server, args: argparse.Namespace) -> int:
+def _process(args: argparse.Namespace) -> int:
+    """Store one piped mail, then process and deliver what is due.
+
+    The exit status is all the MTA learns: 0 once the mail is stored, whatever
+    happens to it next (processing or delivery failing is logged, and a
+    running `pbm serve` or the next `pbm process` takes it up again); 75 when
+    it could not be stored, for any reason, so the MTA tries again later; 67
+    when it is not for us.
+    """
+    from pbm.server import Server
     from pbm.store.inbox import save_inbound
 
-    raw = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
-    sender = args.sender
-    if sender is None:
-        headers = BytesHeaderParser(policy=compat32).parsebytes(raw)
-        sender = str(headers.get("Return-Path") or "").strip().strip("<>")
-    recipients = args.recipient or [server.settings.address]
+    try:
+        raw = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+        settings = load_settings()
+        server = Server(settings)
+    except Exception as error:  # unreadable input, bad configuration, no database driver...
+        print(f"pbm: the mail could not be stored, try again later: {error}", file=sys.stderr)
+        return EX_TEMPFAIL
+    sender = args.sender if args.sender is not None else _return_path(raw)
+    recipients = args.recipient or [settings.address]
     refused = [r for r in recipients if not server.addressing.accepts(r)]
     if refused:
         print(f"pbm: not our address: {', '.join(refused)}", file=sys.stderr)
-        return 67  # EX_NOUSER: the MTA bounces it
-    row = save_inbound(server.database, raw, envelope_from=sender, envelope_to=recipients, peer="pbm process")
-    processed = server.processor.process_pending()
-    sent = asyncio.run(server.delivery.deliver_due())
+        return EX_NOUSER
+
+    def store() -> InboundMessage:
+        server.check_schema()
+        return save_inbound(server.database, raw, envelope_from=sender, envelope_to=recipients, peer="pbm process")
+
+    try:
+        row = asyncio.run(server.database.call(store))
+    except Exception as error:
+        print(f"pbm: the mail could not be stored, try again later: {error}", file=sys.stderr)
+        return EX_TEMPFAIL
+    processed = sent = 0
+    try:
+        processed = server.processor.process_pending()
+    except Exception:
+        log.exception("inbound message %s is stored, but processing failed; it stays in the inbox", row.id)
+    try:
+        sent = asyncio.run(server.delivery.deliver_due())
+    except Exception:
+        log.exception("delivering the outbox failed; replies stay in it")
     print(f"stored inbound message {row.id} ({row.status}); processed {processed}; delivered {sent}")
     return 0
+
+
+def _configure_logging(command: str) -> None:
+    """INFO to standard error, and quiet: a line per mail from the SMTP door, none per query.
+
+    Alembic says what it sets up at every schema check; only `pbm db upgrade`
+    has something to say with it (the migrations it runs).
+    """
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if command != "db":
+        logging.getLogger("alembic").setLevel(logging.WARNING)
+
+
+def _return_path(raw: bytes) -> str:
+    """The envelope sender a delivering MTA wrote into the mail (``""`` when there is none)."""
+    try:
+        headers = BytesHeaderParser(policy=compat32).parsebytes(raw)
+        return str(headers.get("Return-Path") or "").strip().strip("<>")
+    except Exception:  # a header block we cannot read names no sender
+        return ""
 
 
 def _dice_record(server: Server, game_type: str, board: int) -> int:

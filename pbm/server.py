@@ -92,7 +92,7 @@ class Server:
     ) -> None:
         self.settings = settings
         key = secret_key(settings, var_dir)
-        self.database = Database(settings.database_url)
+        self.database = Database(settings.database_url, timeout=settings.database_timeout)
         self.addressing = Addressing(settings.address)
         tokens = ReplyTokens(key)
         composer = Composer(make_environment(), self.addressing, tokens, key)
@@ -116,7 +116,9 @@ class Server:
         self.delivery = Delivery(
             self.database, transport or transport_for(settings.outbound), settings.address, now=now
         )
-        self.web = create_app(self.database, make_environment(), self.changes, address=settings.address)
+        self.web = create_app(
+            self.database, make_environment(), self.changes, address=settings.address, stuck_after=settings.stuck_after
+        )
         self.smtp_port: int | None = None
         self.http_port: int | None = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -141,6 +143,7 @@ class Server:
     async def start(self, *, process: bool = True) -> None:
         """Listen and start the workers; returns once both listeners are bound."""
         await asyncio.to_thread(self.check_schema)
+        await self.delivery.transport.check()  # stops us here if replies could never be written
         loop = asyncio.get_running_loop()
         self._processing = Wakeup()
         self._delivering = Wakeup()

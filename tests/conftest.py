@@ -21,6 +21,8 @@ from sqlalchemy.engine import make_url
 
 from pbm.store.database import Database
 
+pytest_plugins = ["tests.pgcluster"]  # the `pg_cluster` fixture: a private PostgreSQL cluster to break
+
 DATA = Path(__file__).parent / "data"
 POSTGRES_URL = os.environ.get("PBM_TEST_DATABASE_URL", "")
 

@@ -15,15 +15,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import mailbox
+import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import aiosmtplib
 
-from pbm.config import Outbound
+from pbm.config import ConfigError, Outbound
+from pbm.mail.headers import masked_address
 from pbm.store import outbox
 from pbm.store.database import Database
 from pbm.store.models import utcnow
@@ -33,6 +35,7 @@ log = logging.getLogger(__name__)
 FIRST_RETRY = timedelta(minutes=1)
 LONGEST_WAIT = timedelta(hours=6)
 GIVE_UP_AFTER = 16  # attempts: about two days of retrying
+RELAY_CHECK_SECONDS = 5.0
 
 
 class PermanentFailure(Exception):
@@ -42,18 +45,45 @@ class PermanentFailure(Exception):
 class Transport(Protocol):
     async def send(self, sender: str, recipient: str, raw: bytes) -> None: ...
 
+    async def check(self) -> None:
+        """At start: raise `ConfigError` if no mail can ever go this way; log a
+        warning if it cannot just now (replies wait in the outbox meanwhile)."""
+        ...
+
 
 @dataclass(frozen=True)
 class MaildirTransport:
-    """Writes each mail into ``<path>/new`` (Maildir format, safe against partial files)."""
+    """Writes each mail into ``<path>/new`` (Maildir format, safe against partial files).
+
+    The folders are made as needed, parents too: the default ``var/outbox``
+    has no ``var/`` yet when nothing else put a file there.
+    """
 
     path: Path
 
     async def send(self, sender: str, recipient: str, raw: bytes) -> None:
         await asyncio.to_thread(self._add, raw)
 
+    async def check(self) -> None:
+        try:
+            await asyncio.to_thread(self._try_writing)
+        except OSError as error:
+            raise ConfigError(
+                f"PBM_OUTBOUND: replies cannot be written into the maildir {self.path}: {error.strerror or error}"
+            ) from None
+
+    def _make_folders(self) -> None:
+        for folder in ("tmp", "new", "cur"):
+            (self.path / folder).mkdir(mode=0o700, parents=True, exist_ok=True)
+
     def _add(self, raw: bytes) -> None:
-        mailbox.Maildir(self.path, create=True).add(raw)
+        self._make_folders()
+        mailbox.Maildir(self.path, create=False).add(raw)
+
+    def _try_writing(self) -> None:
+        self._make_folders()
+        with tempfile.NamedTemporaryFile(dir=self.path / "tmp", prefix="pbm-check-"):
+            pass
 
 
 @dataclass(frozen=True)
@@ -82,6 +112,20 @@ class SmtpTransport:
                 raise PermanentFailure(str(error)) from error
             raise
 
+    async def check(self) -> None:
+        # A relay may come up after us (a local MTA starting beside us): that is no reason not to start.
+        client = aiosmtplib.SMTP(hostname=self.host, port=self.port, timeout=RELAY_CHECK_SECONDS, start_tls=False)
+        try:
+            await client.connect()
+            await client.quit()
+        except (aiosmtplib.SMTPException, OSError) as error:
+            log.warning(
+                "PBM_OUTBOUND=smtp://%s:%s does not answer just now (%s); replies wait in the outbox until it does",
+                self.host,
+                self.port,
+                error,
+            )
+
 
 def transport_for(outbound: Outbound) -> Transport:
     if outbound.kind == "maildir":
@@ -98,7 +142,35 @@ def retry_delay(attempts: int) -> timedelta | None:
     return min(FIRST_RETRY * 2 ** (attempts - 1), LONGEST_WAIT)
 
 
+def _masked(error: Exception, recipient: str) -> str:
+    """An error as a log line may show it: a relay's refusal names the recipient in full."""
+    return str(error).replace(recipient, masked_address(recipient))
+
+
+class _Outgoing(NamedTuple):
+    id: int
+    recipient: str
+    raw: bytes
+    attempts: int
+
+
+@dataclass
+class _Claim:
+    """A batch of outbox rows this worker holds, and until when."""
+
+    messages: list[_Outgoing]
+    until: datetime
+    held: set[int] = field(default_factory=set)
+
+
 class Delivery:
+    """Hands due outbox rows to the transport, a leased batch at a time.
+
+    While a batch is being sent its lease is renewed every third of `lease`,
+    so a slow relay keeps the rows, and a killed worker's rows fall due again
+    within `lease`.
+    """
+
     def __init__(
         self,
         database: Database,
@@ -106,42 +178,83 @@ class Delivery:
         sender: str,
         *,
         now: Callable[[], datetime] = utcnow,
+        lease: timedelta = outbox.LEASE,
     ) -> None:
         self.database = database
         self.transport = transport
         self.sender = sender
         self.now = now
+        self.lease = lease
 
     async def deliver_due(self) -> int:
         """Hand every due mail to the transport; returns how many went out."""
         sent = 0
         while True:
-            batch = await asyncio.to_thread(self._claim)
-            if not batch:
+            claim = await asyncio.to_thread(self._claim)
+            if not claim.messages:
                 return sent
-            for message_id, recipient, raw, attempts in batch:
-                try:
-                    await self.transport.send(self.sender, recipient, raw)
-                except PermanentFailure as error:
-                    log.warning("outbox %s to %s failed for good: %s", message_id, recipient, error)
-                    await asyncio.to_thread(self._failed, message_id, str(error), None)
-                except Exception as error:  # network, disk: try again later
-                    delay = retry_delay(attempts + 1)
-                    retry_at = self.now() + delay if delay is not None else None
-                    log.warning(
-                        "outbox %s to %s: attempt %d failed: %s", message_id, recipient, attempts + 1, error
-                    )
-                    await asyncio.to_thread(
-                        self._failed, message_id, f"{type(error).__name__}: {error}", retry_at
-                    )
-                else:
-                    await asyncio.to_thread(self._sent, message_id)
-                    sent += 1
+            renewing = asyncio.create_task(self._keep(claim))
+            try:
+                for message in claim.messages:
+                    if message.id not in claim.held:
+                        continue  # the lease lapsed and another worker has the row now
+                    sent += await self._deliver(message)
+                    claim.held.discard(message.id)
+            finally:
+                renewing.cancel()
+                await asyncio.gather(renewing, return_exceptions=True)
 
-    def _claim(self) -> list[tuple[int, str, bytes, int]]:
+    async def _deliver(self, message: _Outgoing) -> int:
+        try:
+            await self.transport.send(self.sender, message.recipient, message.raw)
+        except PermanentFailure as error:
+            log.warning(
+                "outbox %s to %s failed for good: %s",
+                message.id,
+                masked_address(message.recipient),
+                _masked(error, message.recipient),
+            )
+            await asyncio.to_thread(self._failed, message.id, str(error), None)
+            return 0
+        except Exception as error:  # network, disk: try again later
+            delay = retry_delay(message.attempts + 1)
+            retry_at = self.now() + delay if delay is not None else None
+            log.warning(
+                "outbox %s to %s: attempt %d failed: %s",
+                message.id,
+                masked_address(message.recipient),
+                message.attempts + 1,
+                _masked(error, message.recipient),
+            )
+            await asyncio.to_thread(self._failed, message.id, f"{type(error).__name__}: {error}", retry_at)
+            return 0
+        await asyncio.to_thread(self._sent, message.id)
+        return 1
+
+    async def _keep(self, claim: _Claim) -> None:
+        """Renew the claim's lease until cancelled (when the batch is done)."""
+        while True:
+            await asyncio.sleep(self.lease.total_seconds() / 3)
+            until = self.now() + self.lease
+            try:
+                held = await asyncio.to_thread(self._renew, set(claim.held), claim.until, until)
+            except Exception as error:  # the rows stay ours until the lease lapses; try again
+                log.warning("could not renew the lease on outbox rows being sent: %s", error)
+                continue
+            claim.held &= held
+            claim.until = until
+
+    def _claim(self) -> _Claim:
+        now = self.now()
+        until = now + self.lease
         with self.database.transaction() as session:
-            rows = outbox.claim_due(session, self.now())
-            return [(row.id, row.recipient, row.raw, row.attempts) for row in rows]
+            rows = outbox.claim_due(session, now, until)
+            messages = [_Outgoing(row.id, row.recipient, row.raw, row.attempts) for row in rows]
+        return _Claim(messages, until, {message.id for message in messages})
+
+    def _renew(self, message_ids: set[int], held_until: datetime, until: datetime) -> set[int]:
+        with self.database.transaction() as session:
+            return outbox.renew_lease(session, message_ids, held_until, until)
 
     def _sent(self, message_id: int) -> None:
         with self.database.transaction() as session:

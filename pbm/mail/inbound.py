@@ -3,24 +3,33 @@
 It accepts mail only for the server's own address and its ``+token`` forms
 (anything else is refused at RCPT: we are no relay), up to the size limit.
 The 250 after DATA is sent only once the raw message is committed to the
-database; if that fails we answer 451 and the sender's MTA tries again later.
-Processing happens afterwards, in the worker, which this handler wakes.
+database; if that fails, or the database does not answer within its timeout,
+we answer 451 and the sender's MTA tries again later. Processing happens
+afterwards, in the worker, which this handler wakes.
+
+The log gets one line per received mail, with the sender's address masked:
+envelope addresses are personal, and a ``+token`` recipient is a credential
+(it moves for a player without a password). aiosmtpd's own logger writes
+every envelope address at INFO, so it is kept to warnings.
 """
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import logging
 from collections.abc import Callable
 from typing import Any
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
+from pbm.mail.headers import masked_address, one_line
 from pbm.mail.tokens import Addressing
 from pbm.store.database import Database
 from pbm.store.inbox import save_inbound
 
 log = logging.getLogger(__name__)
+
+AIOSMTPD_LOGGER = "mail.log"
 
 
 class InboundHandler:
@@ -40,25 +49,28 @@ class InboundHandler:
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
         raw = envelope.original_content or b""
         peer = session.peer[0] if isinstance(session.peer, tuple) else str(session.peer or "")
+        sender = envelope.mail_from or ""
+        store = functools.partial(
+            save_inbound, self.database, raw, envelope_from=sender, envelope_to=list(envelope.rcpt_tos), peer=peer
+        )
         try:
-            row = await asyncio.to_thread(
-                save_inbound,
-                self.database,
-                raw,
-                envelope_from=envelope.mail_from or "",
-                envelope_to=list(envelope.rcpt_tos),
-                peer=peer,
+            row = await self.database.call(store)
+        except Exception as error:
+            log.warning(
+                "answered 451 to a mail from %s: it could not be stored: %s: %s",
+                masked_address(sender),
+                type(error).__name__,
+                one_line(str(error), limit=200),
             )
-        except Exception:
-            log.exception("could not store a message from %s", envelope.mail_from)
             return "451 4.3.0 The message could not be stored just now; please try again later"
-        log.info("stored inbound message %s (%s) from %s", row.id, row.status, envelope.mail_from)
+        log.info("stored inbound message %s (%s) from %s", row.id, row.status, masked_address(sender))
         self.on_stored()
         return "250 2.0.0 Message accepted"
 
 
 def smtp_factory(handler: InboundHandler, *, hostname: str, max_size: int) -> Callable[[], Any]:
     """The protocol factory for `loop.create_server`: our handler, SMTPUTF8, a size limit."""
+    logging.getLogger(AIOSMTPD_LOGGER).setLevel(logging.WARNING)
 
     def make() -> SMTP:
         return SMTP(

@@ -9,30 +9,65 @@ differences live here so the rest of the store is written once:
   WAL mode lets the web pages read while a move is being written.
 - On PostgreSQL moves on one game are serialised by a row lock on the game
   (``SELECT ... FOR UPDATE`` in `pbm.store.repository`).
+
+A database can hang rather than fail (a stopped server, a lost network): then
+a query waits for ever, and no server-side timeout can fire in a server that
+does not run. PostgreSQL connections get a connect timeout, TCP keepalives and
+server-side statement, lock and idle-transaction timeouts for what the server
+can still enforce; and callers someone is waiting for (the SMTP listener,
+``/healthz``) use `Database.call`, which bounds the wait in the client.
+
+No engine puts a statement's parameters in its error messages: they are
+players' data (a password hash in a failed INSERT), and error messages reach
+logs and the inbox's notes.
 """
 
 from __future__ import annotations
 
+import asyncio
+import math
+import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import NullPool
 
 from pbm.resources import resource_dir
+
+T = TypeVar("T")
+
+DEFAULT_TIMEOUT = 5.0
+"""Seconds a waiting client gives the database (`Settings.database_timeout`)."""
+STATEMENT_TIMEOUT_MS = 30_000
+"""Longest statement a PostgreSQL server runs for us; ours take milliseconds."""
+LOCK_TIMEOUT_MS = 15_000
+"""Longest wait for a row lock; a lock held that long belongs to a stuck client."""
+IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000
+"""A client silent that long inside a transaction (stopped, cut off) loses it and its locks."""
+KEEPALIVES = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10, "keepalives_count": 3}
+"""TCP keepalives: a connection to a host that vanished fails in about a minute."""
+MAX_CALLS_WAITING = 8
+"""Threads `Database.call` lets wait on the database at once (abandoned ones included)."""
+
+
+class DatabaseTimeout(Exception):
+    """The database did not answer within the time a waiting client is given."""
 
 
 def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
     parsed = make_url(url)
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"timeout": 30})
+    engine = create_engine(url, connect_args={"timeout": 30}, hide_parameters=True)
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -51,6 +86,27 @@ def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
         connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
     return engine
+
+
+def _postgres_engine(url: str, *, connect_timeout: float, statement_timeout_ms: int) -> Engine:
+    """An engine whose connections cannot hang for ever where the server or the network can help it."""
+    options = (
+        f"-c statement_timeout={statement_timeout_ms} -c lock_timeout={LOCK_TIMEOUT_MS} "
+        f"-c idle_in_transaction_session_timeout={IDLE_IN_TRANSACTION_TIMEOUT_MS}"
+    )
+    return create_engine(
+        url,
+        pool_pre_ping=True,
+        pool_size=10,
+        max_overflow=10,
+        hide_parameters=True,
+        connect_args={"connect_timeout": _whole_seconds(connect_timeout), "options": options, **KEEPALIVES},
+    )
+
+
+def _whole_seconds(timeout: float) -> int:
+    # libpq counts connect_timeout in whole seconds, and takes anything under 2 as 2.
+    return max(2, math.ceil(timeout))
 
 
 class WriteGate:
@@ -90,21 +146,27 @@ class WriteGate:
 
 
 class Database:
-    """The server's database: a session factory for writes and one for reads."""
+    """The server's database: a session factory for writes and one for reads.
 
-    def __init__(self, url: str) -> None:
+    `timeout` is how long a client that waits for the database is given
+    (`call`); PostgreSQL connections also give up connecting after it.
+    """
+
+    def __init__(self, url: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.url = url
+        self.timeout = timeout
         self.is_sqlite = url.startswith("sqlite")
         if self.is_sqlite:
             self.engine = _sqlite_engine(url, immediate=True)
             self.read_engine = _sqlite_engine(url, immediate=False)
         else:
-            self.engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+            self.engine = _postgres_engine(url, connect_timeout=timeout, statement_timeout_ms=STATEMENT_TIMEOUT_MS)
             self.read_engine = self.engine
         # PostgreSQL locks rows, so its writers need no queue.
         self._gate = WriteGate() if self.is_sqlite else None
         self._write = sessionmaker(self.engine, expire_on_commit=False)
         self._read = sessionmaker(self.read_engine, expire_on_commit=False)
+        self._waiting = threading.BoundedSemaphore(MAX_CALLS_WAITING)
 
     @contextmanager
     def transaction(self, *, urgent: bool = False) -> Iterator[Session]:
@@ -123,36 +185,122 @@ class Database:
         with self._read() as session:
             yield session
 
+    async def call(self, work: Callable[[], T], *, timeout: float | None = None) -> T:
+        """Run blocking database `work` in a thread; wait for it at most `timeout`
+        seconds (default: this database's `timeout`), else raise `DatabaseTimeout`.
+
+        The bound holds whatever the database does: a stopped server leaves a
+        query waiting in the kernel, where no timeout of its own can reach it.
+        A thread cannot be stopped, so on timeout the work is abandoned, not
+        cancelled: it keeps its connection (and on SQLite its place at the write
+        gate) until the database answers or the connection breaks, and then
+        finishes what it began. A mail stored that late, after its sender was
+        told 451, is known by its dedupe key when the sender's MTA tries again.
+        At most `MAX_CALLS_WAITING` threads wait on the database at once, so a
+        hung database cannot pile up threads and connections without end; work
+        that finds no place before its deadline never starts.
+        """
+        limit = self.timeout if timeout is None else timeout
+        outcome: Future[T] = Future()
+
+        def run() -> None:
+            if not self._waiting.acquire(timeout=limit):
+                return  # the caller has given up by now
+            try:
+                if outcome.set_running_or_notify_cancel():
+                    try:
+                        outcome.set_result(work())
+                    except BaseException as error:
+                        outcome.set_exception(error)
+            finally:
+                self._waiting.release()
+
+        # A daemon thread: a hung database must not keep the process from exiting.
+        threading.Thread(target=run, name="pbm-database-call", daemon=True).start()
+        try:
+            async with asyncio.timeout(limit):
+                return await asyncio.wrap_future(outcome)
+        except TimeoutError:
+            raise DatabaseTimeout(f"the database did not answer within {limit:g} s") from None
+
     def reachable(self, timeout: float) -> bool:
-        """Whether a new connection answers ``SELECT 1`` within `timeout` seconds; never raises."""
-        answered = threading.Event()
+        """Whether the database answers a fresh connection within `timeout` seconds.
+
+        For telling an outage from a failure of one piece of work: the probe
+        opens its own connection (a pooled one may be the one that is stuck),
+        and never raises. On PostgreSQL it runs ``SELECT 1``; on SQLite it
+        takes and releases the write lock, since a file that can be read but
+        not written to cannot store or process mail either.
+        """
+        answered: Future[None] = Future()
 
         def probe() -> None:
             try:
-                cargs, cparams = self.engine.dialect.create_connect_args(self.engine.url)
-                connection = self.engine.dialect.connect(*cargs, **cparams)
-                try:
-                    connection.cursor().execute("SELECT 1")
-                    answered.set()
-                finally:
-                    connection.close()
-            except Exception:
-                pass
+                if self.is_sqlite:
+                    self._probe_sqlite(timeout)
+                else:
+                    self._probe_postgres(timeout)
+            except BaseException as error:
+                answered.set_exception(error)
+            else:
+                answered.set_result(None)
 
         threading.Thread(target=probe, name="pbm-database-probe", daemon=True).start()
-        return answered.wait(timeout)
+        try:
+            answered.result(timeout)
+        except Exception:
+            return False
+        return True
+
+    def _probe_postgres(self, timeout: float) -> None:
+        engine = create_engine(
+            self.url,
+            poolclass=NullPool,
+            hide_parameters=True,
+            connect_args={"connect_timeout": _whole_seconds(timeout), **KEEPALIVES},
+        )
+        try:
+            with engine.connect() as connection:
+                connection.exec_driver_sql("SELECT 1")
+        finally:
+            engine.dispose()
+
+    def _probe_sqlite(self, timeout: float) -> None:
+        path = make_url(self.url).database
+        if not path or path == ":memory:":
+            return  # lives in this process: there is nothing to reach
+        # mode=rw: a probe must not create a database where there is none.
+        uri = Path(path).resolve().as_uri() + "?mode=rw"
+        connection = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None)
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+            connection.execute("ROLLBACK")
+        finally:
+            connection.close()
 
     def upgrade(self) -> None:
-        """Bring the schema to the newest migration (``pbm db upgrade``)."""
-        command.upgrade(alembic_config(self), "head")
+        """Bring the schema to the newest migration (``pbm db upgrade``).
+
+        Without a statement timeout on PostgreSQL: building an index on a big
+        table may rightly take longer than any query of a running server.
+        """
+        if self.is_sqlite:
+            command.upgrade(alembic_config(self), "head")
+            return
+        engine = _postgres_engine(self.url, connect_timeout=self.timeout, statement_timeout_ms=0)
+        try:
+            command.upgrade(alembic_config(self, engine), "head")
+        finally:
+            engine.dispose()
 
     def dispose(self) -> None:
         self.engine.dispose()
         self.read_engine.dispose()
 
 
-def alembic_config(database: Database) -> Config:
+def alembic_config(database: Database, engine: Engine | None = None) -> Config:
+    """Alembic's configuration for `database`, migrating through `engine` (default: the database's own)."""
     config = Config()
     config.set_main_option("script_location", str(resource_dir("migrations")))
-    config.attributes["engine"] = database.engine
+    config.attributes["engine"] = engine or database.engine
     return config

@@ -1,9 +1,17 @@
 """Inbound mail: stored raw before the SMTP 250, processed later, exactly once.
 
-The first copy of a mail carries its dedupe key (the Message-ID, or a digest of
-the raw bytes when there is none); the unique index on that key means a second
-delivery of the same mail is recorded as a duplicate instead of processed again,
-even when two deliveries race.
+The first copy of a mail carries its dedupe key; the unique index on that key
+means a second delivery of the same mail is recorded as a duplicate instead of
+processed again, even when two deliveries race. The key is the Message-ID and
+a digest of what the author wrote: a mail that comes again by another path (a
+retry, a second MX, a Postfix pipe beside the SMTP door) differs only in the
+trace headers MTAs add on the way, and is the same mail; another mail that
+reuses a Message-ID is not.
+
+What is stored from the envelope and the Message-ID is reduced first (no NUL
+or control characters, at most what the column holds): it comes from anyone,
+and a value the database refuses would be refused again at every retry. The
+raw mail is stored as it came.
 
 Processing takes two steps, each claimed here so that any number of workers
 share the work without doing it twice:
@@ -32,23 +40,64 @@ from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased
 
+from pbm.mail.headers import one_line
 from pbm.store.database import Database
 from pbm.store.models import InboundKey, InboundMessage, utcnow
 
 MAX_KEY = InboundKey.__table__.c.key.type.length
 
+MAX_ENVELOPE_ADDRESS = 320
+"""The `envelope_from` column; envelope recipients are cut to it too."""
+MAX_MESSAGE_ID = 998
+MAX_PEER = 128
+
+AUTHOR_HEADERS = (
+    "from", "sender", "reply-to", "to", "cc", "subject", "date", "message-id",
+    "in-reply-to", "references", "mime-version", "content-type", "content-transfer-encoding",
+)  # fmt: skip
+"""The headers a mail's author (or their client) wrote: with the body, what the mail says.
+Every other header may be added in transit (Received, Return-Path, Delivered-To,
+X-Original-To, DKIM-Signature, ARC-*, Authentication-Results, spam scores...)."""
+
 
 def dedupe_key(raw: bytes) -> tuple[str | None, str]:
-    """The mail's Message-ID (if any) and the key that identifies the mail."""
+    """The mail's Message-ID (reduced, if any) and the key that identifies the mail.
+
+    >>> mail = b"Message-ID: <1@x>\\r\\nSubject: help\\r\\n\\r\\nhelp\\r\\n"
+    >>> dedupe_key(mail)[0]
+    '<1@x>'
+    >>> dedupe_key(b"Received: from mx2\\n" + mail.replace(b"\\r\\n", b"\\n")) == dedupe_key(mail)
+    True
+    >>> dedupe_key(mail) == dedupe_key(mail.replace(b"help\\r\\n", b"list\\r\\n"))
+    False
+    """
+    head, body = _split(raw.replace(b"\r\n", b"\n"))
     try:
-        headers = BytesHeaderParser(policy=compat32).parsebytes(raw[:65536])
-        message_id = str(headers.get("Message-ID") or "").strip() or None
+        headers = BytesHeaderParser(policy=compat32).parsebytes(head)
+        found = headers.get("Message-ID")
     except Exception:  # a header block we cannot read has no usable Message-ID
-        message_id = None
+        headers, found = None, None
+    message_id = one_line(str(found), limit=MAX_MESSAGE_ID) if found is not None else ""
+    content = hashlib.sha256()
+    if headers is not None:
+        for name, value in headers.items():
+            if name.lower() in AUTHOR_HEADERS:
+                # Unfolded and trimmed: a relay may refold a long header line.
+                text = " ".join(str(value).split())
+                content.update(f"{name.lower()}:{text}\n".encode("utf-8", "surrogateescape"))
+    content.update(b"\n" + body)
     if message_id:
-        message_id = message_id[:998]
-        return message_id, "mid:" + hashlib.sha256(message_id.encode("utf-8", "replace")).hexdigest()
-    return None, "raw:" + hashlib.sha256(raw).hexdigest()
+        key = hashlib.sha256(message_id.encode("utf-8") + b"\n" + content.digest())
+        return message_id, "mid:" + key.hexdigest()
+    return None, "content:" + content.hexdigest()
+
+
+def _split(raw: bytes) -> tuple[bytes, bytes]:
+    """The header block and the body of a mail with ``\\n`` line ends."""
+    if raw.startswith(b"\n"):
+        return b"", raw[1:]
+    head, blank, body = raw.partition(b"\n\n")
+    return (head, body) if blank else (raw, b"")
 
 
 def save_inbound(
@@ -59,9 +108,9 @@ def save_inbound(
     fields = dict(
         raw=raw,
         message_id=message_id,
-        envelope_from=envelope_from,
-        envelope_to="\n".join(envelope_to),
-        peer=peer,
+        envelope_from=one_line(envelope_from, limit=MAX_ENVELOPE_ADDRESS),
+        envelope_to="\n".join(one_line(address, limit=MAX_ENVELOPE_ADDRESS) for address in envelope_to),
+        peer=one_line(peer, limit=MAX_PEER),
         received_at=utcnow(),
     )
     try:
@@ -261,3 +310,20 @@ def needing_attention(session: Session) -> list[InboundMessage]:
     """Mail not (yet) answered: pending, failed, or ignored as automatic; oldest first."""
     query = select(InboundMessage).where(InboundMessage.status.in_(("pending", "failed", "ignored")))
     return list(session.scalars(query.order_by(InboundMessage.id)))
+
+
+def status_counts(session: Session) -> dict[str, int]:
+    """How many received mails are in each status (pending, processed, failed, ...)."""
+    rows = session.execute(select(InboundMessage.status, func.count()).group_by(InboundMessage.status))
+    return {status: count for status, count in rows}
+
+
+def oldest_pending_received_at(session: Session) -> datetime | None:
+    """When the oldest mail still waiting to be processed arrived (``None``: nothing waits)."""
+    query = (
+        select(InboundMessage.received_at)
+        .where(InboundMessage.status == "pending")
+        .order_by(InboundMessage.id)
+        .limit(1)
+    )
+    return session.scalar(query)

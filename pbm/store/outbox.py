@@ -3,8 +3,10 @@
 A reply is added in the same transaction as the command that caused it, so a
 move is never applied without its mails, nor mailed without being applied.
 Delivery claims a row by pushing its next attempt into the future (a lease)
-before sending, so two delivery workers never send the same row at once; a
-worker that dies mid-send leaves the row to be retried when the lease ends.
+before sending, so two delivery workers never send the same row at once. The
+lease is short and renewed while the worker still holds the row, so it ends
+with the worker: the rows of a worker that was killed mid-send fall due again
+within `LEASE`, and another worker sends them.
 """
 
 from __future__ import annotations
@@ -17,11 +19,12 @@ from sqlalchemy.orm import Session
 
 from pbm.store.models import OutboxMessage
 
-LEASE = timedelta(minutes=5)
+LEASE = timedelta(seconds=15)
+"""How long a claim holds without renewal: how long a dead worker's rows wait."""
 
 
-def claim_due(session: Session, now: datetime, *, limit: int = 20) -> list[OutboxMessage]:
-    """Pending rows whose time has come, leased to the caller."""
+def claim_due(session: Session, now: datetime, held_until: datetime, *, limit: int = 20) -> list[OutboxMessage]:
+    """Pending rows whose time has come, leased to the caller until `held_until`."""
     due = list(
         session.scalars(
             select(OutboxMessage)
@@ -32,8 +35,33 @@ def claim_due(session: Session, now: datetime, *, limit: int = 20) -> list[Outbo
         )
     )
     for row in due:
-        row.next_attempt_at = now + LEASE
+        row.next_attempt_at = held_until
     return due
+
+
+def renew_lease(
+    session: Session, message_ids: Collection[int], held_until: datetime, until: datetime
+) -> set[int]:
+    """Extend the caller's lease on `message_ids` from `held_until` to `until`; returns the ids still held.
+
+    A row is still the caller's when it is pending and its lease is the one
+    the caller set: a row whose lease lapsed and was claimed by another
+    worker, or that was sent or rescheduled meanwhile, is left alone.
+    """
+    if not message_ids:
+        return set()
+    renewed = session.scalars(
+        update(OutboxMessage)
+        .where(
+            OutboxMessage.id.in_(message_ids),
+            OutboxMessage.status == "pending",
+            OutboxMessage.next_attempt_at == held_until,
+        )
+        .values(next_attempt_at=until)
+        .returning(OutboxMessage.id)
+        .execution_options(synchronize_session=False)
+    )
+    return set(renewed)
 
 
 def mark_sent(session: Session, message_id: int, now: datetime) -> None:
@@ -52,6 +80,14 @@ def mark_failed_attempt(session: Session, message_id: int, error: str, retry_at:
     else:
         values["next_attempt_at"] = retry_at
     session.execute(update(OutboxMessage).where(OutboxMessage.id == message_id).values(**values))
+
+
+def most_overdue(session: Session, now: datetime) -> datetime | None:
+    """When the longest-waiting reply that is due (pending, its time come) fell due; ``None``: none is."""
+    query = select(func.min(OutboxMessage.next_attempt_at)).where(
+        OutboxMessage.status == "pending", OutboxMessage.next_attempt_at <= now
+    )
+    return session.scalar(query)
 
 
 def counts(session: Session) -> dict[str, int]:

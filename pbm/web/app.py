@@ -7,7 +7,8 @@ Routes (the design's HTTP contract, and what the pages link to):
   ``/<game>/standings``, ``/<game>/rules``; ``/players/<userid>``
 - ``/api/...``: the same data as JSON (see `pbm.web.api`), and
   ``/api/events``, the live changes the pages follow
-- ``/static/...``: the stylesheet and script; ``/healthz``
+- ``/static/...``: the stylesheet and script
+- ``/healthz``: for monitors (see `health`)
 
 `create_app` is the one place the web side is put together; `pbm.server`
 hands it the database, a template environment of its own and the change feed.
@@ -15,10 +16,10 @@ hands it the database, a template environment of its own and the change feed.
 
 from __future__ import annotations
 
-import asyncio
 from datetime import datetime, timezone
 
 import jinja2
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -29,7 +30,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pbm.resources import resource_dir
 from pbm.store import inbox, outbox
-from pbm.store.database import Database
+from pbm.store.database import Database, DatabaseTimeout
+from pbm.store.models import utcnow
 from pbm.web import api, params
 from pbm.web.api import Api
 from pbm.web.live import GameChanges
@@ -77,32 +79,67 @@ def _when(value: datetime) -> str:
     return value.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
+def health(database: Database, *, stuck_after: float) -> dict[str, object]:
+    """What ``/healthz`` reports: the queues, and whether mail is stuck in them.
+
+    ``status`` is ``ok``, or ``stuck`` when the oldest pending received mail,
+    or a reply due for delivery, has waited more than `stuck_after` seconds
+    (``reason`` says which). ``inbound_pending`` and ``outbox`` (counts by
+    status) are the keys monitors have always read; ``inbound`` counts
+    received mail by status. Failed mail is counted but is no reason for
+    alarm by itself: it is finished, and the queue has moved on.
+    """
+    now = utcnow()
+    with database.reading() as session:
+        inbound = inbox.status_counts(session)
+        oldest = inbox.oldest_pending_received_at(session)
+        replies = outbox.counts(session)
+        overdue = outbox.most_overdue(session, now)
+    waited = (now - oldest).total_seconds() if oldest else 0.0
+    late = (now - overdue).total_seconds() if overdue else 0.0
+    reasons = []
+    if waited > stuck_after:
+        reasons.append(f"received mail has waited {waited:.0f} s to be processed")
+    if late > stuck_after:
+        reasons.append(f"a reply has waited {late:.0f} s past its time to be delivered")
+    report: dict[str, object] = {
+        "status": "stuck" if reasons else "ok",
+        "inbound_pending": inbound.get("pending", 0),
+        "inbound": inbound,
+        "inbound_oldest_pending_seconds": round(waited, 1),
+        "outbox": replies,
+        "outbox_most_overdue_seconds": round(late, 1),
+    }
+    if reasons:
+        report["reason"] = "; ".join(reasons)
+    return report
+
+
 def create_app(
     database: Database,
     templates: jinja2.Environment,
     changes: GameChanges,
     *,
     address: str = "pbm@localhost",
+    stuck_after: float = 600.0,
 ) -> Starlette:
-    """The web app; `templates` becomes the web's own (its filters are added to it)."""
+    """The web app; `templates` becomes the web's own (its filters are added to it).
+
+    ``/healthz`` waits for the database at most `database.timeout` seconds and
+    counts mail as stuck after `stuck_after` seconds (`Settings.stuck_after`).
+    """
     templates.filters["when"] = _when
     reads = Reads(database)
     pages = Pages(reads, templates, changes, address)
     json_api = Api(reads, changes)
 
     async def healthz(request: Request) -> JSONResponse:
-        def check() -> dict[str, object]:
-            with database.reading() as session:
-                return {
-                    "status": "ok",
-                    "inbound_pending": inbox.pending_count(session),
-                    "outbox": outbox.counts(session),
-                }
-
         try:
-            return JSONResponse(await asyncio.to_thread(check))
-        except Exception as error:
-            return JSONResponse({"status": "error", "error": type(error).__name__}, status_code=503)
+            report = await database.call(lambda: health(database, stuck_after=stuck_after))
+        except (DatabaseTimeout, SQLAlchemyError) as error:
+            reason = "the database does not answer"
+            return JSONResponse({"status": "unreachable", "reason": reason, "error": type(error).__name__}, 503)
+        return JSONResponse(report, status_code=200 if report["status"] == "ok" else 503)
 
     def wants_json(request: Request) -> bool:
         return request.url.path.startswith("/api/")

@@ -226,3 +226,80 @@ def test_pbm_process_handles_one_message_offline_as_a_pipe_would(database_url, t
         check=False,
     )
     assert foreign.returncode == 67
+
+
+# -- `pbm process` as a Postfix pipe: what the exit status tells the MTA ------------
+
+
+def run_pbm(*args: str, env: dict[str, str], cwd: Path, raw: bytes = b"") -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "pbm", *args], input=raw, env=env, cwd=cwd, capture_output=True, timeout=120, check=False
+    )
+
+
+def pipe_env(database_url: str, **more: str) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PBM_")}
+    return {**env, "PBM_DATABASE_URL": database_url, "PBM_SECRET_KEY": "pipe-" + "k" * 40, **more}
+
+
+@pytest.mark.parametrize("reason", ["database unreachable", "bad configuration", "schema out of date", "no input"])
+def test_pbm_process_exits_75_when_the_mail_could_not_be_stored(reason, tmp_path, sqlite_template):
+    """75 is EX_TEMPFAIL: Postfix keeps the mail and tries again (on 1 it would bounce it)."""
+    migrated = tmp_path / "pbm.db"
+    shutil.copy(sqlite_template, migrated)
+    url, message = f"sqlite:///{migrated}", "-"
+    if reason == "database unreachable":
+        url = f"postgresql+psycopg://postgres@127.0.0.1:{free_port()}/pbm"
+    elif reason == "bad configuration":
+        url = "mysql://localhost/pbm"
+    elif reason == "schema out of date":
+        url = f"sqlite:///{tmp_path}/never-migrated.db"
+    else:
+        message = str(tmp_path / "vanished.eml")
+    done = run_pbm("process", "--sender", ALICE, message, env=pipe_env(url), cwd=tmp_path, raw=mail(ALICE, "help"))
+    assert done.returncode == 75, done.stderr
+    assert b"Traceback" not in done.stderr
+
+
+def test_pbm_process_exits_0_once_the_mail_is_stored_though_processing_fails(database_url, database, tmp_path):
+    with database.engine.begin() as connection:
+        for statement in SABOTAGE[database.engine.dialect.name]:
+            connection.exec_driver_sql(statement)
+    env = pipe_env(database_url, PBM_OUTBOUND=f"maildir:{tmp_path}/outbox")
+    done = run_pbm("process", "--sender", ALICE, "-", env=env, cwd=tmp_path, raw=mail(ALICE, "help"))
+    assert done.returncode == 0, done.stderr
+    assert count(database) == 1  # stored: a later `pbm serve` or `pbm process` takes it up again
+
+
+SABOTAGE = {
+    "sqlite": [
+        "CREATE TRIGGER sabotage BEFORE UPDATE ON inbound_messages "
+        "BEGIN SELECT RAISE(ABORT, 'processing is broken'); END"
+    ],
+    "postgresql": [
+        "CREATE FUNCTION sabotage() RETURNS trigger LANGUAGE plpgsql "
+        "AS $$ BEGIN RAISE EXCEPTION 'processing is broken'; END $$",
+        "CREATE TRIGGER sabotage BEFORE UPDATE ON inbound_messages FOR EACH ROW EXECUTE FUNCTION sabotage()",
+    ],
+}
+"""Storing a mail still works; processing it, which updates the row, cannot."""
+
+
+def test_the_default_maildir_is_made_where_no_var_folder_exists_yet(database_url, tmp_path):
+    """PostgreSQL and PBM_SECRET_KEY: nothing else makes var/, and replies must still land in var/outbox."""
+    done = run_pbm("process", "--sender", ALICE, "-", env=pipe_env(database_url), cwd=tmp_path, raw=mail(ALICE, "help"))
+    assert done.returncode == 0, done.stderr
+    assert len(mailbox.Maildir(tmp_path / "var" / "outbox", create=False)) == 1
+
+
+def test_pbm_serve_will_not_start_with_a_maildir_it_cannot_write(database_url, tmp_path):
+    (tmp_path / "var").write_text("a file where the folder should be")
+    env = pipe_env(
+        database_url,
+        PBM_OUTBOUND="maildir:var/outbox",
+        PBM_SMTP_LISTEN=f"127.0.0.1:{free_port()}",
+        PBM_HTTP_LISTEN=f"127.0.0.1:{free_port()}",
+    )
+    done = run_pbm("serve", env=env, cwd=tmp_path)
+    assert done.returncode == 2
+    assert b"PBM_OUTBOUND" in done.stderr and b"Traceback" not in done.stderr

@@ -1,16 +1,22 @@
-"""Delivering the outbox: retried with backoff, failed for good only when it must be, never dropped."""
+"""Delivering the outbox: retried with backoff, failed for good only when it must be, never dropped;
+leased to one worker while it lives."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import mailbox
+import subprocess
+import sys
 from datetime import datetime, timedelta, timezone
 
 import pytest
 from sqlalchemy import select
 
-from pbm.mail.delivery import Delivery, MaildirTransport, PermanentFailure, retry_delay
-from pbm.store.models import OutboxMessage
+from pbm.config import ConfigError
+from pbm.mail.delivery import Delivery, MaildirTransport, PermanentFailure, SmtpTransport, retry_delay
+from pbm.store.models import OutboxMessage, utcnow
+from tests.e2e.conftest import free_port
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)
 
@@ -80,6 +86,15 @@ def test_a_refusal_fails_the_mail_for_good_and_keeps_the_reason(queued):
     assert (failed.status, failed.last_error) == ("failed", "550 5.1.1 no such user")
 
 
+def test_a_failure_is_logged_without_the_full_address(queued, caplog):
+    deliver(queued, FlakyTransport(1, ConnectionRefusedError("alice@example.org: relay down")), NOW)
+    refusal = PermanentFailure("550 5.1.1 <alice@example.org>: no such user")
+    deliver(queued, FlakyTransport(1, refusal), NOW + timedelta(minutes=1))
+    logged = [record.getMessage() for record in caplog.records]
+    assert len(logged) == 2
+    assert all("a***@example.org" in line and "alice@example.org" not in line for line in logged)
+
+
 def test_retrying_gives_up_after_about_two_days():
     waits = [retry_delay(attempt) for attempt in range(1, 20)]
     assert waits[:4] == [timedelta(minutes=m) for m in (1, 2, 4, 8)]
@@ -93,3 +108,85 @@ def test_the_maildir_transport_writes_a_complete_file(queued, tmp_path):
     deliver(queued, MaildirTransport(tmp_path / "outbox"), NOW)
     (message,) = mailbox.Maildir(tmp_path / "outbox").values()
     assert message["Subject"] == "hi"
+
+
+def test_the_maildir_transport_makes_its_folders_parents_too(queued, tmp_path):
+    """The default maildir:var/outbox, where nothing has made var/ yet (PostgreSQL, PBM_SECRET_KEY set)."""
+    assert deliver(queued, MaildirTransport(tmp_path / "var" / "outbox"), NOW) == 1
+    assert len(mailbox.Maildir(tmp_path / "var" / "outbox")) == 1
+
+
+def test_a_maildir_that_cannot_be_written_is_a_configuration_error_naming_pbm_outbound(tmp_path):
+    (tmp_path / "var").write_text("a file where the folder should be")
+    with pytest.raises(ConfigError, match="PBM_OUTBOUND"):
+        asyncio.run(MaildirTransport(tmp_path / "var" / "outbox").check())
+
+
+def test_a_relay_that_does_not_answer_at_start_is_only_a_warning(caplog):
+    asyncio.run(SmtpTransport("127.0.0.1", free_port()).check())
+    (warning,) = [record for record in caplog.records if record.levelno == logging.WARNING]
+    assert "PBM_OUTBOUND" in warning.getMessage()
+
+
+# -- leases: a worker holds the rows it sends, and only while it lives ----------
+
+HANGING_WORKER = """
+import asyncio, sys
+from pbm.mail.delivery import Delivery
+from pbm.store.database import Database
+
+class Hanging:
+    async def send(self, sender, recipient, raw):
+        print("sending", flush=True)
+        await asyncio.Event().wait()
+
+asyncio.run(Delivery(Database(sys.argv[1]), Hanging(), "pbm@localhost").deliver_due())
+"""
+
+
+def queue(database, count: int) -> None:
+    with database.transaction() as session:
+        for number in range(count):
+            session.add(OutboxMessage(recipient=f"p{number}@example.org", message_id=f"<{number}@pbm>", raw=b"x"))
+
+
+def test_the_rows_of_a_killed_worker_are_sent_by_another_within_a_minute(database_url, database):
+    queue(database, 3)
+    worker = subprocess.Popen([sys.executable, "-c", HANGING_WORKER, database_url], stdout=subprocess.PIPE)
+    try:
+        assert worker.stdout.readline() == b"sending\n"  # it holds all three now, mid-batch
+    finally:
+        worker.kill()
+        worker.wait(10)
+    transport = FlakyTransport(0, OSError())
+    a_minute_later = Delivery(database, transport, "pbm@localhost", now=lambda: utcnow() + timedelta(minutes=1))
+    assert asyncio.run(a_minute_later.deliver_due()) == 3
+
+
+class SlowTransport:
+    def __init__(self, seconds: float) -> None:
+        self.seconds, self.delivered, self.sending = seconds, [], asyncio.Event()
+
+    async def send(self, sender: str, recipient: str, raw: bytes) -> None:
+        self.sending.set()
+        await asyncio.sleep(self.seconds)
+        self.delivered.append(recipient)
+
+
+def test_a_worker_keeps_its_rows_past_the_lease_while_it_is_still_sending(database):
+    queue(database, 4)
+    lease = timedelta(seconds=1.5)
+    slow, other = SlowTransport(1.0), FlakyTransport(0, OSError())
+    sending = Delivery(database, slow, "pbm@localhost", lease=lease)
+    polling = Delivery(database, other, "pbm@localhost", lease=lease)
+
+    async def race() -> None:
+        batch = asyncio.create_task(sending.deliver_due())
+        await slow.sending.wait()
+        while not batch.done():  # another worker looks again and again while the batch takes 4 leases' worth
+            await polling.deliver_due()
+            await asyncio.sleep(0.2)
+        await batch
+
+    asyncio.run(race())
+    assert len(slow.delivered) == 4 and other.delivered == []
