@@ -60,6 +60,9 @@ STOPPED_UNEXPECTEDLY = "reading the message stopped unexpectedly"
 # The child's first answer to a mail: it has taken it.  A child that dies before
 # saying so died before this mail (killed between two reads) and is simply replaced.
 _TAKEN = b"taken"
+# A child takes a mail at once, but a new one first imports the parent's main
+# module (multiprocessing does, to find the target), which is slow on a busy machine.
+_START_SECONDS = 30.0
 
 
 class MailReader:
@@ -218,7 +221,7 @@ class _Child:
         try:
             self.connection.send_bytes(json.dumps({"envelope_sender": envelope_sender}).encode())
             self.connection.send_bytes(raw)
-            taken = self.connection.poll(wall_seconds) and self.connection.recv_bytes(maxlength=len(_TAKEN))
+            taken = self.connection.poll(_START_SECONDS) and self.connection.recv_bytes(maxlength=len(_TAKEN))
         except (EOFError, OSError):
             return None
         if taken != _TAKEN:
