@@ -8,7 +8,7 @@ import importlib
 import sys
 import time
 
-BENCHMARKS = ["cephalopod_movegen", "cubeo_movegen", "dodeca_movegen", "smtp_load", "web_pages"]
+BENCHMARKS = ["cephalopod_movegen", "cubeo_movegen", "dodeca_movegen", "mail_reading", "smtp_load", "web_pages"]
 
 
 def main() -> int:
