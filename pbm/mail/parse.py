@@ -777,14 +777,15 @@ def _normalise(text: str) -> tuple[str, list[str]]:
 #
 # html2text (on CPython's html.parser) turns the quotes and lists of real mail into
 # good text, but is not safe on hostile markup: html.parser scans to the end of the
-# input again from every "<" or "&#" that starts something never finished (400 KB
-# of "<!--" take 50 s), and html2text indents every list item by its depth (deeply
-# nested lists make text quadratic in the markup).  So the markup is first rewritten,
-# in one linear pass, into HTML that leaves html.parser nothing to scan twice: tags
-# with plain names and no attributes (but an <ol>'s start), text whose only
-# character references are &amp; &lt; &gt; &nbsp;, no comments, declarations or
-# scripts.  Markup nesting lists and quotes deeper than the limit is read by a
-# plain tag stripper instead.
+# input again from every "<" that starts something never finished (400 KB of "<!--"
+# take 50 s), and html2text indents every list item by its depth (deeply nested
+# lists make text quadratic in the markup).  So the markup is first rewritten, in one
+# linear pass, into HTML that leaves html.parser nothing to scan twice: tags with
+# plain names and no attributes (but an <ol>'s start), text whose only character
+# references are &amp; &lt; &gt; &nbsp; (after a few broken ones html.parser takes
+# the rest of the input as text, tags and all), no comments, declarations or scripts.
+# Markup nesting lists and quotes deeper than the limit is read by a plain tag
+# stripper instead.
 
 # Tags html2text keeps a stack of: each level indents or prefixes every line.
 _NESTING_TAGS = {"ol", "ul", "blockquote"}

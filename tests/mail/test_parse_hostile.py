@@ -112,6 +112,13 @@ def test_html_numeric_reference_of_thousands_of_digits_is_read_as_text():
     assert mail.body.startswith("c3=b3+c2\n&#111")
 
 
+def test_markup_after_broken_character_references_is_still_markup():
+    # After a few "&#" without digits html.parser takes the rest for text, tags and all.
+    markup = b"<p>c3=b3+c2 &#a &#b &#c &#d;</p><p>bien <b>jou&eacute;</b></p>"
+    mail = parse(message(markup, content_type="text/html"))
+    assert mail.body == "c3=b3+c2 &#a &#b &#c &#d;\nbien jou\u00e9"
+
+
 def test_parsed_mail_survives_a_json_round_trip():
     mail = parse(message(headers={"References": "<a@x> <b@y>"}))
     assert ParsedMail.from_json(json.loads(json.dumps(mail.to_json()))) == mail
