@@ -8,7 +8,15 @@ import importlib
 import sys
 import time
 
-BENCHMARKS = ["cephalopod_movegen", "cubeo_movegen", "dodeca_movegen", "compose_mail", "smtp_load", "web_pages"]
+BENCHMARKS = [
+    "cephalopod_movegen",
+    "cubeo_movegen",
+    "dodeca_movegen",
+    "mail_reading",
+    "compose_mail",
+    "smtp_load",
+    "web_pages",
+]
 
 
 def main() -> int:

@@ -17,6 +17,8 @@ a header.
 'Bob@example.org'
 >>> mail_address('bob@example.org\\r\\nBcc: eve@evil.test') is None
 True
+>>> mail_address('=?utf-8?q?bob=0D=0A?=@example.org') is None
+True
 >>> one_line('Re: board\\r\\nBcc: x\\x00', limit=40)
 'Re: board Bcc: x'
 """
@@ -37,7 +39,7 @@ _MESSAGE_ID = re.compile(rf"<([{_ATEXT}.@\[\]]{{1,{MAX_MESSAGE_ID - 2}}})>")
 _LOCAL_PART = re.compile(rf"[{_ATEXT}]+(?:\.[{_ATEXT}]+)*")
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _DOMAIN = re.compile(rf"(?:{_LABEL}\.)*{_LABEL}")
-_NOT_IN_A_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]+")
+_NOT_IN_A_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]+")
 
 
 def message_id(value: str | None) -> str | None:
@@ -72,8 +74,8 @@ def mail_address(value: str | None) -> str | None:
     if value is None:
         return None
     text = value.strip()
-    if not text.isascii() or len(text) > MAX_ADDRESS:
-        return None
+    if not text.isascii() or len(text) > MAX_ADDRESS or "=?" in text:
+        return None  # "=?": an encoded word, which some library down the line would decode
     local, at, domain = text.rpartition("@")
     if not at or len(local) > MAX_LOCAL_PART:
         return None

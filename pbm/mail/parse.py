@@ -1,11 +1,22 @@
 """Inbound mail: the raw bytes of a message -> clean text and trustworthy facts.
 
-``parse_mail`` reads one RFC 5322 message (stdlib ``email`` with ``policy.default``)
-and returns a ``ParsedMail``: sender, subject, threading headers, the plain text the
-sender wrote, why the mail must not be answered (``auto_reason``) and short notes worth
-telling the sender.  It never raises: mail comes from strangers, and a message we cannot
-read must still reach the command layer as an empty or partial text with an explaining
-note, never as a stack trace.
+``parse_mail`` reads one RFC 5322 message (stdlib ``email``) and returns a
+``ParsedMail``: sender, subject, threading headers, the plain text the sender wrote,
+why the mail must not be answered (``auto_reason``) and short notes worth telling the
+sender.  Mail comes from strangers, so reading it is held to three promises:
+
+- it never raises: a message we cannot read still reaches the command layer, as an
+  empty or partial text with an explaining note, never as a stack trace;
+- what comes out is clean: no string holds a control character (but newline and tab
+  in the body) or a lone surrogate, Message-IDs and the From address are reduced to
+  the shapes ``pbm.mail.headers`` allows, so nothing read can become a header line
+  of a reply;
+- its cost is bounded: ``MailLimits`` caps headers, MIME parts, text and HTML, and
+  every step is linear in the size of the mail within those caps.  What is cut is
+  said in a note.
+
+``pbm.mail.reader`` runs ``parse_mail`` in a child process as the backstop for
+whatever these limits miss.
 
 ``fresh_text`` cuts a reply body down to what the sender wrote in this mail: quoted
 lines, reply headers, forwarded messages and signatures go.  Commands such as
@@ -19,57 +30,140 @@ signatures: only a line whose first non-blank character is ``>`` is a quote.
 from __future__ import annotations
 
 import codecs
-import dataclasses
 import html
 import logging
 import re
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, fields, replace
 from email import errors, policy
 from email.message import EmailMessage
 from email.parser import BytesParser
+from email.policy import EmailPolicy
 from email.utils import parseaddr
 from typing import Any
 
 import html2text
 from mailparser_reply import EmailReplyParser
 
+from pbm.mail.headers import mail_address, message_id, message_ids
+
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class ParsedMail:
-    """What one inbound message says, cleaned for the command layer."""
+class MailLimits:
+    """What reading one mail may cost.  Past a limit the rest is cut, with a note.
 
-    message_id: str | None  # the Message-ID header as sent, e.g. "<abc@host>"
-    from_address: str | None  # addr-spec of From, domain lower-cased
+    No mail a client writes comes near these; with them, the costliest crafted mail we
+    know takes under a second of CPU and about 100 MB (``benchmarks/mail_reading.py``).
+    """
+
+    max_headers: int = 500
+    """Header fields read.  Real mail has 10 to 100 (each relay adds a few)."""
+    max_header_length: int = 998
+    """Characters of one header value (unfolded) that are read: RFC 5322's line length.
+    The email library parses a structured header in time quadratic in its length, for
+    every part; 998 characters hold any address, Content-Type or filename a client
+    writes.  Of References the end is kept: the newest Message-IDs, which threading
+    needs."""
+    max_parts: int = 100
+    """MIME parts, attached messages included.  A reply with twenty photos has 25."""
+    max_depth: int = 16
+    """MIME nesting.  A client nests three deep (mixed, alternative, related) and each
+    forwarded message adds about four; every line of the mail is checked against
+    every open boundary, so the cost grows with the depth."""
+    max_body_chars: int = 100_000
+    """Characters of text kept from the chosen body part.  Commands are a few lines and
+    a comment at the top, or below one quoted board; what is cut is old quotes."""
+    max_html_chars: int = 1_000_000
+    """Characters of HTML converted to text: as large as the largest mail the SMTP
+    listener takes (1 MB); converting it costs about half a second."""
+    max_html_nesting: int = 32
+    """Lists and quotes nested in HTML.  The converter indents each line by the depth,
+    so a deeply nested mail makes text quadratic in its size; a mail client nests
+    quotes once per reply in a thread.  Deeper markup is read as text without its
+    layout (and without its quote marks)."""
+    max_subject_chars: int = 500
+    """Characters of the Subject kept.  A command there is one line of a few dozen."""
+
+
+@dataclass(frozen=True)
+class ParsedMail:
+    """What one inbound message says, cleaned for the command layer.
+
+    No string in it holds a lone surrogate or a control character, but ``"\\n"`` and
+    ``"\\t"`` in ``body``."""
+
+    message_id: str | None  # one well-formed "<...>" token (headers.message_id), or None
+    from_address: str | None  # plain ASCII local@domain (headers.mail_address), or None
     from_name: str  # display name or ""
-    subject: str  # RFC 2047-decoded, unfolded, stripped
-    body: str  # the text the sender wrote, "\n" newlines
-    in_reply_to: str | None
-    references: tuple[str, ...]
+    subject: str  # RFC 2047-decoded, one line, at most MailLimits.max_subject_chars
+    body: str  # the text the sender wrote, "\n" newlines, at most MailLimits.max_body_chars
+    in_reply_to: str | None  # one well-formed "<...>" token, or None
+    references: tuple[str, ...]  # well-formed "<...>" tokens, the newest last
     auto_reason: str | None  # why this mail must NOT be answered
     notes: tuple[str, ...]  # things worth telling the sender
     unreadable: str | None = None  # why the mail could not be read at all
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            name: list(value) if isinstance(value, tuple) else value
-            for name, value in dataclasses.asdict(self).items()
-        }
+        """The mail as JSON values (lists for the tuples), for storing between steps."""
+        data: dict[str, Any] = {field.name: getattr(self, field.name) for field in fields(self)}
+        data["references"] = list(self.references)
+        data["notes"] = list(self.notes)
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ParsedMail:
-        return cls(**{**data, "references": tuple(data["references"]), "notes": tuple(data["notes"])})
+        """The mail that `to_json` gave; ValueError when `data` is not one."""
+        try:
+            lists = data["references"], data["notes"]
+            mail = cls(**{**data, "references": tuple(lists[0]), "notes": tuple(lists[1])})
+        except (KeyError, TypeError) as error:
+            raise ValueError(f"not a stored ParsedMail: {error}") from None
+        texts = [mail.from_name, mail.subject, mail.body, *mail.references, *mail.notes]
+        maybe_texts = [mail.message_id, mail.from_address, mail.in_reply_to, mail.auto_reason, mail.unreadable]
+        if (
+            not all(isinstance(value, list) for value in lists)
+            or not all(isinstance(text, str) for text in texts)
+            or not all(text is None or isinstance(text, str) for text in maybe_texts)
+        ):
+            raise ValueError("not a stored ParsedMail: a field is not text")
+        return mail
 
 
-def parse_mail(raw: bytes, *, envelope_sender: str | None, loop_marker: str) -> ParsedMail:
-    """Read one raw message.  Never raises, whatever the bytes."""
+COULD_NOT_READ = "the message could not be read"
+NEEDED_TOO_MUCH_MEMORY = "the message needed more memory than allowed"
+
+
+def parse_mail(
+    raw: bytes, *, envelope_sender: str | None, loop_marker: str, limits: MailLimits = MailLimits()
+) -> ParsedMail:
+    """Read one raw message within `limits`.  Never raises, whatever the bytes."""
     try:
-        return _parse(bytes(raw), envelope_sender, loop_marker)
+        return _Reading(limits).mail(bytes(raw), envelope_sender, loop_marker)
+    except MemoryError:
+        reason = NEEDED_TOO_MUCH_MEMORY
     except Exception:
         # Last line of defence for the never-raise contract; every known failure is
         # handled below, so reaching this is a bug worth a log line, not a crash.
         log.exception("unreadable inbound message")
+        reason = COULD_NOT_READ
+    headers = parse_headers(raw, envelope_sender=envelope_sender, loop_marker=loop_marker, limits=limits)
+    return replace(headers, unreadable=reason)
+
+
+def parse_headers(
+    raw: bytes, *, envelope_sender: str | None, loop_marker: str, limits: MailLimits = MailLimits()
+) -> ParsedMail:
+    """What the headers of a message say, with an empty body.  Never raises.
+
+    Cheap enough to run where a whole mail must not be read: it reads nothing past
+    the first empty line, and no header value past ``limits.max_header_length``.
+    """
+    try:
+        return _Reading(limits).headers_only(bytes(raw), envelope_sender, loop_marker)
+    except Exception:
+        log.exception("unreadable inbound message headers")
         return ParsedMail(
             message_id=None,
             from_address=None,
@@ -79,63 +173,179 @@ def parse_mail(raw: bytes, *, envelope_sender: str | None, loop_marker: str) -> 
             in_reply_to=None,
             references=(),
             auto_reason=None,
-            notes=("the message could not be read",),
+            notes=(),
+            unreadable=COULD_NOT_READ,
         )
 
 
 # --------------------------------------------------------------------------- parsing
 
 
-def _parse(raw: bytes, envelope_sender: str | None, loop_marker: str) -> ParsedMail:
-    notes: list[str] = []
-    try:
-        msg = BytesParser(policy=policy.default).parsebytes(raw)
-        structure_readable = True
-    except Exception:
-        # The feed parser recurses once per nested multipart; absurd nesting exhausts
-        # the stack.  The headers alone still say who wrote and whether to answer.
-        msg = BytesParser(policy=policy.default).parsebytes(raw, headersonly=True)
-        structure_readable = False
+class _Reading:
+    """One reading of one message within the limits."""
 
-    headers = _Headers(msg)
-    from_address, from_name, from_note = _sender(headers)
-    if from_note:
-        notes.append(from_note)
+    def __init__(self, limits: MailLimits) -> None:
+        self.limits = limits
 
-    if structure_readable:
-        body, body_notes = _body(msg)
-        notes.extend(body_notes)
-    else:
-        body = ""
-        notes.append("the MIME structure of the message could not be read")
+    def mail(self, raw: bytes, envelope_sender: str | None, loop_marker: str) -> ParsedMail:
+        parts = _PartFactory(self.limits)
+        policy = _ReadingPolicy(message_factory=parts, max_header_length=self.limits.max_header_length)
+        notes: list[str] = []
+        try:
+            msg = BytesParser(policy=policy).parsebytes(raw)
+        except _TooComplex as limit:
+            # The parser stops at the part that broke the limit; the parts before
+            # it are whole, and the text the sender wrote is usually the first.
+            msg = parts.root
+            notes.append(str(limit))
+        except Exception:
+            # Nothing known reaches here; the headers still say who wrote and
+            # whether to answer.
+            log.warning("MIME structure unreadable", exc_info=True)
+            unread = ["the MIME structure of the message could not be read"]
+            return self._facts(self._headers_of(raw), envelope_sender, loop_marker, body="", notes=unread)
+        body, body_notes = _body(msg, self.limits)
+        return self._facts(msg, envelope_sender, loop_marker, body=body, notes=notes + body_notes)
 
-    return ParsedMail(
-        message_id=headers.first("message-id") or None,
-        from_address=from_address,
-        from_name=from_name,
-        subject=_decoded_header(headers.first("subject")),
-        body=body,
-        in_reply_to=_first_msg_id(headers.first("in-reply-to")),
-        references=_msg_ids(" ".join(headers.all("references"))),
-        auto_reason=_auto_reason(
-            headers, _content_type(msg), from_address, envelope_sender, loop_marker
-        ),
-        notes=tuple(notes),
-    )
+    def headers_only(self, raw: bytes, envelope_sender: str | None, loop_marker: str) -> ParsedMail:
+        return self._facts(self._headers_of(raw), envelope_sender, loop_marker, body="", notes=[])
+
+    def _headers_of(self, raw: bytes) -> EmailMessage:
+        end = _HEADER_END.search(raw)
+        head = raw[: end.end()] if end else raw
+        policy = _ReadingPolicy(max_header_length=self.limits.max_header_length)
+        return BytesParser(policy=policy).parsebytes(head, headersonly=True)  # type: ignore[return-value]
+
+    def _facts(
+        self, msg: EmailMessage, envelope_sender: str | None, loop_marker: str, *, body: str, notes: list[str]
+    ) -> ParsedMail:
+        headers = _Headers(msg, self.limits)
+        from_address, from_name, from_note = _sender(headers)
+        subject, subject_note = self._subject(headers)
+        header_notes = [note for note in (from_note, subject_note) if note]
+        return ParsedMail(
+            message_id=message_id(headers.first("message-id")),
+            from_address=from_address,
+            from_name=from_name,
+            subject=subject,
+            body=body,
+            in_reply_to=message_id(headers.first("in-reply-to")),
+            references=message_ids(" ".join(headers.all("references"))),
+            auto_reason=_auto_reason(headers, _content_type(msg), from_address, envelope_sender, loop_marker),
+            notes=tuple(headers.notes + header_notes + notes),
+        )
+
+    def _subject(self, headers: _Headers) -> tuple[str, str | None]:
+        subject = _decoded_header(headers.first("subject"))
+        limit = self.limits.max_subject_chars
+        if len(subject) <= limit:
+            return subject, None
+        return subject[:limit].rstrip(), f"the Subject is longer than {limit} characters; only its start was read"
+
+
+_HEADER_END = re.compile(rb"\r?\n\r?\n")
+
+
+class _TooComplex(Exception):
+    """The MIME structure passed a limit; the message says which."""
+
+
+class _Part(EmailMessage):
+    """A message part that knows how deep it sits, so that nesting can be stopped."""
+
+    depth = 0
+    max_depth = 0
+
+    def attach(self, payload: Any) -> None:
+        # The feed parser attaches each new part to its parent before reading it.
+        payload.depth = self.depth + 1
+        if payload.depth > self.max_depth:
+            raise _TooComplex(f"the message nests MIME parts more than {self.max_depth} deep; the rest was not read")
+        super().attach(payload)
+
+
+class _PartFactory:
+    """Makes the parts of one message for the parser, and stops it past the limit."""
+
+    def __init__(self, limits: MailLimits) -> None:
+        self.limits = limits
+        self.made = 0
+        self.root = _Part()  # replaced by the first part made: the message itself
+
+    def __call__(self, policy: EmailPolicy) -> _Part:
+        if self.made == max(self.limits.max_parts, 1):
+            raise _TooComplex(f"the message has more than {self.made} MIME parts; the rest were not read")
+        part = _Part(policy=policy)
+        part.max_depth = self.limits.max_depth
+        if not self.made:
+            self.root = part
+        self.made += 1
+        return part
+
+
+class _ReadingPolicy(EmailPolicy):
+    """``policy.default``, except that a header value is cut to ``max_header_length``
+    before the library parses it (its parser is quadratic in the length), and parsed
+    once: the parser and ``get_content_type`` ask for Content-Type seven times a part."""
+
+    max_header_length = MailLimits.max_header_length
+
+    def __init__(self, **kw: Any) -> None:
+        object.__setattr__(self, "_parsed", {})  # as EmailPolicy sets its header_factory
+        super().__init__(**kw)
+
+    def header_fetch_parse(self, name: str, value: Any) -> Any:
+        if not isinstance(value, str):
+            return super().header_fetch_parse(name, value)
+        key = (name.lower(), value[: self.max_header_length])
+        if key not in self._parsed:
+            try:
+                self._parsed[key] = super().header_fetch_parse(name, key[1])
+            except Exception:
+                # An encoded word that decodes to a lone surrogate, among others.  The
+                # library reads MIME headers as plain strings just as well.
+                self._parsed[key] = _clean_line(re.sub(r"\r?\n", "", key[1]))
+        return self._parsed[key]
+
+
+# Headers whose cut is worth a note: the ones a reply is built from.
+_NOTED_HEADERS = {
+    "from": "From",
+    "subject": "Subject",
+    "message-id": "Message-ID",
+    "in-reply-to": "In-Reply-To",
+    "references": "References",
+}
 
 
 class _Headers:
-    """Header values as sent: 8-bit bytes decoded, unfolded, not yet RFC 2047-decoded.
+    """Header values as sent: 8-bit bytes decoded, unfolded, cut to the limit, not yet
+    RFC 2047-decoded.  The first ``max_headers`` fields only.
 
     Reading them raw (``raw_items``) instead of through ``msg[name]`` matters:
     ``policy.default`` builds a parsed header object on access, and its address
     parser raises IndexError on values such as ``From: <``.
     """
 
-    def __init__(self, msg: EmailMessage) -> None:
+    def __init__(self, msg: EmailMessage, limits: MailLimits) -> None:
         self._values: dict[str, list[str]] = {}
-        for name, value in msg.raw_items():
-            self._values.setdefault(name.strip().lower(), []).append(_header_source(value))
+        self.notes: list[str] = []
+        length = limits.max_header_length
+        cut: set[str] = set()
+        for count, (name, value) in enumerate(msg.raw_items()):
+            if count == limits.max_headers:
+                self.notes.append(f"the message has more than {count} header fields; the rest were not read")
+                break
+            key = name.strip().lower()
+            text = _header_source(value)
+            if len(text) > length:
+                text = text[-length:] if key == "references" else text[:length]
+                cut.add(key)
+            self._values.setdefault(key, []).append(text)
+        for key in sorted(cut & _NOTED_HEADERS.keys()):
+            self.notes.append(
+                f"the {_NOTED_HEADERS[key]} header is longer than {length} characters; only part of it was read"
+            )
 
     def first(self, name: str) -> str:
         values = self._values.get(name)
@@ -163,41 +373,26 @@ def _decoded_header(value: str) -> str:
         return value.strip()
     try:
         decoded = str(policy.default.header_factory("subject", value))
-    except Exception:
+    except Exception:  # UnicodeEncodeError from a utf-7 encoded word, among others
         return value.strip()
     return _clean_line(decoded).strip()
 
 
-_CONTROL_IN_LINE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+# Characters that end a line or separate words somewhere (str.splitlines breaks at
+# all of them): a space in one-line text.
+_SPACE_IN_LINE = re.compile(r"[\t\n\x0b\x0c\r\x1c-\x1f\x85\xa0\u2028\u2029]")
+# Control characters (C0, DEL, C1) and lone surrogates (a utf-7 decoder's output,
+# which no mail can encode): never in any text we return.
+_UNWRITABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 def _clean_line(text: str) -> str:
     """One-line header text: no line breaks or control characters (no header injection
     when a value is echoed into a reply), tabs and NBSP as plain spaces."""
-    text = text.replace("\t", " ").replace("\xa0", " ")
-    return _CONTROL_IN_LINE.sub(lambda m: " " if m.group() in "\r\n" else "", text)
-
-
-_MSG_ID = re.compile(r"<[^<>\s]+>")
-
-
-def _first_msg_id(value: str) -> str | None:
-    ids = _msg_ids(value)
-    if ids:
-        return ids[0]
-    return value.strip() or None
-
-
-def _msg_ids(value: str) -> tuple[str, ...]:
-    ids = _MSG_ID.findall(value)
-    if not ids and "<" not in value:
-        ids = value.split()  # some clients send bare ids without angle brackets
-    return tuple(ids)
+    return _UNWRITABLE.sub("", _SPACE_IN_LINE.sub(" ", text))
 
 
 # --------------------------------------------------------------------------- sender
-
-_ADDR_SPEC = re.compile(r'[^\s@<>()\[\],;:\\"]+@[\w-]+(?:\.[\w-]+)*\.?')
 
 
 def _sender(headers: _Headers) -> tuple[str | None, str, str | None]:
@@ -220,11 +415,30 @@ def _sender(headers: _Headers) -> tuple[str | None, str, str | None]:
             addr, name = plain_addr, _decoded_header(plain_name)
         elif addr != plain_addr:
             addr = ""
-    addr, name = addr.strip(), _clean_line(name).strip()
-    if not _ADDR_SPEC.fullmatch(addr):
+    name = _clean_line(name).strip()
+    address = _writable_address(addr)
+    if address is None:
         return None, name, "the From address of the message could not be read"
-    local, _, domain = addr.rpartition("@")
-    return f"{local}@{domain.lower().rstrip('.')}", name, None
+    return address, name, None
+
+
+def _writable_address(addr: str) -> str | None:
+    """`addr` as an address a reply can go to (``headers.mail_address``), a non-ASCII
+    domain in its IDNA form; None when it has no such form.
+
+    An RFC 2047 encoded word is never part of an address, but the email library
+    decodes one in a local part when a reply's To header is set, and raises on the
+    line break it may hold: such an address is refused here.
+    """
+    if "=?" in addr:
+        return None
+    local, at, domain = addr.strip().rpartition("@")
+    if at and not domain.isascii():
+        try:
+            domain = domain.encode("idna").decode("ascii")
+        except UnicodeError:
+            return None
+    return mail_address(f"{local}{at}{domain}")
 
 
 # --------------------------------------------------------------------------- loops
@@ -318,6 +532,9 @@ def _same_mailbox(address: str, ours: str) -> bool:
 # --------------------------------------------------------------------------- body
 
 
+# --------------------------------------------------------------------------- body
+
+
 def _content_type(part: EmailMessage) -> str:
     try:
         return part.get_content_type()
@@ -368,24 +585,35 @@ def _leaves(msg: EmailMessage) -> list[_Leaf]:
     """The leaf parts of the top-level message in document order.
 
     An attached message (message/rfc822, a forward) is one leaf: its own text is the
-    forwarded mail, not what this sender wrote.  Iterative, so deep nesting that the
-    parser accepted cannot exhaust the stack here.
+    forwarded mail, not what this sender wrote.
     """
     leaves: list[_Leaf] = []
     stack: list[tuple[EmailMessage, bool, bool]] = [(msg, False, False)]
     while stack:
         part, in_alternative, in_related = stack.pop()
+        payload = _payload(part)
+        if payload is None:
+            continue  # a part the parser began but never finished: it stopped at a limit
         content_type = _content_type(part)
-        children = part.get_payload() if content_type.startswith("multipart/") else None
-        if isinstance(children, list):
+        if content_type.startswith("multipart/") and isinstance(payload, list):
             in_alternative = in_alternative or content_type == "multipart/alternative"
             in_related = in_related or content_type == "multipart/related"
-            for child in reversed(children):
+            for child in reversed(payload):
                 stack.append((child, in_alternative, in_related))
             continue
         disposition, filename = _disposition(part)
         leaves.append(_Leaf(part, content_type, in_alternative, in_related, disposition, filename))
     return leaves
+
+
+def _payload(part: EmailMessage) -> Any:
+    """The parts of a multipart, the text of a leaf, or None for a part the parser
+    never finished.  The library decodes 8-bit text by the declared charset here, and
+    raises on some ("idna"): such a text is read as empty."""
+    try:
+        return part.get_payload()
+    except Exception:
+        return ""
 
 
 def _disposition(part: EmailMessage) -> tuple[str | None, str | None]:
@@ -395,7 +623,7 @@ def _disposition(part: EmailMessage) -> tuple[str | None, str | None]:
         return "attachment", None
 
 
-def _body(msg: EmailMessage) -> tuple[str, list[str]]:
+def _body(msg: EmailMessage, limits: MailLimits) -> tuple[str, list[str]]:
     notes: list[str] = []
     leaves = _leaves(msg)
     inline = [leaf for leaf in leaves if leaf.inline_text]
@@ -417,12 +645,15 @@ def _body(msg: EmailMessage) -> tuple[str, list[str]]:
     else:
         text, decode_notes = _leaf_text(chosen.part)
         notes.extend(decode_notes)
+        whole = True
         if chosen.content_type == "text/html":
-            text = _html_to_text(text)
-            notes.append("the HTML part was converted to text")
-        text, removed = _normalise(text)
-        if removed:
-            notes.append("control characters were removed from the text")
+            text, html_notes, whole = _html_to_text(text, limits)
+            notes.extend(html_notes)
+        text, clean_notes = _normalise(text)
+        notes.extend(clean_notes)
+        if len(text) > limits.max_body_chars or not whole:
+            text = text[: limits.max_body_chars]
+            notes.append(f"the text is longer than {limits.max_body_chars} characters; only its start was read")
 
     ignored = sum(1 for leaf in leaves if leaf is not chosen and leaf.ignored_attachment)
     if ignored:
@@ -446,7 +677,7 @@ def _leaf_text(part: EmailMessage) -> tuple[str, list[str]]:
     except Exception:
         data = None
     if not isinstance(data, bytes):
-        payload = part.get_payload()
+        payload = _payload(part)
         data = payload.encode("utf-8", "surrogateescape") if isinstance(payload, str) else b""
     if any(isinstance(d, _BASE64_DEFECTS) for d in part.defects):
         notes.append("part of the text was badly encoded (base64) and may be incomplete")
@@ -522,22 +753,42 @@ def _printable(text: str) -> str:
     return re.sub(r"[^\x21-\x7e]", "?", text)[:40]
 
 
-_CONTROL_IN_TEXT = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_SURROGATES = re.compile(r"[\ud800-\udfff]")
 
 
-def _normalise(text: str) -> tuple[str, bool]:
-    """'\\n' newlines, no BOM, NBSP as space, no control characters but tab.
-
-    Returns the text and whether control characters were removed (NUL bytes cannot
-    even be stored in a PostgreSQL text column)."""
-    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
-    text = text.replace("\xa0", " ")
-    cleaned = _CONTROL_IN_TEXT.sub("", text)
-    return cleaned, len(cleaned) != len(text)
+def _normalise(text: str) -> tuple[str, list[str]]:
+    """'\\n' newlines, no BOM, NBSP as space, no control characters but tab, no lone
+    surrogates; and the notes saying what was removed (NUL cannot even be stored in a
+    PostgreSQL text column, a lone surrogate cannot be written in any mail)."""
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
+    text = re.sub(r"[\r\x85\u2028\u2029]", "\n", text).replace("\xa0", " ")
+    notes = []
+    text, controls = _CONTROLS.subn("", text)
+    if controls:
+        notes.append("control characters were removed from the text")
+    text, surrogates = _SURROGATES.subn("\ufffd", text)
+    if surrogates:
+        notes.append("characters that are not valid Unicode were replaced in the text")
+    return text, notes
 
 
 # --------------------------------------------------------------------------- HTML
+#
+# html2text (on CPython's html.parser) turns the quotes and lists of real mail into
+# good text, but is not safe on hostile markup: html.parser scans to the end of the
+# input again from every "<" that starts something never finished (400 KB of "<!--"
+# take 50 s), and html2text indents every list item by its depth (deeply nested
+# lists make text quadratic in the markup).  So the markup is first rewritten, in one
+# linear pass, into HTML that leaves html.parser nothing to scan twice: tags with
+# plain names and no attributes (but an <ol>'s start), text whose only character
+# references are &amp; &lt; &gt; &nbsp; (after a few broken ones html.parser takes
+# the rest of the input as text, tags and all), no comments, declarations or scripts.
+# Markup nesting lists and quotes deeper than the limit is read by a plain tag
+# stripper instead.
 
+# Tags html2text keeps a stack of: each level indents or prefixes every line.
+_NESTING_TAGS = {"ol", "ul", "blockquote"}
 # Tags after which html2text writes Markdown that could corrupt a move: ~~strike~~,
 # `code`, "quotes", "# headings".  With the tag skipped its text passes through as is.
 _MARKDOWN_TAGS = {"del", "s", "strike", "code", "kbd", "tt", "samp", "q", "abbr"}
@@ -547,9 +798,10 @@ _BREAK_TAGS = {"h1", "h2", "h3", "h4", "h5", "h6", "hr"}
 
 
 class _PlainHTML2Text(html2text.HTML2Text):
-    """html2text that writes text, not Markdown."""
+    """html2text that writes text, not Markdown, and stops writing after `room`
+    characters."""
 
-    def __init__(self) -> None:
+    def __init__(self, room: int) -> None:
         super().__init__()
         self.body_width = 0  # never re-wrap: one move per line must stay one line
         self.single_line_break = True  # Gmail and Outlook write each line as a block
@@ -559,11 +811,17 @@ class _PlainHTML2Text(html2text.HTML2Text):
         self.ignore_tables = True  # cells as lines, no "|" and "---|---"
         self.unicode_snob = True  # keep "é" and NBSP rather than ASCII look-alikes
         self.tag_callback = _skip_markdown_tags
+        self.room = room
 
     def handle_data(self, data: str, entity_char: bool = False) -> None:
         # html2text backslash-escapes Markdown-looking text ("+ 1" -> "\+ 1",
         # "1. e4" -> "1\. e4"); entity_char=True is its own switch to skip that.
         super().handle_data(data, entity_char=True)
+
+    def outtextf(self, s: str) -> None:
+        if self.room > 0:
+            self.room -= len(s)
+            super().outtextf(s)
 
 
 def _skip_markdown_tags(parser: html2text.HTML2Text, tag: str, attrs: dict, start: bool) -> bool:
@@ -573,17 +831,171 @@ def _skip_markdown_tags(parser: html2text.HTML2Text, tag: str, attrs: dict, star
     return tag in _MARKDOWN_TAGS
 
 
-def _html_to_text(markup: str) -> str:
-    try:
-        text = _PlainHTML2Text().handle(markup)
-    except Exception:
-        # html.parser copes with anything; html2text itself has had crashes on odd
-        # markup.  A crude tag strip still gives the sender's words.
-        log.warning("html2text failed; stripping tags instead", exc_info=True)
-        text = html.unescape(re.sub(r"<[^>]*>", " ", markup))
+def _html_to_text(markup: str, limits: MailLimits) -> tuple[str, list[str], bool]:
+    """The text of an HTML part, the notes on how it was read, and whether the text
+    is whole (False: more text than the body may hold was cut)."""
+    notes = ["the HTML part was converted to text"]
+    if len(markup) > limits.max_html_chars:
+        markup = markup[: limits.max_html_chars]
+        notes.append(f"the HTML part is longer than {limits.max_html_chars} characters; only its start was read")
+    safe, deepest, unclosed = _safe_html(markup)
+    if unclosed:
+        notes.append("the HTML part has a tag or comment that is never closed; what follows it was not read")
+    whole = True
+    if deepest > limits.max_html_nesting:
+        notes.append(
+            f"the HTML part nests lists or quotes more than {limits.max_html_nesting} deep; "
+            "it was read without its layout"
+        )
+        text = _stripped_html(markup)
+    else:
+        converter = _PlainHTML2Text(room=2 * limits.max_body_chars)
+        try:
+            text = converter.handle(safe)
+            whole = converter.room > 0
+        except Exception:
+            # html2text has had crashes on odd markup.  A plain tag strip still
+            # gives the sender's words.
+            log.warning("html2text failed; stripping tags instead", exc_info=True)
+            text = _stripped_html(markup)
     lines = [line.rstrip() for line in text.replace("\xa0", " ").split("\n")]
     # html2text leaves "  " line ends for <br> and several blank lines between blocks.
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n")
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n"), notes, whole
+
+
+_TEXT, _START, _END, _UNCLOSED = "text", "start", "end", "unclosed"
+_TAG_OPEN = re.compile(r"</?[A-Za-z]")
+_TAG_NAME = re.compile(r"[^\s/>]*")
+_IN_TAG_SPACE = re.compile(r"[\s/]*")
+_ATTRIBUTE = re.compile(r"""([^\s/>=][^\s/>=]*)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s>]*))?""")
+_RAW_TEXT_END = {"script": re.compile("</script", re.IGNORECASE), "style": re.compile("</style", re.IGNORECASE)}
+
+
+def _html_tokens(markup: str) -> Iterator[tuple[str, str, str]]:
+    """The text and tags of `markup`, in one pass that looks at each character a
+    bounded number of times.
+
+    Yields (_TEXT, text as written, ""), (_START, tag name, value of its "start"
+    attribute or ""), (_END, tag name, "") and, when the markup ends inside a tag,
+    comment or script, a last (_UNCLOSED, "", "").  Tag names are lower-cased.  As
+    in HTML5, "<" not followed by a letter, "/", "!" or "?" is text; comments,
+    declarations and processing instructions are skipped; the content of script and
+    style is no text.  Each search for a closing "-->", ">" or quote either finds it
+    and moves past it, or fails once and ends the scan, so nothing is scanned twice.
+    """
+    pos, end = 0, len(markup)
+    while pos < end:
+        lt = markup.find("<", pos)
+        if lt < 0:
+            yield _TEXT, markup[pos:], ""
+            return
+        if lt > pos:
+            yield _TEXT, markup[pos:lt], ""
+        tag = _TAG_OPEN.match(markup, lt)
+        if tag is None:
+            if markup.startswith("<!--", lt):
+                close, length = markup.find("-->", lt + 2), 3  # "<!-->" is a whole comment
+            elif markup.startswith(("<!", "<?", "</"), lt):
+                close, length = markup.find(">", lt + 2), 1
+            else:
+                yield _TEXT, "<", ""
+                pos = lt + 1
+                continue
+            if close < 0:
+                yield _UNCLOSED, "", ""
+                return
+            pos = close + length
+            continue
+        name_end = _TAG_NAME.match(markup, tag.end()).end()
+        name = markup[tag.end() - 1 : name_end].lower()
+        pos, start = name_end, ""
+        while True:  # the attributes, each taken whole: a quoted value may hold ">"
+            pos = _IN_TAG_SPACE.match(markup, pos).end()
+            if pos == end:
+                yield _UNCLOSED, "", ""
+                return
+            if markup[pos] == ">":
+                pos += 1
+                break
+            attribute = _ATTRIBUTE.match(markup, pos)
+            if attribute is None:  # "=" where a name should begin
+                pos += 1
+                continue
+            if attribute.group(1).lower() == "start":
+                start = (attribute.group(2) or "").strip("\"'")
+            pos = attribute.end()
+        if tag.group().startswith("</"):
+            yield _END, name, ""
+            continue
+        yield _START, name, start
+        if name in _RAW_TEXT_END:
+            close_tag = _RAW_TEXT_END[name].search(markup, pos)
+            if close_tag is None:
+                yield _UNCLOSED, "", ""
+                return
+            pos = close_tag.start()
+
+
+_PLAIN_TAG_NAME = re.compile(r"[a-z][a-z0-9]*")
+_LIST_START = re.compile(r"[0-9]{1,6}")
+# html.unescape raises on a numeric reference of more than 4300 digits.
+_LONG_CHARREF = re.compile(r"&#(?=[0-9]{8}|[xX][0-9a-fA-F]{7})")
+
+
+def _unescape(text: str) -> str:
+    """html.unescape, with numeric references too long to be a character left as text."""
+    return html.unescape(_LONG_CHARREF.sub("&amp;#", text))
+
+
+def _safe_html(markup: str) -> tuple[str, int, bool]:
+    """`markup` rewritten so that html.parser reads it in one pass; with the deepest
+    nesting of lists and quotes in it, and whether it ends inside a tag or comment."""
+    out: list[str] = []
+    depth = deepest = 0
+    unclosed = False
+    for kind, value, start in _html_tokens(markup):
+        if kind == _TEXT:
+            out.append(html.escape(_unescape(value), quote=False).replace("\xa0", "&nbsp;"))
+        elif kind == _UNCLOSED:
+            unclosed = True
+        elif not _PLAIN_TAG_NAME.fullmatch(value):
+            continue  # "o:p" and other names html2text does nothing with
+        elif kind == _START:
+            if value in _NESTING_TAGS:
+                depth += 1
+                deepest = max(deepest, depth)
+            if value == "ol" and _LIST_START.fullmatch(start):
+                out.append(f'<ol start="{start}">')
+            else:
+                out.append(f"<{value}>")
+        else:
+            if value in _NESTING_TAGS and depth:
+                depth -= 1
+            out.append(f"</{value}>")
+    return "".join(out), deepest, unclosed
+
+
+_BLOCK_TAGS = {
+    "address", "article", "aside", "blockquote", "br", "dd", "div", "dl", "dt", "footer", "form",
+    "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "ol", "p", "pre", "section", "table",
+    "tr", "ul",
+}  # fmt: skip
+_HTML_SPACE = re.compile(r"[ \t\n\f\r]+")
+
+
+def _stripped_html(markup: str) -> str:
+    """The text of `markup` without its layout: a line for each block, in one pass."""
+    pieces: list[str] = []
+    in_head = False
+    for kind, value, _ in _html_tokens(markup):
+        if kind == _TEXT:
+            if not in_head:
+                pieces.append(_HTML_SPACE.sub(" ", _unescape(value)))
+        elif value in {"head", "title", "body"}:
+            in_head = kind == _START and value != "body"
+        elif value in _BLOCK_TAGS:
+            pieces.append("\n")
+    return "\n".join(line.strip() for line in "".join(pieces).split("\n"))
 
 
 # --------------------------------------------------------------------------- fresh text

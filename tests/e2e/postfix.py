@@ -274,7 +274,10 @@ class PbmHome:
             f"import site; site.addsitedir({packages!r})\n"
         )
         # What pip writes as the `pbm` console script.
-        self.pbm.write_text(f"#!{venv}/bin/python\nimport sys\nfrom pbm.cli import main\nsys.exit(main())\n")
+        self.pbm.write_text(
+            f"#!{venv}/bin/python\nimport sys\nfrom pbm.cli import main\n"
+            "if __name__ == '__main__':\n    sys.exit(main())\n"
+        )
         self.pbm.chmod(0o755)
         done = subprocess.run(
             [self.pbm, "--help"],
