@@ -125,8 +125,7 @@ def _process(args: argparse.Namespace) -> int:
         settings = load_settings()
         server = Server(settings)
     except Exception as error:  # unreadable input, bad configuration, no database driver...
-        print(f"pbm: the mail could not be stored, try again later: {error}", file=sys.stderr)
-        return EX_TEMPFAIL
+        return _not_stored(error)
     sender = args.sender if args.sender is not None else _return_path(raw)
     recipients = args.recipient or [settings.address]
     refused = [r for r in recipients if not server.addressing.accepts(r)]
@@ -141,8 +140,7 @@ def _process(args: argparse.Namespace) -> int:
     try:
         row = asyncio.run(server.database.call(store))
     except Exception as error:
-        print(f"pbm: the mail could not be stored, try again later: {error}", file=sys.stderr)
-        return EX_TEMPFAIL
+        return _not_stored(error)
     processed = sent = 0
     try:
         processed = server.processor.process_pending()
@@ -154,6 +152,16 @@ def _process(args: argparse.Namespace) -> int:
         log.exception("delivering the outbox failed; replies stay in it")
     print(f"stored inbound message {row.id} ({row.status}); processed {processed}; delivered {sent}")
     return 0
+
+
+def _not_stored(error: Exception) -> int:
+    """Say why a piped mail was not stored, and ask the MTA to try again later.
+
+    The MTA logs this line, and quotes it to the sender should it give up in
+    the end: the kind of error, not its text (which may name hosts and paths).
+    """
+    print(f"pbm: the mail could not be stored ({type(error).__name__}); try again later", file=sys.stderr)
+    return EX_TEMPFAIL
 
 
 def _configure_logging(command: str) -> None:

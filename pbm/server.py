@@ -31,7 +31,7 @@ from pbm.mail.reader import MailReader
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.passwords import Passwords
 from pbm.store.database import Database
-from pbm.store.errors import DatabaseUnavailable
+from pbm.store.errors import DatabaseUnavailable, Failure, classify
 from pbm.store.models import utcnow
 from pbm.templating import make_environment
 from pbm.web.app import create_app
@@ -249,9 +249,12 @@ class Server:
         while not self._stopping:
             try:
                 await self.delivery.deliver_due()
-            except Exception:
-                log.exception("delivery stopped; retrying")
-                await asyncio.sleep(5)
+            except Exception as error:
+                if classify(error) is Failure.MAIL:
+                    log.exception("delivery stopped; retrying")  # a bug
+                else:
+                    log.warning("delivery waits for the database (%s)", type(error).__name__)
+                await self._delivering.wait(5)  # woken at once by a stop, or by new replies
                 continue
             await self._delivering.wait(IDLE_POLL_SECONDS)
 

@@ -287,10 +287,6 @@ def _note(text: str) -> str:
     return text.replace("\0", "").encode("utf-8", "replace").decode("utf-8")[:2000]
 
 
-def pending_count(session: Session) -> int:
-    return session.scalar(select(func.count()).where(InboundMessage.status == "pending")) or 0
-
-
 def requeue_failed(database: Database, ids: Sequence[int]) -> list[int]:
     """Put failed mails back in the queue (after the bug that failed them is fixed)."""
     with database.transaction() as session:

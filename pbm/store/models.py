@@ -225,9 +225,10 @@ class Rating(Base):
 class InboundMessage(Base):
     """Every mail accepted over SMTP, stored raw before the 250 is sent.
 
-    `dedupe_key` (the Message-ID, or a digest of the raw bytes) is unique, so
-    the same mail delivered twice is stored twice but only the first copy
-    carries the key and is processed; the second is recorded as a duplicate.
+    `dedupe_key` (the Message-ID with a digest of what the author wrote, see
+    `pbm.store.inbox.dedupe_key`) is unique, so the same mail delivered twice
+    is stored twice but only the first copy carries the key and is processed;
+    the second is recorded as a duplicate.
 
     A pending mail is processed in two steps (`pbm.mail.processing`): it is
     *read* (MIME to text, outside any write transaction; `read_at` and `parsed`
