@@ -77,7 +77,9 @@ class Tables:
             " FROM inbound_messages ORDER BY id"
         )
         return [
-            Inbound(r.id, r.message_id, r.status, r.envelope_from, _aware(r.received_at), _aware(r.processed_at), r.note)
+            Inbound(
+                r.id, r.message_id, r.status, r.envelope_from, _aware(r.received_at), _aware(r.processed_at), r.note
+            )
             for r in rows
         ]
 
@@ -141,7 +143,9 @@ class Tables:
 
 def maildir_files(path: Path) -> list[bytes]:
     """Every mail written into a maildir (delivered), as raw bytes."""
-    return [file.read_bytes() for folder in ("new", "cur") if (path / folder).is_dir() for file in (path / folder).iterdir()]
+    return [
+        file.read_bytes() for folder in ("new", "cur") if (path / folder).is_dir() for file in (path / folder).iterdir()
+    ]
 
 
 def message_id_counts(raws: list[bytes]) -> Counter[str]:

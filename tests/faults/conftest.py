@@ -40,10 +40,26 @@ class Scale:
     """The relay outage takes a minute of waiting for the first retry, whatever the backend."""
 
 
-BOUNDED = Scale("bounded", kills=3, matches=3, moves_per_match=5, tour_rounds=8, crossed_rounds=5,
-                fuzz_mails=48, relay_backends=("sqlite",))
-FULL = Scale("full", kills=25, matches=8, moves_per_match=24, tour_rounds=30, crossed_rounds=15,
-             fuzz_mails=2000, relay_backends=("sqlite", "postgresql"))
+BOUNDED = Scale(
+    "bounded",
+    kills=3,
+    matches=3,
+    moves_per_match=5,
+    tour_rounds=8,
+    crossed_rounds=5,
+    fuzz_mails=48,
+    relay_backends=("sqlite",),
+)
+FULL = Scale(
+    "full",
+    kills=25,
+    matches=8,
+    moves_per_match=24,
+    tour_rounds=30,
+    crossed_rounds=15,
+    fuzz_mails=2000,
+    relay_backends=("sqlite", "postgresql"),
+)
 
 
 @pytest.fixture(scope="session")

@@ -100,7 +100,9 @@ def relay_run(module_database_url, tmp_path_factory, scale):
         wait_for(lambda: all(row.status != "pending" for row in _replies(run, "refused")), timeout=30)
         run.outbox_listing = server.cli("outbox").stdout
         response = server.healthz()
-        run.healthz = response.json() if response.headers.get("content-type", "").startswith("application/json") else None
+        run.healthz = (
+            response.json() if response.headers.get("content-type", "").startswith("application/json") else None
+        )
         yield run
     finally:
         server.stop()

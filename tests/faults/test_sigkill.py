@@ -89,7 +89,9 @@ def crash_run(module_database_url, tmp_path_factory, scale, figures):
     server.start()
     try:
         clients = [
-            threading.Thread(target=play, args=(server, tables, run, random.Random(rng.random()), scale.moves_per_match, lock))
+            threading.Thread(
+                target=play, args=(server, tables, run, random.Random(rng.random()), scale.moves_per_match, lock)
+            )
             for _ in range(scale.matches)
         ]
         for client in clients:
@@ -126,9 +128,9 @@ def record(run: CrashRun, figures, kills: int) -> None:
         elif len(stored) > 1:
             figures.mails_doubled += 1
     figures.mails_doubled += sum(n - 1 for n in delivered_counts(run).values() if n > 1)
-    figures.moves_applied_twice += sum(n - 1 for n in Counter(
-        (m.game_type, m.board, m.inbound_id) for m in run.tables.moves()
-    ).values() if n > 1)
+    figures.moves_applied_twice += sum(
+        n - 1 for n in Counter((m.game_type, m.board, m.inbound_id) for m in run.tables.moves()).values() if n > 1
+    )
 
 
 def delivered_counts(run: CrashRun) -> Counter[str]:
