@@ -90,6 +90,11 @@ class Tables:
                 found.setdefault(row.message_id.strip(), []).append(row)
         return found
 
+    def inbound_heads(self, length: int = 64) -> dict[int, bytes]:
+        """The first `length` bytes of each stored mail, by id (to tell which mail a row is)."""
+        rows = self._rows("SELECT id, substr(raw, 1, :length) AS head FROM inbound_messages", length=length)
+        return {row.id: bytes(row.head) for row in rows}
+
     def pending(self) -> list[Inbound]:
         return [row for row in self.inbound() if row.status == "pending"]
 

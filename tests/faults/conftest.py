@@ -36,8 +36,8 @@ class Scale:
     crossed_rounds: int
     """Pairs of crossed multi-command mails raced over two workers."""
     fuzz_mails: int
-    relay_backends: tuple[str, ...]
-    """The relay outage takes a minute of waiting for the first retry, whatever the backend."""
+    long_run_backends: tuple[str, ...]
+    """Backends for the runs that take minutes (the relay outage, the fuzz run) whatever the backend."""
 
 
 BOUNDED = Scale(
@@ -48,7 +48,7 @@ BOUNDED = Scale(
     tour_rounds=8,
     crossed_rounds=5,
     fuzz_mails=48,
-    relay_backends=("sqlite",),
+    long_run_backends=("sqlite",),
 )
 FULL = Scale(
     "full",
@@ -58,7 +58,7 @@ FULL = Scale(
     tour_rounds=30,
     crossed_rounds=15,
     fuzz_mails=2000,
-    relay_backends=("sqlite", "postgresql"),
+    long_run_backends=("sqlite", "postgresql"),
 )
 
 

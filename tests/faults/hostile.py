@@ -12,6 +12,7 @@ reproduced by its seed.
 from __future__ import annotations
 
 import base64
+import itertools
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from tests.mail.builders import fixture, fixture_names
 
 US = "pbm@localhost"
+_serial = itertools.count(1)
 
 
 @dataclass(frozen=True)
@@ -35,10 +37,12 @@ def message(
     *,
     headers: list[tuple[str, bytes | str]] | None = None,
     content_type: bytes | str = "text/plain; charset=utf-8",
-    message_id: bytes | str = "<poison@hostile.example>",
+    message_id: bytes | str | None = None,
     from_: bytes | str = "Mallory <mallory@hostile.example>",
 ) -> bytes:
     """A mail written byte by byte, so that any header may carry anything."""
+    if message_id is None:
+        message_id = f"<hostile.{next(_serial)}@hostile.example>"
     fields: list[tuple[str, bytes | str]] = [
         ("From", from_),
         ("To", US),
@@ -53,7 +57,7 @@ def message(
 
 
 def _bytes(value: bytes | str) -> bytes:
-    return value if isinstance(value, bytes) else value.encode("utf-8", "surrogateescape")
+    return value if isinstance(value, bytes) else value.encode("utf-8", "surrogatepass")
 
 
 # -- the poison mails of the issue -------------------------------------------------------
@@ -332,4 +336,5 @@ def hostile_mails(rng: random.Random, count: int) -> list[Hostile]:
         kinds.append(rng.choices(GENERATORS, weights=[g.weight for g in GENERATORS])[0])
     rng.shuffle(kinds)
     senders = ["mallory@hostile.example", "", "a@b", "x@" + "y" * 60 + ".example", "mal\x00lory@hostile.example"]
-    return [Hostile(g.kind, g.make(rng), rng.choice(senders)) for g in kinds[:count]]
+    weights = [12, 1, 1, 1, 1]
+    return [Hostile(g.kind, g.make(rng), rng.choices(senders, weights)[0]) for g in kinds[:count]]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from email.utils import make_msgid
 
 import pbm.games
+from tests.faults.harness import Sent, deliver
 from tests.support import mail
 
 _serial = itertools.count(1)
@@ -44,14 +45,23 @@ class Letter:
     kind: str
     replies: int = 0
     """Mails the server queues in answer (one per recipient)."""
+    to: str = "pbm@localhost"
+    """The envelope recipient: the server's address, or a reply address with a token."""
 
 
 def letter(
-    sender: str, body: str, *, kind: str, replies: int = 0, subject: str = "", headers: dict[str, str] | None = None
+    sender: str,
+    body: str,
+    *,
+    kind: str,
+    replies: int = 0,
+    subject: str = "",
+    to: str = "pbm@localhost",
+    headers: dict[str, str] | None = None,
 ) -> Letter:
     message_id = make_msgid(idstring=f"{kind}.{next(_serial)}", domain="players.example")
-    raw = mail(sender, body, subject=subject, message_id=message_id, headers=headers)
-    return Letter(sender, raw, message_id, kind, replies)
+    raw = mail(sender, body, subject=subject, to=to, message_id=message_id, headers=headers)
+    return Letter(sender, raw, message_id, kind, replies, to)
 
 
 def signup(player: Player) -> Letter:
@@ -109,3 +119,10 @@ class Match:
         if comment:
             body += "\n\n" + comment
         return letter(player.address, body, kind="move", replies=len(self.players)), move
+
+
+def post(port: int, mail: Letter, *, give_up_after: float = 120.0) -> Sent:
+    """Hand `mail` to the server at `port` as an MTA would (see `deliver`)."""
+    return deliver(
+        port, mail.sender, mail.raw, message_id=mail.message_id, recipients=[mail.to], give_up_after=give_up_after
+    )

@@ -15,9 +15,9 @@ import time
 import pytest
 
 from tests.faults.audit import Tables
-from tests.faults.harness import GENEROUS_LIMITS, Refused, ServeProcess, attempt, deliver, wait_for
+from tests.faults.harness import GENEROUS_LIMITS, Refused, ServeProcess, attempt, wait_for
 from tests.faults.hostile import POISONS, Hostile
-from tests.faults.players import new_player, signup
+from tests.faults.players import new_player, post, signup
 from tests.support import read
 
 ORDINARY_SECONDS = 30.0
@@ -62,13 +62,7 @@ class PoisonRun:
             time.sleep(0.5)
         ordinary = self.ordinary
         try:
-            deliver(
-                self.server.smtp_port,
-                ordinary.sender,
-                ordinary.raw,
-                message_id=ordinary.message_id,
-                give_up_after=ORDINARY_SECONDS,
-            )
+            post(self.server.smtp_port, ordinary, give_up_after=ORDINARY_SECONDS)
         except Refused as refusal:
             self.ordinary_refused = str(refusal)
             return

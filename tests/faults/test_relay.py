@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 import pytest
 
 from tests.faults.audit import Tables
-from tests.faults.harness import GENEROUS_LIMITS, ServeProcess, deliver, wait_for
-from tests.faults.players import Letter, letter, new_player, signup
+from tests.faults.harness import GENEROUS_LIMITS, ServeProcess, wait_for
+from tests.faults.players import Letter, letter, new_player, post, signup
 from tests.faults.relay import Relay
 
 REFUSED = "nobody@refusing.example"
@@ -42,7 +42,7 @@ class RelayRun:
 
 
 def _send(run: RelayRun, phase: str, letter: Letter) -> None:
-    deliver(run.server.smtp_port, letter.sender, letter.raw, message_id=letter.message_id)
+    post(run.server.smtp_port, letter)
     run.letters[phase] = letter
     row = wait_for(lambda: run.tables.inbound_by_message_id().get(letter.message_id), timeout=10)
     run.inbound_ids[phase] = row[0].id if row else -1
@@ -67,8 +67,8 @@ def _attempted_soon(run: RelayRun, phase: str) -> bool:
 @pytest.fixture(scope="module")
 def relay_run(module_database_url, tmp_path_factory, scale):
     backend = module_database_url.partition(":")[0].partition("+")[0]
-    if backend not in scale.relay_backends:
-        pytest.skip(f"the {scale.name} form runs the relay outage on {', '.join(scale.relay_backends)} only")
+    if backend not in scale.long_run_backends:
+        pytest.skip(f"the {scale.name} form runs the relay outage on {', '.join(scale.long_run_backends)} only")
     rng = random.Random("relay")
     relay = Relay(refuse={REFUSED})
     workdir = tmp_path_factory.mktemp("relay")

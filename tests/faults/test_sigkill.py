@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 import pytest
 
 from tests.faults.audit import Tables, maildir_files, message_id_counts
-from tests.faults.harness import GENEROUS_LIMITS, ServeProcess, deliver, wait_for
-from tests.faults.players import Letter, Match, challenge, new_player, signup
+from tests.faults.harness import GENEROUS_LIMITS, ServeProcess, wait_for
+from tests.faults.players import Letter, Match, challenge, new_player, post, signup
 
 SETTLE_SECONDS = 120.0
 """After the last restart, how long the queues may take to empty: long enough for
@@ -46,7 +46,7 @@ def play(server: ServeProcess, tables: Tables, run: CrashRun, rng: random.Random
     """One client: two fresh players sign up, challenge, and play `moves` moves, each mail until its 250."""
 
     def send(letter: Letter) -> None:
-        sent = deliver(server.smtp_port, letter.sender, letter.raw, message_id=letter.message_id)
+        sent = post(server.smtp_port, letter)
         with lock:
             run.accepted.append(letter)
             run.retried += len(sent.attempts) - 1

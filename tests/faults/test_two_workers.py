@@ -13,8 +13,8 @@ import threading
 import pytest
 
 from tests.faults.audit import Tables
-from tests.faults.harness import GENEROUS_LIMITS, ServeProcess, deliver, wait_for
-from tests.faults.players import Letter, letter, new_player, signup
+from tests.faults.harness import GENEROUS_LIMITS, ServeProcess, wait_for
+from tests.faults.players import Letter, letter, new_player, post, signup
 
 pytestmark = pytest.mark.postgresql
 
@@ -42,7 +42,7 @@ def tables(postgres_url):
 
 
 def send(worker: ServeProcess, mail: Letter) -> None:
-    deliver(worker.smtp_port, mail.sender, mail.raw, message_id=mail.message_id)
+    post(worker.smtp_port, mail)
 
 
 def processed(tables: Tables, mails: list[Letter]) -> bool:
