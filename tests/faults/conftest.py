@@ -36,6 +36,8 @@ class Scale:
     crossed_rounds: int
     """Pairs of crossed multi-command mails raced over two workers."""
     fuzz_mails: int
+    outage_seconds: float
+    """How long the database stays away: long enough for a worker's back-off to grow."""
     long_run_backends: tuple[str, ...]
     """Backends for the runs that take minutes (the relay outage, the fuzz run) whatever the backend."""
 
@@ -48,6 +50,7 @@ BOUNDED = Scale(
     tour_rounds=8,
     crossed_rounds=5,
     fuzz_mails=48,
+    outage_seconds=16,
     long_run_backends=("sqlite",),
 )
 FULL = Scale(
@@ -58,6 +61,7 @@ FULL = Scale(
     tour_rounds=30,
     crossed_rounds=15,
     fuzz_mails=2000,
+    outage_seconds=40,
     long_run_backends=("sqlite", "postgresql"),
 )
 
