@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import signal
 import smtplib
-import socket
 import subprocess
 import sys
 import threading
@@ -270,11 +269,6 @@ def deliver(
         if time.monotonic() > deadline:
             raise Refused(result.code, f"still deferred after {give_up_after:.0f} s: {result.message}")
         time.sleep(0.2)
-
-
-def port_is_closed(port: int) -> bool:
-    with socket.socket() as probe:
-        return probe.connect_ex(("127.0.0.1", port)) != 0
 
 
 def wait_for(condition, timeout: float, interval: float = 0.1):

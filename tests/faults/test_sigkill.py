@@ -120,6 +120,11 @@ def crash_run(module_database_url, tmp_path_factory, scale, figures):
 def record(run: CrashRun, figures, kills: int) -> None:
     rows = run.row_of()
     figures.kills += kills
+    backend = run.server.env["PBM_DATABASE_URL"].partition(":")[0]
+    figures.notes.append(
+        f"SIGKILL loop on {backend}: {kills} kills, {len(run.accepted)} mails accepted after "
+        f"{run.retried} retries (4xx, refused or cut connections)"
+    )
     figures.mails_sent += len(run.accepted)
     for letter in run.accepted:
         stored = [row for row in rows.get(letter.message_id, []) if row.status != "duplicate"]

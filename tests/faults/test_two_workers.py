@@ -94,8 +94,10 @@ def test_crossed_multi_command_mails_never_deadlock(workers, tables, scale):
     """
     rng = random.Random("crossed")
     p, q = new_player("x", rng), new_player("x", rng)
-    for player in (p, q):
-        send(workers[0], signup(player))
+    signups = [signup(p), signup(q)]
+    for mail in signups:
+        send(workers[0], mail)
+    assert wait_for(lambda: processed(tables, signups), ROUND_SECONDS)  # the order of these is the other test's
     last = {"x": 0, "y": 0}
     for round_ in range(scale.crossed_rounds):
         boards = {}
