@@ -38,9 +38,6 @@ class CrashRun:
     retried: int = 0
     unsettled: str = ""
 
-    def row_of(self) -> dict[str, list]:
-        return self.tables.inbound_by_message_id()
-
 
 def play(server: ServeProcess, tables: Tables, run: CrashRun, rng: random.Random, moves: int, lock) -> None:
     """One client: two fresh players sign up, challenge, and play `moves` moves, each mail until its 250."""
@@ -118,7 +115,7 @@ def crash_run(module_database_url, tmp_path_factory, scale, figures):
 
 
 def record(run: CrashRun, figures, kills: int) -> None:
-    rows = run.row_of()
+    rows = run.tables.inbound_by_message_id()
     figures.kills += kills
     backend = run.server.env["PBM_DATABASE_URL"].partition(":")[0]
     figures.notes.append(
@@ -148,7 +145,7 @@ def test_the_clients_got_every_mail_accepted(crash_run):
 
 
 def test_every_accepted_mail_is_stored_exactly_once(crash_run):
-    rows = crash_run.row_of()
+    rows = crash_run.tables.inbound_by_message_id()
     stored = {
         letter.message_id: len([row for row in rows.get(letter.message_id, []) if row.status != "duplicate"])
         for letter in crash_run.accepted
@@ -157,7 +154,7 @@ def test_every_accepted_mail_is_stored_exactly_once(crash_run):
 
 
 def test_every_accepted_mail_is_processed(crash_run):
-    rows = crash_run.row_of()
+    rows = crash_run.tables.inbound_by_message_id()
     statuses = Counter(
         next((row.status for row in rows.get(letter.message_id, []) if row.status != "duplicate"), "missing")
         for letter in crash_run.accepted
@@ -166,7 +163,7 @@ def test_every_accepted_mail_is_processed(crash_run):
 
 
 def test_every_move_is_applied_once_in_the_order_sent(crash_run):
-    rows = crash_run.row_of()
+    rows = crash_run.tables.inbound_by_message_id()
     applied: dict[tuple[str, int], list[tuple[int, str, int | None]]] = {}
     for move in crash_run.tables.moves():
         applied.setdefault((move.game_type, move.board), []).append((move.number, move.notation, move.inbound_id))
@@ -178,7 +175,7 @@ def test_every_move_is_applied_once_in_the_order_sent(crash_run):
 
 
 def test_every_reply_is_queued_once(crash_run):
-    rows = crash_run.row_of()
+    rows = crash_run.tables.inbound_by_message_id()
     queued = Counter(row.inbound_id for row in crash_run.tables.outbox())
     owed = {letter.message_id: letter.replies for letter in crash_run.accepted}
     got = {mid: queued[rows[mid][0].id] if mid in rows else 0 for mid in owed}
