@@ -49,7 +49,7 @@ BOUNDED = Scale(
     moves_per_match=5,
     tour_rounds=8,
     crossed_rounds=5,
-    fuzz_mails=48,
+    fuzz_mails=32,
     outage_seconds=16,
     long_run_backends=("sqlite",),
 )
