@@ -66,9 +66,9 @@ class PoisonRun:
         except Refused as refusal:
             self.ordinary_refused = str(refusal)
             return
-        wait_for(lambda: self._status(ordinary.message_id) not in ("pending", None), timeout=ORDINARY_SECONDS)
+        wait_for(lambda: self.status_of(ordinary.message_id) not in ("pending", None), timeout=ORDINARY_SECONDS)
 
-    def _status(self, message_id: str) -> str | None:
+    def status_of(self, message_id: str) -> str | None:
         rows = self.tables.inbound_by_message_id().get(message_id)
         return rows[0].status if rows else None
 
@@ -104,7 +104,7 @@ def test_the_queue_moves_on_past_a_poison_mail(poisoned, figures):
     answer = poisoned.poison_answer
     assert not 400 <= answer.code < 500, f"the poison is deferred for good: {answer.code} {answer.message}"
     assert not poisoned.ordinary_refused, f"the ordinary mail after it was not accepted: {poisoned.ordinary_refused}"
-    assert poisoned._status(poisoned.ordinary.message_id) == "processed", (
+    assert poisoned.status_of(poisoned.ordinary.message_id) == "processed", (
         f"the ordinary mail after it was not processed within {ORDINARY_SECONDS:.0f} s; "
         f"the poison is {[(row.status, row.note[:120]) for row in poisoned.poison_rows()]}"
     )
