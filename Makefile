@@ -1,11 +1,13 @@
 # Two commands for a fresh machine that has only python3:
 #   make run    creates .venv, installs, migrates and serves (SQLite in var/pbm.db)
 #   make test   creates .venv with the test extras and runs the whole suite
+#               (the fault suite in its bounded form)
+#   make faults the fault suite at full size, with its figures in test-artifacts/faults.json
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint bench clean
+.PHONY: run test faults lint bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +20,11 @@ run: $(BIN)/.installed
 	$(BIN)/pbm serve
 
 test: $(BIN)/.installed
-	$(BIN)/python -m pytest
+	FAULTS_SCALE=bounded $(BIN)/python -m pytest
+
+# Minutes, not seconds: 25 SIGKILLs per backend, thousands of hostile mails, long outages.
+faults: $(BIN)/.installed
+	FAULTS_SCALE=full $(BIN)/python -m pytest tests/faults -o timeout=3600
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check pbm tests benchmarks migrations
