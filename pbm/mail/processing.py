@@ -32,7 +32,7 @@ import socket
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy.orm import Session
 
@@ -432,18 +432,16 @@ class Processor:
             "view": view,
             "title": title,
             "board_number": board,
-            "original": self._quotable(mail.body, secrets_),
+            **self._quotable(mail.body, secrets_),
         }
         return Reply("error", sender.address or "", context)
 
-    def _quotable(self, body: str, secrets_: set[str]) -> str:
-        """The part of a mail an answer quotes: passwords starred, at most `quoted_lines` lines."""
+    def _quotable(self, body: str, secrets_: set[str]) -> dict[str, Any]:
+        """What an answer quotes of a mail: at most `quoted_lines` lines, passwords starred,
+        and how many lines were left out (``original``, ``not_quoted`` in the templates)."""
         lines = lang.mask_passwords(body, secrets_).splitlines()
         limit = self.limits.quoted_lines
-        if len(lines) <= limit:
-            return "\n".join(lines)
-        left = len(lines) - limit
-        return "\n".join([*lines[:limit], f"[... {left} more line{'s' if left != 1 else ''} not quoted]"])
+        return {"original": "\n".join(lines[:limit]), "not_quoted": max(0, len(lines) - limit)}
 
     def _queue(
         self,
@@ -520,7 +518,7 @@ class Processor:
                     mail = ParsedMail.from_json(inbound.parsed)
                     address = headers.mail_address(mail.from_address)
                     if address and not mail.auto_reason:
-                        reply = Reply("failure", address, {"original": self._quotable(mail.body, set())})
+                        reply = Reply("failure", address, self._quotable(mail.body, set()))
                         self._queue(session, inbound, mail, [reply])
         except Exception as second:
             if classify(second) is Failure.OUTAGE and not self.database.reachable(self.database_timeout):

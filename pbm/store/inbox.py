@@ -145,13 +145,22 @@ class Unread:
 
 
 def claim_unread(session: Session, *, worker: str, now: datetime, lease: timedelta, limit: int) -> list[Unread]:
-    """Up to `limit` pending mails nobody has read or is reading, oldest first, leased to `worker`."""
+    """Up to `limit` pending mails nobody has read or is reading, oldest first, leased to `worker`.
+
+    Mails `worker` itself claimed before are taken again: a worker reads one
+    batch at a time, so a claim it still holds is left from a batch that an
+    outage cut short, and waiting out its lease would hold up all later mail.
+    """
     query = (
         select(InboundMessage)
         .where(
             InboundMessage.status == "pending",
             InboundMessage.read_at.is_(None),
-            or_(InboundMessage.read_claimed_until.is_(None), InboundMessage.read_claimed_until < now),
+            or_(
+                InboundMessage.read_claimed_until.is_(None),
+                InboundMessage.read_claimed_until < now,
+                InboundMessage.read_claim == worker,
+            ),
         )
         .order_by(InboundMessage.id)
         .limit(limit)

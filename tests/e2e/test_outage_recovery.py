@@ -80,3 +80,15 @@ def test_a_reading_claim_of_a_live_worker_is_left_alone(make_mailroom):
     finally:
         live.kill()
         live.wait()
+
+
+def test_a_reading_batch_an_outage_cut_short_is_read_again_at_once_by_its_worker(make_mailroom):
+    room = make_mailroom()
+    stored = save_inbound(room.database, mail(ALICE, "help"), envelope_from=ALICE, envelope_to=["pbm@localhost"])
+    with room.database.transaction() as session:
+        row = session.get(InboundMessage, stored.id)
+        row.read_claim = room.server.processor.worker.name  # claimed, then the database went away
+        row.read_claimed_until = utcnow() + timedelta(hours=1)
+    room.server.processor.process_pending()
+    with room.database.reading() as session:
+        assert session.scalar(select(InboundMessage.status)) == "processed"
