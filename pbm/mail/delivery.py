@@ -5,16 +5,18 @@ hours) for about two days; a relay that refuses a mail outright (5xx) fails it
 at once. A failed mail stays in the outbox with its error, for the operator to
 see (``pbm outbox``, ``/healthz``) — never dropped silently.
 
-Delivery is at least once: a server killed between handing a mail over and
-recording it may hand it over again after the restart (the Message-ID lets a
-mail client drop the copy).
+Delivery to a maildir is exactly once: a mail handed over again after a
+crash finds its file there already. Delivery to a relay is at least once: a
+server killed between handing a mail over and recording it may hand it over
+again after the restart (the Message-ID lets a mail client drop the copy).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
-import mailbox
+import os
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -77,8 +79,26 @@ class MaildirTransport:
             (self.path / folder).mkdir(mode=0o700, parents=True, exist_ok=True)
 
     def _add(self, raw: bytes) -> None:
+        """Write `raw` into ``new/`` once, however often it is handed over.
+
+        The file is named after the mail's digest, and linked into ``new/`` only
+        if no file of that name is there: a server killed between writing a mail
+        and recording it as sent writes it again after the restart, and that
+        second copy must not reach the mailbox.
+        """
         self._make_folders()
-        mailbox.Maildir(self.path, create=False).add(raw)
+        name = f"pbm.{hashlib.sha256(raw).hexdigest()[:40]}"
+        written = self.path / "tmp" / name
+        with open(written, "wb") as file:
+            file.write(raw)
+            file.flush()
+            os.fsync(file.fileno())
+        try:
+            os.link(written, self.path / "new" / name)
+        except FileExistsError:
+            pass  # handed over before, by a worker that died before recording it
+        finally:
+            written.unlink(missing_ok=True)
 
     def _try_writing(self) -> None:
         self._make_folders()

@@ -110,6 +110,18 @@ def test_the_maildir_transport_writes_a_complete_file(queued, tmp_path):
     assert message["Subject"] == "hi"
 
 
+def test_a_mail_handed_to_the_maildir_again_after_a_crash_is_there_once(tmp_path):
+    """A worker killed between handing a mail over and recording it hands it over again."""
+    transport = MaildirTransport(tmp_path / "outbox")
+    raw = b"From: pbm@localhost\nTo: alice@example.org\nSubject: hi\nMessage-ID: <once@pbm>\n\nboard\n"
+    asyncio.run(transport.send("pbm@localhost", "alice@example.org", raw))
+    asyncio.run(transport.send("pbm@localhost", "alice@example.org", raw))
+    asyncio.run(transport.send("pbm@localhost", "alice@example.org", raw.replace(b"once", b"twice")))
+    delivered = sorted(m["Message-ID"] for m in mailbox.Maildir(tmp_path / "outbox").values())
+    assert delivered == ["<once@pbm>", "<twice@pbm>"]
+    assert list((tmp_path / "outbox" / "tmp").iterdir()) == []
+
+
 def test_the_maildir_transport_makes_its_folders_parents_too(queued, tmp_path):
     """The default maildir:var/outbox, where nothing has made var/ yet (PostgreSQL, PBM_SECRET_KEY set)."""
     assert deliver(queued, MaildirTransport(tmp_path / "var" / "outbox"), NOW) == 1
