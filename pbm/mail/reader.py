@@ -49,8 +49,9 @@ class ReadCost:
     """CPU seconds the child spent on this mail; when it could not answer (stopped by
     the wall-clock timeout, crashed, killed), the wall-clock seconds waited for it."""
     peak_memory_kb: int
-    """The child's peak resident memory after this mail (ru_maxrss); when it could not
-    answer, the peak it last reported (0 if none)."""
+    """The child's peak resident memory after this mail (its own, not counting the
+    parent it was started from); when it could not answer, the peak it last reported
+    (0 if none)."""
 
 
 @dataclass(frozen=True)

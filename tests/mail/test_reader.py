@@ -259,3 +259,20 @@ def test_child_finds_pbm_and_its_parse_function_where_the_parent_found_them(tmp_
         check=True,
     )
     assert done.stdout == b"QUIET PLEASE\n"
+
+
+HEAVY_PARENT = textwrap.dedent(
+    """
+    import sys
+    from pbm.mail.reader import MailReader
+
+    ballast = b"x" * (256 * 1024 * 1024)  # written, so resident
+    with MailReader(loop_marker="pbm@example.org") as reader:
+        print(reader.read(sys.stdin.buffer.read(), envelope_sender=None).cost.peak_memory_kb)
+    """
+)
+
+
+def test_peak_memory_is_the_childs_own_and_not_its_parents():
+    done = subprocess.run([sys.executable, "-c", HEAVY_PARENT], input=ORDINARY, capture_output=True, check=True)
+    assert 0 < int(done.stdout) < 128 * 1024
