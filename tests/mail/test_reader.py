@@ -1,5 +1,6 @@
 """MailReader: mail read in a child process that no mail can stop, starve or outlive."""
 
+import importlib
 import json
 import os
 import signal
@@ -144,6 +145,12 @@ def test_closing_the_reader_leaves_no_child():
     assert gone(child)
 
 
+def test_what_the_child_prints_neither_breaks_the_reading_nor_reaches_the_log(capfd):
+    with MailReader(loop_marker=OUR_ADDRESS, parse=reader_parsers.chatters) as reader:
+        assert reader.read(ORDINARY, envelope_sender=SENDER).mail == in_process(ORDINARY)
+    assert "chatter" not in "".join(capfd.readouterr())
+
+
 def test_closed_reader_refuses_to_read():
     reader = MailReader(loop_marker=OUR_ADDRESS)
     reader.close()
@@ -259,6 +266,24 @@ def test_child_finds_pbm_and_its_parse_function_where_the_parent_found_them(tmp_
         check=True,
     )
     assert done.stdout == b"QUIET PLEASE\n"
+
+
+def test_read_raises_oserror_when_no_child_can_start(tmp_path, monkeypatch, capfd):
+    # A parse function the parent has imported but the child cannot find: a broken installation.
+    (tmp_path / "vanishing.py").write_text(SHOUTING)
+    monkeypatch.syspath_prepend(tmp_path)
+    monkeypatch.setitem(sys.modules, "vanishing", importlib.import_module("vanishing"))
+    monkeypatch.setattr(sys, "path", [folder for folder in sys.path if folder != str(tmp_path)])
+    with MailReader(loop_marker=OUR_ADDRESS, parse=sys.modules["vanishing"].parse) as reader:
+        with pytest.raises(OSError):
+            reader.read(ORDINARY, envelope_sender=SENDER)
+        assert reader_children() == set()
+    assert "No module named 'vanishing'" in capfd.readouterr().err
+
+
+def test_parse_function_the_child_cannot_import_by_name_is_refused_at_once():
+    with pytest.raises(ValueError):
+        MailReader(loop_marker=OUR_ADDRESS, parse=lambda raw, **arguments: parse_mail(raw, **arguments))
 
 
 HEAVY_PARENT = textwrap.dedent(
