@@ -37,6 +37,7 @@ from pbm.mail.parse import MailLimits, ParsedMail
 
 LENGTH_BYTES = 4
 READY = b"ready"
+"""The child's answer to the setup: it can read mail."""
 TAKEN = b"taken"
 """The child's first answer to a mail: it has taken it.  A child that dies before
 saying so died before this mail (killed between two reads) and is simply replaced."""
@@ -70,12 +71,14 @@ class _Setup:
     loop_marker: str
     limits: MailLimits
     seconds: float
+    memory_bytes: int
 
     @classmethod
     def from_json(cls, setup: dict[str, Any]) -> _Setup:
         module, name = setup["parse"]
         parse = getattr(importlib.import_module(module), name)
-        return cls(parse, setup["loop_marker"], MailLimits(**setup["limits"]), setup["seconds"])
+        limits = MailLimits(**setup["limits"])
+        return cls(parse, setup["loop_marker"], limits, setup["seconds"], setup["memory_bytes"])
 
 
 def main() -> None:
@@ -90,10 +93,9 @@ def main() -> None:
     request = _receive(requests)
     if request is None:
         return
-    data = json.loads(request)
-    setup = _Setup.from_json(data)
+    setup = _Setup.from_json(json.loads(request))
     signal.signal(signal.SIGPROF, _out_of_time)
-    _limit_address_space(data["memory_bytes"])
+    _limit_address_space(setup.memory_bytes)
     _send(answers, READY)
     # Until now an error (a broken installation) is worth a traceback on the parent's
     # standard error; from here on the child reads hostile mail, and nothing a library
