@@ -9,9 +9,11 @@ memory, crashes or is killed is replaced; ``read`` still returns a ``ParsedMail`
 with ``unreadable`` saying why in plain words and what the headers say (read in the
 parent, within the limits) so that the sender can be told.
 
-Children come from a ``forkserver`` with ``pbm.mail.parse`` preloaded: each starts in
-milliseconds and is never a fork of a threaded server.  A child exits by itself when
-its pipe to the parent ends, so it never outlives the server.
+The child is a program of its own (``pbm.mail.reader_child``, which also describes
+the protocol), started with ``subprocess``: it is never a fork of a threaded server,
+and it runs nothing of the parent's (not its main module, which a script without an
+``if __name__ == "__main__":`` guard would run again).  It exits by itself when its
+input from the parent ends, so it never outlives the server.
 
 The child's answers are JSON, never pickles: the child reads hostile input, and
 nothing it sends can make the parent run code.
@@ -21,16 +23,18 @@ from __future__ import annotations
 
 import json
 import logging
-import multiprocessing
-import resource
-import signal
+import os
+import select
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from types import FrameType, TracebackType
+from types import TracebackType
 from typing import Any
 
+from pbm.mail import reader_child
 from pbm.mail.parse import COULD_NOT_READ, NEEDED_TOO_MUCH_MEMORY, MailLimits, ParsedMail, parse_headers, parse_mail
 
 log = logging.getLogger(__name__)
@@ -45,8 +49,9 @@ class ReadCost:
     """CPU seconds the child spent on this mail; when it could not answer (stopped by
     the wall-clock timeout, crashed, killed), the wall-clock seconds waited for it."""
     peak_memory_kb: int
-    """The child's peak resident memory after this mail (ru_maxrss); when it could not
-    answer, the peak it last reported (0 if none)."""
+    """The child's peak resident memory after this mail (its own, not counting the
+    parent it was started from); when it could not answer, the peak it last reported
+    (0 if none)."""
 
 
 @dataclass(frozen=True)
@@ -57,12 +62,10 @@ class Reading:
 
 STOPPED_UNEXPECTEDLY = "reading the message stopped unexpectedly"
 
-# The child's first answer to a mail: it has taken it.  A child that dies before
-# saying so died before this mail (killed between two reads) and is simply replaced.
-_TAKEN = b"taken"
-# A child takes a mail at once, but a new one first imports the parent's main
-# module (multiprocessing does, to find the target), which is slow on a busy machine.
+# A child starts in a fraction of a second and takes a mail at once; this bound is
+# for a busy machine, and for a child that stopped listening.
 _START_SECONDS = 30.0
+_READ_BYTES = 64 * 1024  # a pipe's buffer
 
 
 class MailReader:
@@ -71,8 +74,9 @@ class MailReader:
     Thread-safe: one mail is read at a time.  Use as a context manager, or call
     ``close`` to stop the child.
 
-    `parse` replaces ``parse_mail`` in the child; it must be importable by name (a
-    module-level function) and take ``parse_mail``'s arguments.  Tests use it to
+    `parse` replaces ``parse_mail`` in the child, which imports it by module and
+    name: it must be a module-level function of a module other than ``__main__``
+    (ValueError otherwise), and take ``parse_mail``'s arguments.  Tests use it to
     prove the time and memory limits.
     """
 
@@ -87,17 +91,20 @@ class MailReader:
     ) -> None:
         self._loop_marker = loop_marker
         self._seconds = seconds
-        self._memory_bytes = memory_mb * 1024 * 1024
         self._limits = limits
-        self._parse = parse
+        self._setup = reader_child.setup_request(
+            parse=_importable_name(parse),
+            loop_marker=loop_marker,
+            limits=limits,
+            seconds=seconds,
+            memory_bytes=memory_mb * 1024 * 1024,
+        )
         # The CPU timer is the limit; the wall clock only catches what the timer
         # cannot interrupt, so it leaves room for a busy machine.
         self._wall_seconds = 2 * seconds + 1
         # An answer holds at most the body (4 bytes a character in UTF-8) and a few
         # bounded headers and notes.
         self._max_answer_bytes = 4 * limits.max_body_chars + 1024 * 1024
-        self._context = multiprocessing.get_context("forkserver")
-        self._context.set_forkserver_preload(["pbm.mail.parse"])
         self._lock = threading.Lock()
         self._child: _Child | None = None
         self._peak_memory_kb = 0
@@ -151,14 +158,7 @@ class MailReader:
         {"failed": "time" | "memory" | "error" | "crash", ...}."""
         for _ in range(2):
             if self._child is None:
-                self._child = _Child.start(
-                    self._context,
-                    parse=self._parse,
-                    loop_marker=self._loop_marker,
-                    limits=self._limits,
-                    seconds=self._seconds,
-                    memory_bytes=self._memory_bytes,
-                )
+                self._child = _Child.start(self._setup)
             answer = self._child.ask(
                 raw, envelope_sender, wall_seconds=self._wall_seconds, max_answer_bytes=self._max_answer_bytes
             )
@@ -184,132 +184,136 @@ class MailReader:
         return replace(facts, unreadable=reason)
 
 
-class _Child:
-    """One child process and the parent's end of its pipe."""
+def _importable_name(parse: Parse) -> tuple[str, str]:
+    """The module and name the child imports `parse` by."""
+    module, name = getattr(parse, "__module__", None), getattr(parse, "__qualname__", None)
+    if module == "__main__" or getattr(sys.modules.get(module or ""), name or "", None) is not parse:
+        raise ValueError(f"the mail reader's child cannot import {parse!r} by name")
+    return module, name
 
-    def __init__(self, process: Any, connection: Any) -> None:
+
+class _Child:
+    """One child process and the parent's ends of its pipes."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
         self.process = process
-        self.connection = connection
+        self._requests = process.stdin.fileno()
+        self._answers = process.stdout.fileno()
+        # Non-blocking, with a deadline for each wait: a child that stops reading or
+        # answering can never hold the parent.
+        os.set_blocking(self._requests, False)
+        os.set_blocking(self._answers, False)
+        self._writable = select.poll()
+        self._writable.register(self._requests, select.POLLOUT)
+        self._readable = select.poll()
+        self._readable.register(self._answers, select.POLLIN)
+        self._received = bytearray()
 
     @classmethod
-    def start(
-        cls,
-        context: Any,
-        *,
-        parse: Parse,
-        loop_marker: str,
-        limits: MailLimits,
-        seconds: float,
-        memory_bytes: int,
-    ) -> _Child:
-        ours, theirs = context.Pipe()
-        process = context.Process(
-            target=_serve,
-            args=(theirs, parse, loop_marker, limits, seconds, memory_bytes),
-            name="pbm-mail-reader",
-            daemon=True,
+    def start(cls, setup: bytes) -> _Child:
+        """A child that has taken `setup` and is ready to read mail.  OSError if none
+        could be started: a fault of the machine or the installation, never of a mail."""
+        process = subprocess.Popen(
+            [sys.executable, "-P", "-m", reader_child.__name__],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=None,  # why a child cannot start goes to the parent's log; it goes quiet once ready
+            close_fds=True,
+            env=_child_environment(),
         )
-        process.start()
-        theirs.close()  # the child's end lives in the child only: its death is our EOF
-        return cls(process, ours)
+        child = cls(process)
+        deadline = time.monotonic() + _START_SECONDS
+        try:
+            child._send(setup, deadline)
+            if child._receive(len(reader_child.READY), deadline) == reader_child.READY:
+                return child
+        except (EOFError, OSError, ValueError):
+            pass
+        child.kill()
+        raise OSError(f"the mail reader's child process did not start (exit status {process.returncode})")
 
     def ask(
         self, raw: bytes, envelope_sender: str | None, *, wall_seconds: float, max_answer_bytes: int
     ) -> dict[str, Any] | None:
         """The child's answer to one mail, a failure, or None if the child was gone
-        before it took the mail."""
+        (or not listening) before it took the mail."""
+        deadline = time.monotonic() + _START_SECONDS
         try:
-            self.connection.send_bytes(json.dumps({"envelope_sender": envelope_sender}).encode())
-            self.connection.send_bytes(raw)
-            taken = self.connection.poll(_START_SECONDS) and self.connection.recv_bytes(maxlength=len(_TAKEN))
-        except (EOFError, OSError):
+            self._send(reader_child.mail_request(raw, envelope_sender), deadline)
+            taken = self._receive(len(reader_child.TAKEN), deadline)
+        except (EOFError, OSError, ValueError):
             return None
-        if taken != _TAKEN:
-            return {"failed": "crash"}  # alive, but not answering as a child of ours does
+        if taken != reader_child.TAKEN:
+            return None
         started = time.monotonic()
         try:
-            if not self.connection.poll(wall_seconds):
-                return {"failed": "time", "seconds": time.monotonic() - started}
-            answer = json.loads(self.connection.recv_bytes(maxlength=max_answer_bytes))
+            answer = json.loads(self._receive(max_answer_bytes, started + wall_seconds))
+        except TimeoutError:
+            return {"failed": "time", "seconds": time.monotonic() - started}
         except (EOFError, OSError, ValueError):
             return {"failed": "crash", "seconds": time.monotonic() - started}
         return answer if isinstance(answer, dict) else {"failed": "crash"}
 
     def close(self, *, timeout: float) -> None:
-        """Let the child finish and exit (EOF on its pipe); kill it if it does not."""
-        self.connection.close()
-        self.process.join(timeout)
+        """Let the child finish and exit (EOF on its input); kill it if it does not."""
+        self.process.stdin.close()
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            pass
         self.kill()
 
     def kill(self) -> None:
-        if self.process.is_alive():
-            self.process.kill()
-        self.process.join()
-        self.process.close()
-        self.connection.close()
+        self.process.kill()  # nothing if it has exited already
+        self.process.wait()
+        self.process.stdin.close()
+        self.process.stdout.close()
+
+    def _send(self, data: bytes, deadline: float) -> None:
+        unsent = memoryview(data)
+        while unsent:
+            try:
+                unsent = unsent[os.write(self._requests, unsent) :]
+            except BlockingIOError:
+                _wait(self._writable, deadline)
+
+    def _receive(self, max_bytes: int, deadline: float) -> bytes:
+        """The next frame; ValueError if it is longer than `max_bytes`."""
+        size = int.from_bytes(self._read_exactly(reader_child.LENGTH_BYTES, deadline), "big")
+        if size > max_bytes:
+            raise ValueError(f"an answer of {size} bytes, more than {max_bytes}")
+        return self._read_exactly(size, deadline)
+
+    def _read_exactly(self, size: int, deadline: float) -> bytes:
+        while len(self._received) < size:
+            try:
+                chunk = os.read(self._answers, max(size - len(self._received), _READ_BYTES))
+            except BlockingIOError:
+                _wait(self._readable, deadline)
+                continue
+            if not chunk:
+                raise EOFError
+            self._received += chunk
+        data = bytes(self._received[:size])
+        del self._received[:size]
+        return data
 
 
-# --------------------------------------------------------------------------- the child
+def _wait(poller: select.poll, deadline: float) -> None:
+    remaining = deadline - time.monotonic()
+    if remaining <= 0 or not poller.poll(remaining * 1000):
+        raise TimeoutError
 
 
-class _OutOfTime(BaseException):
-    """The CPU timer fired.  Not an Exception: parse_mail's last resort must not catch it."""
+def _child_environment() -> dict[str, str]:
+    """The parent's environment, with the parent's own sys.path as PYTHONPATH.
 
-
-def _out_of_time(signum: int, frame: FrameType | None) -> None:
-    raise _OutOfTime
-
-
-def _serve(
-    connection: Any, parse: Parse, loop_marker: str, limits: MailLimits, seconds: float, memory_bytes: int
-) -> None:
-    """The child: read mails from `connection` until it ends, one answer each.
-
-    After a mail that ran out of time or memory the child exits: an exception raised
-    at an arbitrary point may have left its state half changed.
+    The child must find pbm and the parse function where the parent found them,
+    however the parent was started (a console script, ``python -m pbm``, a test
+    run that put folders on sys.path itself): the child's own start would put
+    other folders first (its working directory, say) or miss some.  With ``-P``
+    nothing comes before PYTHONPATH, the interpreter's own folders that follow are
+    already in it, and site only adds what is not there yet, so the child's
+    sys.path is the parent's.
     """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
-    signal.signal(signal.SIGPROF, _out_of_time)
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
-        memory_bytes = min(memory_bytes, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-    while True:
-        try:
-            envelope_sender = json.loads(connection.recv_bytes())["envelope_sender"]
-            raw = connection.recv_bytes()
-        except EOFError:
-            return  # the reader was closed, or the server is gone
-        connection.send_bytes(_TAKEN)
-        answer = _read_one(parse, raw, envelope_sender, loop_marker, limits, seconds)
-        try:
-            message = json.dumps(answer, ensure_ascii=False).encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate fails here rather than in a reply
-            answer = {"failed": "error", "seconds": answer["seconds"], "peak_memory_kb": answer["peak_memory_kb"]}
-            message = json.dumps(answer).encode()
-        connection.send_bytes(message)
-        if "failed" in answer:
-            return
-
-
-def _read_one(
-    parse: Parse, raw: bytes, envelope_sender: str | None, loop_marker: str, limits: MailLimits, seconds: float
-) -> dict[str, Any]:
-    started = time.process_time()
-    answer: dict[str, Any]
-    try:
-        signal.setitimer(signal.ITIMER_PROF, seconds)
-        try:
-            mail = parse(raw, envelope_sender=envelope_sender, loop_marker=loop_marker, limits=limits)
-        finally:
-            signal.setitimer(signal.ITIMER_PROF, 0)
-        answer = {"mail": mail.to_json()}
-    except _OutOfTime:
-        answer = {"failed": "time"}
-    except MemoryError:
-        answer = {"failed": "memory"}
-    except Exception:  # parse_mail never raises; a parse given for a test may
-        answer = {"failed": "error"}
-    answer["seconds"] = time.process_time() - started
-    answer["peak_memory_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return answer
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(folder) for folder in sys.path)}

@@ -6,6 +6,7 @@ their own.  Each reads a mail as parse_mail does unless the mail asks otherwise.
 
 import os
 import signal
+import sys
 import time
 
 from pbm.mail.parse import ParsedMail, parse_mail
@@ -34,4 +35,11 @@ def hoards_on_request(raw: bytes, **arguments) -> ParsedMail:
 def dies_on_request(raw: bytes, **arguments) -> ParsedMail:
     if b"die now" in raw:
         os.kill(os.getpid(), signal.SIGKILL)
+    return parse_mail(raw, **arguments)
+
+
+def chatters(raw: bytes, **arguments) -> ParsedMail:
+    # What a library might print about a hostile mail.
+    print("chatter on standard output")
+    print("chatter on standard error", file=sys.stderr)
     return parse_mail(raw, **arguments)

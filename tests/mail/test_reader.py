@@ -1,10 +1,12 @@
 """MailReader: mail read in a child process that no mail can stop, starve or outlive."""
 
-import multiprocessing
+import importlib
+import json
 import os
 import signal
 import subprocess
 import sys
+import sysconfig
 import textwrap
 import threading
 import time
@@ -12,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pbm.mail.parse import parse_mail
+from pbm.mail.parse import ParsedMail, parse_mail
 from pbm.mail.reader import MailReader
 from tests.mail import reader_parsers
 from tests.mail.builders import OUR_ADDRESS, fixture, message
@@ -23,8 +25,19 @@ SENDER = "alice@example.com"
 ORDINARY = fixture("gmail_reply.eml")
 
 
-def reader_children() -> set[int]:
-    return {child.pid for child in multiprocessing.active_children() if child.name == "pbm-mail-reader"}
+def reader_children(parent: int | None = None) -> set[int]:
+    """The live mail reader children of `parent` (this process by default)."""
+    parent = os.getpid() if parent is None else parent
+    children = set()
+    for process in Path("/proc").glob("[0-9]*"):
+        try:
+            state, parent_id = (process / "stat").read_text().rsplit(")", 1)[1].split()[:2]
+            command = (process / "cmdline").read_bytes()
+        except OSError:
+            continue  # it just ended
+        if int(parent_id) == parent and state != "Z" and b"pbm.mail.reader_child" in command:
+            children.add(int(process.name))
+    return children
 
 
 def gone(pid: int) -> bool:
@@ -132,6 +145,12 @@ def test_closing_the_reader_leaves_no_child():
     assert gone(child)
 
 
+def test_what_the_child_prints_neither_breaks_the_reading_nor_reaches_the_log(capfd):
+    with MailReader(loop_marker=OUR_ADDRESS, parse=reader_parsers.chatters) as reader:
+        assert reader.read(ORDINARY, envelope_sender=SENDER).mail == in_process(ORDINARY)
+    assert "chatter" not in "".join(capfd.readouterr())
+
+
 def test_closed_reader_refuses_to_read():
     reader = MailReader(loop_marker=OUR_ADDRESS)
     reader.close()
@@ -159,12 +178,11 @@ def test_threads_can_share_one_reader(reader):
 PARENT = textwrap.dedent(
     """
     import sys
-    import multiprocessing
     from pbm.mail.reader import MailReader
 
     reader = MailReader(loop_marker="pbm@example.org")
     reader.read(b"From: alice@example.com\\r\\n\\r\\nhelp\\r\\n", envelope_sender=None)
-    print(*[child.pid for child in multiprocessing.active_children()], flush=True)
+    print("read", flush=True)
     sys.stdin.read()
     """
 )
@@ -173,9 +191,113 @@ PARENT = textwrap.dedent(
 def test_child_exits_when_its_parent_dies():
     parent = subprocess.Popen([sys.executable, "-c", PARENT], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
-        (child,) = map(int, parent.stdout.readline().split())
-        assert not gone(child)
+        assert parent.stdout.readline() == b"read\n"
+        (child,) = reader_children(parent.pid)
     finally:
         parent.kill()
         parent.wait()
     assert wait_until_gone(child)
+
+
+UNGUARDED = textwrap.dedent(
+    """
+    import json
+    import sys
+    from pathlib import Path
+
+    from pbm.mail.reader import MailReader
+
+    with Path(sys.argv[1]).open("a") as marker:
+        marker.write("main ran\\n")
+    reader = MailReader(loop_marker="pbm@example.org")
+    mail = reader.read(sys.stdin.buffer.read(), envelope_sender="alice@example.com").mail
+    print(json.dumps(mail.to_json()))
+    """
+)
+
+
+def test_parent_started_from_an_unguarded_script_reads_mail_and_its_child_runs_none_of_it(tmp_path):
+    # Like a `pbm` script without `if __name__ == "__main__":`: its main code runs on import.
+    script = tmp_path / "unguarded.py"
+    script.write_text(UNGUARDED)
+    marker = tmp_path / "main-ran"
+    done = subprocess.run([sys.executable, script, marker], input=ORDINARY, capture_output=True, check=True)
+    assert ParsedMail.from_json(json.loads(done.stdout)) == in_process(ORDINARY)
+    assert marker.read_text() == "main ran\n"
+
+
+SHOUTING = textwrap.dedent(
+    """
+    from dataclasses import replace
+
+    from pbm.mail.parse import ParsedMail, parse_mail
+
+
+    def parse(raw, **arguments):
+        mail = parse_mail(raw, **arguments)
+        return replace(mail, subject=mail.subject.upper())
+    """
+)
+
+ISOLATED_PARENT = textwrap.dedent(
+    """
+    import sys
+
+    sys.path[:0] = sys.argv[1:]
+    import shouting
+    from pbm.mail.reader import MailReader
+
+    with MailReader(loop_marker="pbm@example.org", parse=shouting.parse) as reader:
+        print(reader.read(sys.stdin.buffer.read(), envelope_sender=None).mail.subject)
+    """
+)
+
+
+def test_child_finds_pbm_and_its_parse_function_where_the_parent_found_them(tmp_path):
+    # The bare interpreter, isolated from the environment, finds pbm, its dependencies
+    # and the parse function only on the folders the parent put on sys.path itself.
+    (tmp_path / "shouting.py").write_text(SHOUTING)
+    interpreter = os.path.realpath(sys.executable)
+    folders = [tmp_path, Path(__file__).parents[2], sysconfig.get_paths()["purelib"]]
+    done = subprocess.run(
+        [interpreter, "-I", "-c", ISOLATED_PARENT, *map(str, folders)],
+        input=message(b"help", headers={"Subject": "quiet please"}),
+        capture_output=True,
+        check=True,
+    )
+    assert done.stdout == b"QUIET PLEASE\n"
+
+
+def test_read_raises_oserror_when_no_child_can_start(tmp_path, monkeypatch, capfd):
+    # A parse function the parent has imported but the child cannot find: a broken installation.
+    (tmp_path / "vanishing.py").write_text(SHOUTING)
+    monkeypatch.syspath_prepend(tmp_path)
+    monkeypatch.setitem(sys.modules, "vanishing", importlib.import_module("vanishing"))
+    monkeypatch.setattr(sys, "path", [folder for folder in sys.path if folder != str(tmp_path)])
+    with MailReader(loop_marker=OUR_ADDRESS, parse=sys.modules["vanishing"].parse) as reader:
+        with pytest.raises(OSError):
+            reader.read(ORDINARY, envelope_sender=SENDER)
+        assert reader_children() == set()
+    assert "No module named 'vanishing'" in capfd.readouterr().err
+
+
+def test_parse_function_the_child_cannot_import_by_name_is_refused_at_once():
+    with pytest.raises(ValueError):
+        MailReader(loop_marker=OUR_ADDRESS, parse=lambda raw, **arguments: parse_mail(raw, **arguments))
+
+
+HEAVY_PARENT = textwrap.dedent(
+    """
+    import sys
+    from pbm.mail.reader import MailReader
+
+    ballast = b"x" * (256 * 1024 * 1024)  # written, so resident
+    with MailReader(loop_marker="pbm@example.org") as reader:
+        print(reader.read(sys.stdin.buffer.read(), envelope_sender=None).cost.peak_memory_kb)
+    """
+)
+
+
+def test_peak_memory_is_the_childs_own_and_not_its_parents():
+    done = subprocess.run([sys.executable, "-c", HEAVY_PARENT], input=ORDINARY, capture_output=True, check=True)
+    assert 0 < int(done.stdout) < 128 * 1024
