@@ -218,8 +218,11 @@ class Processor:
         return len(claimed)
 
     def _read_one(self, unread: inbox.Unread) -> _Read | Exception:
+        """What reading `unread` found, or the error that is its own failure."""
         try:
             return self._read(unread)
+        except OSError:
+            raise  # no reading process could start: the machine's fault, not the mail's
         except Exception as error:
             if classify(error) is not Failure.MAIL:
                 raise

@@ -162,3 +162,19 @@ def test_a_from_address_longer_than_its_column_fails_only_its_own_mail(make_mail
     first = room.send(mail(long_sender, "signup longname long-pw"), envelope_from=ALICE)
     assert first.status in ("processed", "failed")
     assert room.send(mail(BOB, "signup bob bob-pw")).status == "processed"
+
+
+def test_a_reader_that_cannot_start_leaves_the_mail_pending_for_later(room, monkeypatch):
+    """No reading process can start (a broken installation): the server's fault, not the mail's."""
+    real_read = room.server.processor.reader.read
+
+    def cannot_start(*args, **kwargs):
+        raise OSError("the mail reader could not start")
+
+    monkeypatch.setattr(room.server.processor.reader, "read", cannot_start)
+    with pytest.raises(OSError):
+        room.send(mail(ALICE, "help"))
+    assert statuses(room) == ["pending"]
+    monkeypatch.setattr(room.server.processor.reader, "read", real_read)
+    room.server.processor.process_pending()
+    assert statuses(room) == ["processed"]
