@@ -68,12 +68,21 @@ def echo_composer() -> Composer:
 
 
 def failure_reply(original: str = "help me", to: str = ALICE) -> Reply:
-    return Reply("failure", to, {"original": original})
+    return Reply("failure", to, {"original": original, "not_quoted": 0})
 
 
 def error_context(**fields: object) -> dict[str, object]:
     """What an error reply's template is given, without a board: `fields` over empty defaults."""
-    return {"reason": "", "command": "", "view": None, "title": "", "board_number": None, "original": "", **fields}
+    return {
+        "reason": "",
+        "command": "",
+        "view": None,
+        "title": "",
+        "board_number": None,
+        "original": "",
+        "not_quoted": 0,
+        **fields,
+    }
 
 
 def parsed(mail: ComposedMail) -> email.message.EmailMessage:
