@@ -88,11 +88,12 @@ def postgres_databases() -> Iterator[_PostgresDatabases | None]:
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgresql)]
 
 
-@pytest.fixture(params=BACKENDS)
-def database_url(request, tmp_path, sqlite_template, postgres_databases) -> Iterator[str]:
-    """A migrated, empty database on each backend in turn."""
-    if request.param == "sqlite":
-        path = tmp_path / "pbm.db"
+def fresh_database(
+    backend: str, folder: Path, sqlite_template: Path, postgres_databases: _PostgresDatabases | None
+) -> Iterator[str]:
+    """A migrated, empty database on `backend` (a SQLite file in `folder`), dropped afterwards."""
+    if backend == "sqlite":
+        path = folder / "pbm.db"
         shutil.copy(sqlite_template, path)
         yield f"sqlite:///{path}"
         return
@@ -101,6 +102,12 @@ def database_url(request, tmp_path, sqlite_template, postgres_databases) -> Iter
     url = postgres_databases.create()
     yield url
     postgres_databases.drop(url)
+
+
+@pytest.fixture(params=BACKENDS)
+def database_url(request, tmp_path, sqlite_template, postgres_databases) -> Iterator[str]:
+    """A migrated, empty database on each backend in turn."""
+    yield from fresh_database(request.param, tmp_path, sqlite_template, postgres_databases)
 
 
 @pytest.fixture

@@ -105,6 +105,22 @@ class ParsedMail:
     notes: tuple[str, ...]  # things worth telling the sender
     unreadable: str | None = None  # why the mail could not be read at all
 
+    @classmethod
+    def unread(cls, reason: str) -> ParsedMail:
+        """A mail of which nothing could be read, and why."""
+        return cls(
+            message_id=None,
+            from_address=None,
+            from_name="",
+            subject="",
+            body="",
+            in_reply_to=None,
+            references=(),
+            auto_reason=None,
+            notes=(),
+            unreadable=reason,
+        )
+
     def to_json(self) -> dict[str, Any]:
         """The mail as JSON values (lists for the tuples), for storing between steps."""
         data: dict[str, Any] = {field.name: getattr(self, field.name) for field in fields(self)}
@@ -164,18 +180,7 @@ def parse_headers(
         return _Reading(limits).headers_only(bytes(raw), envelope_sender, loop_marker)
     except Exception:
         log.exception("unreadable inbound message headers")
-        return ParsedMail(
-            message_id=None,
-            from_address=None,
-            from_name="",
-            subject="",
-            body="",
-            in_reply_to=None,
-            references=(),
-            auto_reason=None,
-            notes=(),
-            unreadable=COULD_NOT_READ,
-        )
+        return ParsedMail.unread(COULD_NOT_READ)
 
 
 # --------------------------------------------------------------------------- parsing

@@ -251,18 +251,7 @@ class Processor:
 
     def _read(self, unread: inbox.Unread) -> _Read:
         if unread.attempts > GIVE_UP_READING_AFTER:
-            mail = ParsedMail(
-                message_id=None,
-                from_address=None,
-                from_name="",
-                subject="",
-                body="",
-                in_reply_to=None,
-                references=(),
-                auto_reason=None,
-                notes=(),
-                unreadable=f"reading it was started {unread.attempts - 1} times and never finished",
-            )
+            mail = ParsedMail.unread(f"reading it was started {unread.attempts - 1} times and never finished")
             return _Read(mail, {f"sender:{unread.envelope_from.lower()}"}, 0.0, 0)
         reading = self.reader.read(unread.raw, envelope_sender=unread.envelope_from)
         mail = reading.mail

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import BACKENDS
+from tests.conftest import BACKENDS, fresh_database
 from tests.faults.harness import MIB
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -130,16 +129,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
 @pytest.fixture(scope="module", params=BACKENDS)
 def module_database_url(request, tmp_path_factory, sqlite_template, postgres_databases) -> Iterator[str]:
     """One migrated database per backend for a whole module (a scenario run once, checked by many tests)."""
-    if request.param == "sqlite":
-        path = tmp_path_factory.mktemp("faults") / "pbm.db"
-        shutil.copy(sqlite_template, path)
-        yield f"sqlite:///{path}"
-        return
-    if postgres_databases is None:
-        pytest.skip("PostgreSQL tests need PBM_TEST_DATABASE_URL")
-    url = postgres_databases.create()
-    yield url
-    postgres_databases.drop(url)
+    yield from fresh_database(request.param, tmp_path_factory.mktemp("faults"), sqlite_template, postgres_databases)
 
 
 @pytest.fixture

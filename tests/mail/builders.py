@@ -5,6 +5,21 @@ from pathlib import Path
 from pbm.mail.parse import ParsedMail, parse_mail
 
 MAIL_DATA = Path(__file__).parent.parent / "data" / "mail"
+ANSWER_HEADERS = [
+    "Auto-Submitted",
+    "Content-Transfer-Encoding",
+    "Content-Type",
+    "Date",
+    "From",
+    "In-Reply-To",
+    "MIME-Version",
+    "Message-ID",
+    "References",
+    "Subject",
+    "To",
+    "X-PBM-Loop",
+]
+"""The headers of the server's answer to a mail, each once: nothing else may appear."""
 OUR_ADDRESS = "pbm@example.org"
 
 BOARD = """\

@@ -27,26 +27,13 @@ from pbm.mail.delivery import SmtpTransport
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.templating import make_environment
 from tests.e2e.conftest import free_port
+from tests.mail.builders import ANSWER_HEADERS
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)
 ALICE = "alice@example.org"
 C2_MESSAGE_ID = (
     "=?utf-8?q?<x@y>=0D=0ABcc:_someone@evil.test=0D=0AContent-Type:_text/html=0D=0A=0D=0A<h1>Click_me</h1>?="
 )
-ANSWER_HEADERS = [
-    "Auto-Submitted",
-    "Content-Transfer-Encoding",
-    "Content-Type",
-    "Date",
-    "From",
-    "In-Reply-To",
-    "MIME-Version",
-    "Message-ID",
-    "References",
-    "Subject",
-    "To",
-    "X-PBM-Loop",
-]
 UNTHREADED_HEADERS = [name for name in ANSWER_HEADERS if name not in ("In-Reply-To", "References")]
 
 FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -9,25 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from tests.mail.builders import message
+from tests.mail.builders import ANSWER_HEADERS, message
 from tests.mail.mailroom import Mailroom
 from tests.support import body_of, mail
 
 ALICE, BOB, VICTIM = "alice@example.org", "bob@example.net", "victim@example.org"
-ERROR_HEADERS = [
-    "Auto-Submitted",
-    "Content-Transfer-Encoding",
-    "Content-Type",
-    "Date",
-    "From",
-    "In-Reply-To",
-    "MIME-Version",
-    "Message-ID",
-    "References",
-    "Subject",
-    "To",
-    "X-PBM-Loop",
-]
+ERROR_HEADERS = ANSWER_HEADERS
 FIRST_BOARD_HEADERS = [name for name in ERROR_HEADERS if name not in ("In-Reply-To", "References")] + ["Reply-To"]
 LATER_BOARD_HEADERS = ERROR_HEADERS + ["Reply-To"]
 
