@@ -28,35 +28,26 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import random
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from aiosmtpd.controller import Controller
 from aiosmtplib import SMTP
 from sqlalchemy import func, select
 
 import pbm.games
+from benchmarks.serving import SECRET, free_port, pbm_serve
 from pbm.mail.tokens import ReplyTokens
 from pbm.passwords import Passwords
 from pbm.store.database import Database
 from pbm.store.models import Game, InboundMessage, OutboxMessage, Player, PlayerAddress, Seat
 
-SECRET = "benchmark-secret-" + "k" * 30
 PASSWORD = "bench-password"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @dataclass
@@ -171,28 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         streams = set_up_games(database, args.games, args.moves, args.mode, args.seed)
         total = sum(len(s) for s in streams)
 
-        port = free_port()
-        env = {
-            **os.environ,
-            "PBM_DATABASE_URL": url,
-            "PBM_SMTP_LISTEN": f"127.0.0.1:{port}",
-            "PBM_HTTP_LISTEN": f"127.0.0.1:{free_port()}",
-            "PBM_OUTBOUND": f"maildir:{folder}/outbox",
-            "PBM_SECRET_KEY": SECRET,
-        }
-        server = subprocess.Popen(
-            [sys.executable, "-m", "pbm", "serve"],
-            env=env,
-            cwd=folder,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            deadline = time.monotonic() + 60
-            while socket.socket().connect_ex(("127.0.0.1", port)) != 0:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise SystemExit("the server did not start")
-                time.sleep(0.1)
+        with pbm_serve(url, Path(folder)) as port:
             accepted, seconds = asyncio.run(send_all(port, streams, args.clients, args.rate))
             while True:
                 with database.reading() as session:
@@ -202,9 +172,6 @@ def main(argv: list[str] | None = None) -> int:
                 if not pending:
                     break
                 time.sleep(0.2)
-        finally:
-            server.send_signal(signal.SIGTERM)
-            server.wait(30)
 
         with database.reading() as session:
             first_reply = (

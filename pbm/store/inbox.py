@@ -36,7 +36,7 @@ from datetime import datetime, timedelta
 from email.parser import BytesHeaderParser
 from email.policy import compat32
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import Select, delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased
 
@@ -247,8 +247,7 @@ def _fitting(key: str) -> str:
     return "sha256:" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def claim_ready(session: Session) -> InboundMessage | None:
-    """The oldest mail that may be applied now, locked for this transaction (others skip it)."""
+def _ready_query() -> Select[tuple[InboundMessage]]:
     earlier = aliased(InboundMessage)
     unread_before = (
         select(earlier.id)
@@ -262,14 +261,21 @@ def claim_ready(session: Session) -> InboundMessage | None:
         .where(mine.inbound_id == InboundMessage.id, theirs.inbound_id < InboundMessage.id)
         .exists()
     )
-    query = (
+    return (
         select(InboundMessage)
         .where(InboundMessage.status == "pending", InboundMessage.read_at.is_not(None), ~unread_before, ~shares_a_key)
         .order_by(InboundMessage.id)
         .limit(1)
         .with_for_update(skip_locked=True, of=InboundMessage)
     )
-    return session.scalar(query)
+
+
+_READY = _ready_query()  # built once: it has no parameters, and building it costs more than running it
+
+
+def claim_ready(session: Session) -> InboundMessage | None:
+    """The oldest mail that may be applied now, locked for this transaction (others skip it)."""
+    return session.scalar(_READY)
 
 
 def finish(session: Session, inbound: InboundMessage, status: str, note: str, now: datetime) -> None:
