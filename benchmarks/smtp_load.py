@@ -95,7 +95,7 @@ def set_up_games(database: Database, games: int, moves: int, mode: str, seed: in
                     recipient = "pbm@localhost"
                 else:
                     body = move
-                    recipient = f"pbm+{tokens.make(game.id, player.id)}@localhost"
+                    recipient = f"pbm+{tokens.make(game.id, player.id, ply)}@localhost"
                 raw = (
                     f"From: {address}\r\nTo: {recipient}\r\nSubject: move\r\n"
                     f"Message-ID: <g{game.id}.m{ply}.{seed}@bench.example>\r\n\r\n{body}\r\n"

@@ -38,19 +38,32 @@ class Reply:
     context: dict[str, Any] = field(default_factory=dict)
     game_id: int | None = None
     player_id: int | None = None
-    """The recipient as a player seated in `game_id`: the mail carries their reply token."""
+    """The recipient as a player seated in `game_id`: the mail joins their thread of that game."""
+    at_ply: int | None = None
+    """The move number of the board the mail shows, when a reply to it may play the next move:
+    the mail's reply token names it, so a reply to an older board is stale."""
     starts_thread: bool = False
     """The game's first mail to this recipient: later mails refer to it."""
 
 
-class Refused(Exception):
-    """The command cannot run; the message says why. `view` is the board involved, if any."""
+@dataclass(frozen=True)
+class ReplyAs:
+    """A player's board in an error mail that, like a board mail, a reply may answer with a move."""
 
-    def __init__(self, message: str, *, view: BoardView | None = None, subject: str | None = None) -> None:
+    game_id: int
+    player_id: int
+    at_ply: int
+
+
+class Refused(Exception):
+    """The command cannot run; the message says why. `view` is the board involved, if any;
+    `reply_as` makes the error mail answerable with a move, as a board mail is."""
+
+    def __init__(self, message: str, *, view: BoardView | None = None, reply_as: ReplyAs | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.view = view
-        self.subject = subject
+        self.reply_as = reply_as
 
 
 @dataclass(frozen=True)
@@ -105,16 +118,19 @@ class Executor:
                 return [self._to_sender(sender, "game_help", game=pbm.games.get(game))]
             case lang.Challenge():
                 return self._challenge(command, sender, comment)
-            case lang.Move() | ReplyMove():
-                game, player = self._acting(command)
+            case lang.Move():
+                game, player = self._acting(command, sender)
                 return self._move(game, player, command.move, comment)
+            case ReplyMove(at_ply=at_ply):
+                game, player = self._acting(command, sender)
+                return self._move(game, player, command.move, comment, replied_to=at_ply)
             case lang.Resign() | ReplyResign():
-                game, player = self._acting(command)
+                game, player = self._acting(command, sender)
                 return self._resign(game, player, comment)
             case lang.Show():
                 return self._show(command, sender)
             case ReplyShow():
-                game, player = self._acting(command)
+                game, player = self._acting(command, sender)
                 return self._show_current(game, player, sender)
             case lang.Games():
                 return self._games(command, sender)
@@ -235,10 +251,21 @@ class Executor:
         self.session.flush()
         return self._board_mails(engine, game, state, [], comment=comment, author=challenger, new=True)
 
-    def _move(self, game: Game, player: Player, move: str, comment: str) -> list[Reply]:
+    def _move(
+        self, game: Game, player: Player, move: str, comment: str, *, replied_to: int | None = None
+    ) -> list[Reply]:
+        """Play `move` for `player`; `replied_to` is the move number of the board a reply answered."""
         engine = pbm.games.get(game.game_type)
         seat = self._seat(game, player)
         state = engine.load(game.state, game.secret)
+        if replied_to is not None and replied_to != game.move_count:
+            raise Refused(
+                f"Your reply answers the board after move {replied_to}, but the game has moved on "
+                f"since: it is at move {game.move_count + 1} now, and nothing was played. Reply to the "
+                "newest board mail (this one will do) with your move",
+                view=self._view(engine, game, state, viewer=seat),
+                reply_as=ReplyAs(game.id, player.id, game.move_count),
+            )
         if game.to_move != seat:
             raise Refused(
                 f"It is not your turn: {game.seats[game.to_move].player.userid} is to move",
@@ -246,8 +273,10 @@ class Executor:
             )
         try:
             notation, after = engine.play_notated(state, move)
+        except pbm.games.StaleMove as error:
+            raise Refused(f"Stale move: {error}", view=self._view(engine, game, state, viewer=seat)) from None
         except pbm.games.IllegalMove as error:
-            raise Refused(str(error), view=self._view(engine, game, state, viewer=seat)) from None
+            raise Refused(f"Illegal move: {error}", view=self._view(engine, game, state, viewer=seat)) from None
         now = self.now()
         game.move_count += 1
         self.session.add(
@@ -342,18 +371,29 @@ class Executor:
                     raise Refused(f"{engine.title} board {board} has {len(moves)} moves, not {at_move}")
                 state = self._replay(engine, game, moves[:at_move])
                 view = self._view(engine, game, state, viewer=viewer, moves=moves[:at_move], at_move=at_move)
-            player_id = game.seats[viewer].player_id if viewer is not None else None
-            replies.append(
-                Reply("board", sender.address or "", {"view": view}, game_id=game.id, player_id=player_id)
-            )
+            replies.append(self._board_for(sender, game, view, viewer))
         return replies
+
+    def _board_for(self, sender: Sender, game: Game, view: BoardView, viewer: int | None) -> Reply:
+        """A board for the sender, who may be one of its players (then the mail invites a reply)."""
+        if viewer is None:
+            return Reply("board", sender.address or "", {"view": view}, game_id=game.id)
+        at_ply = view.at_move if view.at_move is not None else game.move_count
+        return Reply(
+            "board",
+            sender.address or "",
+            {"view": view},
+            game_id=game.id,
+            player_id=game.seats[viewer].player_id,
+            at_ply=at_ply if game.status == "active" else None,
+        )
 
     def _show_current(self, game: Game, player: Player, sender: Sender) -> list[Reply]:
         """The board as it stands, for a player who replied ``show`` to a board mail."""
         engine = pbm.games.get(game.game_type)
         seat = repo.seat_of(game, player)
         view = self._view(engine, game, engine.load(game.state, game.secret), viewer=seat)
-        return [Reply("board", sender.address or "", {"view": view}, game_id=game.id, player_id=player.id)]
+        return [self._board_for(sender, game, view, seat)]
 
     def _games(self, command: lang.Games, sender: Sender) -> list[Reply]:
         players = self._named_players(command.userids)
@@ -424,12 +464,14 @@ class Executor:
         return game
 
     def _acting(
-        self, command: lang.Move | lang.Resign | ReplyMove | ReplyResign | ReplyShow
+        self, command: lang.Move | lang.Resign | ReplyMove | ReplyResign | ReplyShow, sender: Sender
     ) -> tuple[Game, Player]:
         """The game (locked) and the player a move or resignation is for.
 
-        A command names them with a password; a reply to a board mail, by the
-        token its address carried (checked before it got here).
+        A command names them with a password. A reply to a board mail names them
+        by the token its address carried (checked before it got here), and
+        counts only from an address the player registered: a board mail passed
+        on to someone else does not let them play.
         """
         if isinstance(command, (lang.Move, lang.Resign)):
             player = self._authenticate(command.userid, command.secret)
@@ -438,6 +480,13 @@ class Executor:
         player = self.session.get(Player, command.player_id)
         if game is None or player is None or not player.active:
             raise Refused("The game or player this reply address names no longer exists")
+        if player not in sender.players:
+            raise Refused(
+                f"This reply address is {player.userid}'s, and works only from an address {player.userid} "
+                f"registered. To play from this address, send the move as a command instead: "
+                f"{game.game_type} move {game.board} {player.userid} PASSWORD MOVE",
+                view=self._view(pbm.games.get(game.game_type), game, self._state(game)),
+            )
         return game, player
 
     def _seat(self, game: Game, player: Player) -> int:
@@ -449,6 +498,9 @@ class Executor:
             view = self._view(engine, game, engine.load(game.state, game.secret), viewer=seat)
             raise Refused(f"{engine.title} board {game.board} is over. {view.summary}", view=view)
         return seat
+
+    def _state(self, game: Game) -> Any:
+        return pbm.games.get(game.game_type).load(game.state, game.secret)
 
     def _moves(self, game: Game) -> list[Move]:
         return repo.moves_of(self.session, game)
@@ -500,6 +552,7 @@ class Executor:
                     context,
                     game_id=game.id,
                     player_id=seat.player_id,
+                    at_ply=game.move_count if game.status == "active" else None,
                     starts_thread=new,
                 )
             )

@@ -186,7 +186,7 @@ def parse_command(line: str) -> Command:
     try:
         words = words_of(line)
         if not words:
-            raise CommandError("the line is empty")
+            raise CommandError("The line is empty")
         verb = words[0].lower()
         if verb in ACCOUNT_USAGE:
             return _account(verb, words[1:], line)
@@ -228,7 +228,7 @@ def _account(verb: str, args: list[str], line: str) -> Command:
 
 def _per_game(game: str, args: list[str], line: str) -> Command:
     if not args:
-        raise CommandError(f"what should {game} do? Try: {game} help")
+        raise CommandError(f"What should {game} do? Try: {game} help")
     verb, rest = args[0].lower(), args[1:]
     usage = GAME_USAGE.get(verb, "").format(game=game)
     if verb == "help":
@@ -270,7 +270,7 @@ def _per_game(game: str, args: list[str], line: str) -> Command:
 
 
 def _usage(usage: str) -> CommandError:
-    return CommandError(f"usage: {usage}")
+    return CommandError(f"Usage: {usage}")
 
 
 def _userid(word: str) -> str:

@@ -38,19 +38,22 @@ from pbm.commands import language as lang
 
 @dataclass(frozen=True)
 class ReplyAddress:
-    """What the reply address of a mail said: the game and the player its token names."""
+    """What the reply address of a mail said: the game and the player its token names,
+    and the move number of the board that mail showed (None in tokens made before boards were)."""
 
     game_id: int
     player_id: int
+    at_ply: int | None = None
 
 
 @dataclass(frozen=True)
 class ReplyMove(lang.Command):
-    """A reply to a board mail: `move` for the player its token names."""
+    """A reply to a board mail: `move` for the player its token names, against the board it showed."""
 
     game_id: int
     player_id: int
     move: str
+    at_ply: int | None = None
 
 
 @dataclass(frozen=True)
@@ -131,7 +134,7 @@ def _reply_plan(reply: ReplyAddress, text: str, max_commands: int) -> Plan:
         return Plan([ReplyShow(reply.game_id, reply.player_id, line=line)], comment)
     if word == "resign":
         return Plan([ReplyResign(reply.game_id, reply.player_id, line=line)], comment)
-    return Plan([ReplyMove(reply.game_id, reply.player_id, line, line=line)], comment)
+    return Plan([ReplyMove(reply.game_id, reply.player_id, line, reply.at_ply, line=line)], comment)
 
 
 def _command_plan(subject: str, text: str, max_commands: int) -> Plan:

@@ -117,8 +117,8 @@ class Composer:
             else:
                 message_id = make_msgid(domain=self.addressing.domain)
                 in_reply_to, references = root, (root,)
-            if self._invites_reply(reply):
-                token = self.tokens.make(reply.game_id, reply.player_id)
+            if reply.at_ply is not None:
+                token = self.tokens.make(reply.game_id, reply.player_id, reply.at_ply)
                 assert _TOKEN.fullmatch(token), "a reply token is written into Reply-To as it is"
                 reply_to = f"{SERVER_NAME} <{self.addressing.reply_address(token)}>"
         else:
@@ -153,11 +153,6 @@ class Composer:
             :12
         ]
         return f"<pbm.{game_id}.{player_id}.{digest}@{self.addressing.domain}>"
-
-    @staticmethod
-    def _invites_reply(reply: Reply) -> bool:
-        view = reply.context.get("view")
-        return view is not None and view.status == "active"
 
 
 def _plain_text(text: str) -> str:

@@ -66,6 +66,11 @@ ERROR_KINDS = ("error", "failure")
 """Reply templates that answer a mistake: counted apart, to break loops with auto-responders."""
 
 
+def _sentence(message: str) -> str:
+    """A reason as the mail prints it, ending in a full stop (or ? ! :)."""
+    return message if message.endswith((".", "?", "!", ":")) else message + "."
+
+
 @dataclass(frozen=True)
 class _Read:
     """What reading one mail found, until it is stored."""
@@ -416,17 +421,28 @@ class Processor:
         game = getattr(command, "game", None) or getattr(view, "game_type", None)
         board = getattr(command, "board", None) or getattr(view, "board", None)
         title = pbm.games.get(game).title if game else ""
-        message = reason.message if isinstance(reason, Refused) else str(reason)
+        message = _sentence(reason.message if isinstance(reason, Refused) else str(reason))
         secrets_ = plan.secrets()
+        reply_as = reason.reply_as if isinstance(reason, Refused) else None
         context = {
-            "reason": message if message.endswith((".", "?", "!", ":")) else message + ".",
+            "reason": message,
             "command": lang.mask_passwords(command.line if command is not None else line, secrets_),
             "view": view,
             "title": title,
             "board_number": board,
+            "replyable": reply_as is not None,
             **self._quotable(mail.body, secrets_),
         }
-        return Reply("error", sender.address or "", context)
+        if reply_as is None:
+            return Reply("error", sender.address or "", context)
+        return Reply(
+            "error",
+            sender.address or "",
+            context,
+            game_id=reply_as.game_id,
+            player_id=reply_as.player_id,
+            at_ply=reply_as.at_ply,
+        )
 
     def _quotable(self, body: str, secrets_: set[str]) -> dict[str, Any]:
         """What an answer quotes of a mail: at most `quoted_lines` lines, passwords starred,

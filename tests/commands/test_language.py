@@ -69,13 +69,13 @@ def test_change_password_and_change_address():
     [
         ("frobnicate 101", "'frobnicate' is not a command; a command starts with one of: help, signup"),
         ("cephalopod frob 101", "'frob' is not a cephalopod command"),
-        ("cephalopod move 101 alice", "usage: cephalopod move board userid password move"),
+        ("cephalopod move 101 alice", "Usage: cephalopod move board userid password move"),
         ("cephalopod move abc alice pw c3", "'abc' is not a board number"),
         ("signup 1alice pw", "'1alice' is not a userid"),
         ("signup alice pw not-an-address", "'not-an-address' is not a mail address"),
         ("cephalopod show 101#x", "write board#N"),
-        ("change colour alice", "usage: change password"),
-        ("cephalopod", "what should cephalopod do?"),
+        ("change colour alice", "Usage: change password"),
+        ("cephalopod", "What should cephalopod do?"),
     ],
 )
 def test_a_wrong_line_is_told_what_would_be_right(line, message):
