@@ -15,8 +15,9 @@ The games come from the engine registry, so a new game needs no change here.
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -192,6 +193,12 @@ def parse_command(line: str) -> Command:
             return _account(verb, words[1:], line)
         if verb in pbm.games.names():
             return _per_game(verb, words[1:], line)
+        if verb in GAME_USAGE:
+            example = f"{pbm.games.names()[0]} {' '.join(words[:2])} ..."  # not the rest: it may hold a password
+            raise CommandError(f"'{words[0]}' needs the name of the game first, e.g. {example}")
+        game = _near(verb, pbm.games.names())
+        if game is not None:
+            raise CommandError(f"'{words[0]}' is not a command; did you mean {game}?")
         known = ", ".join(list(ACCOUNT_USAGE) + pbm.games.names())
         raise CommandError(f"'{words[0]}' is not a command; a command starts with one of: {known}")
     except CommandError as error:
@@ -265,6 +272,9 @@ def _per_game(game: str, args: list[str], line: str) -> Command:
         return Games(game, tuple(_userid(w) for w in rest), which, line=line)
     if verb == "history":
         return History(game, tuple(_userid(w) for w in rest), line=line)
+    near = _near(verb, GAME_USAGE)
+    if near is not None:
+        raise CommandError(f"'{args[0]}' is not a {game} command; did you mean {near}?")
     verbs = ", ".join(GAME_USAGE)
     raise CommandError(f"'{args[0]}' is not a {game} command; the {game} commands are: {verbs}")
 
@@ -306,38 +316,87 @@ def _addresses(words: list[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(addresses))
 
 
-def looks_like_command(line: str) -> bool:
-    """Whether the line is meant as a command: it starts with a verb or a game name.
+def is_command_line(line: str) -> bool:
+    """Whether a line of a mail is meant as a command (and so is answered, even when wrong).
 
-    Such a line is answered even when it is wrong; any other line is text
-    (a greeting, or the comment the player sends to the other players).
+    It is when it starts with a verb or a game name, or with a near miss of a
+    game name followed by one of its verbs (``cephalopd move ...``), or with a
+    game's verb and a board number but no game (``move 103 ...``): those are
+    answered with what to write instead. A line that starts like a command but
+    cannot be one is text, so that a comment may begin with a game's name:
+    a game name followed by a word that is neither one of its verbs nor a near
+    miss of one (``Cephalopod is hard``), ``help`` followed by more than one
+    word, ``list`` followed by anything.
+
+    >>> [is_command_line(line) for line in ("cephalopod show 101", "Cephalopod is hard, right?", "help me understand")]
+    [True, False, False]
+    >>> [is_command_line(line) for line in ("cephalopd move 101 alice pw c3", "move 101 alice pw c3", "Move on!")]
+    [True, True, False]
     """
-    words = words_of(line)
-    return bool(words) and (words[0].lower() in ACCOUNT_USAGE or words[0].lower() in pbm.games.names())
+    words = [word.lower() for word in words_of(line)]
+    if not words:
+        return False
+    first, rest = words[0], words[1:]
+    if first == "help":
+        return len(rest) <= 1
+    if first == "list":
+        return not rest
+    if first in ACCOUNT_USAGE:
+        return True
+    second = rest[0] if rest else ""
+    if first in pbm.games.names():
+        return not rest or second in GAME_USAGE or _near(second, GAME_USAGE) is not None
+    if first in GAME_USAGE:
+        return second.partition("#")[0].isdecimal()
+    return second in GAME_USAGE and _near(first, pbm.games.names()) is not None
+
+
+def _near(word: str, known: Iterable[str]) -> str | None:
+    """The one known word `word` is a likely typo of, if any (``cephalopd`` -> ``cephalopod``)."""
+    if len(word) < 4:
+        return None
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.75)
+    return close[0] if close else None
 
 
 _WORD = re.compile(r"\S+")
 MASK = "********"
 
-# Where the passwords stand, counted from the verb: `move BOARD USERID PASSWORD MOVE`.
-_SECRET_AFTER_VERB = {
-    "signup": (2,),
-    "signoff": (2,),
-    "move": (3,),
-    "resign": (3,),
-}
-_SECRET_AFTER_CHANGE = {"password": (3, 4), "address": (3,)}
+PASSWORD_VERBS = frozenset(
+    {
+        # Accounts: `signup USERID PASSWORD [ADDRESS...]`, `add USERID PASSWORD ADDRESS...` ...
+        "signup", "signoff", "delete", "add", "message", "broadcast", "vacation",
+        # Per game, without a board: `GAME accept USERID PASSWORD`, `GAME limit USERID PASSWORD N` ...
+        "accept", "reject", "limit", "notify", "seek",
+        # Per game, on a board: `GAME move BOARD USERID PASSWORD MOVE` ...
+        "move", "resign", "queue", "qmove", "moveq", "qboard", "boardq", "chat",
+        "subscribe", "unsubscribe", "unsub", "submit", "confirm", "join",
+    }
+)  # fmt: skip
+"""Every verb of the pbmserv language (built here or not yet) whose command carries a password.
+
+In all of them the password is the word right after the userid, and the userid
+the first word after the verb that is not a board number. ``change`` carries
+two (``change password USERID OLD NEW``) or one (``change address USERID
+PASSWORD ...``); the other verbs (``show``, ``games``, ``challenge``,
+``password reset USERID``, ``all show USERID`` ...) carry none."""
 
 
-def mask_passwords(text: str, secrets: Collection[str] = ()) -> str:
+def mask_passwords(text: str, secrets: Collection[str] = (), *, unparsed: bool = False) -> str:
     """The text with every password starred, for quoting, comments and logs.
 
-    A password is a word in a password position of anything shaped like a
-    command (a verb first, a verb after a game name or a misspelt one, or a
-    game name followed by an unknown verb), or one of `secrets` (the
-    passwords the mail's commands carried). Every word containing one is
-    starred wherever it stands in the text, so a password written again in
-    passing is hidden too.
+    The passwords are found first, then every word containing one is starred
+    wherever it stands, so a password written again in passing is hidden too:
+
+    - `secrets`, the passwords the mail's commands carried;
+    - the password of every line shaped like a command with a password, by
+      the grammar of its verb (`PASSWORD_VERBS`), whether or not it parsed:
+      the verb may come first, after a game's name, or after a near miss of
+      one, and may itself be a near miss (``mvoe``);
+    - in a line that parses as nothing, every word after its first
+      userid-shaped word: in a line shaped like a command with an unknown verb
+      and a board number (``cephalopod frobnicate 101 alice s3cret c3``), and,
+      with `unparsed`, in every line (a mail in which no command was found).
 
     >>> mask_passwords("cephalopod move 101 alice s3cret c3")
     'cephalopod move 101 alice ******** c3'
@@ -345,9 +404,13 @@ def mask_passwords(text: str, secrets: Collection[str] = ()) -> str:
     'change password alice ******** ********'
     >>> mask_passwords("move 103 bob s3cret c3\\nThanks! My password is s3cret.")
     'move 103 bob ******** c3\\nThanks! My password is ********'
+    >>> mask_passwords("Cubeo with eight d8s and removal.")
+    'Cubeo with eight d8s and removal.'
+    >>> mask_passwords("frobnicate alice s3cret", unparsed=True)
+    'frobnicate alice ********'
     """
     lines = text.split("\n")
-    found = {secret for line in lines for secret in _words_in_password_positions(line)}
+    found = {word for line in lines for word in _passwords_in(line, unparsed=unparsed)}
     found.update(secret for secret in secrets if secret)
     return "\n".join(_mask_line(line, found) for line in lines)
 
@@ -356,10 +419,64 @@ def _word_spans(line: str) -> list[tuple[int, int]]:
     return [m.span() for m in _WORD.finditer(line) if m.group() != "**"]
 
 
-def _words_in_password_positions(line: str) -> list[str]:
-    spans = _word_spans(line)
-    positions = _secret_positions([line[a:b].lower() for a, b in spans])
-    return [line[a:b] for index, (a, b) in enumerate(spans) if index in positions]
+def _passwords_in(line: str, *, unparsed: bool) -> list[str]:
+    """The words of `line` that stand where a password would."""
+    words = [line[a:b] for a, b in _word_spans(line)]
+    lowered = [word.lower() for word in words]
+    verb_at = _verb_position(lowered)
+    if verb_at is not None:
+        verb = _canonical_verb(lowered[verb_at]) or ""
+        if verb in PASSWORD_VERBS or verb == "change":
+            return [words[i] for i in _grammar_positions(lowered, verb_at, verb)]
+        if verb in ACCOUNT_USAGE or verb in GAME_USAGE or verb in _VERBS_WITHOUT_PASSWORD:
+            return []
+    if unparsed or _unknown_verb_on_a_board(lowered):
+        start = next((i for i, word in enumerate(lowered) if i > 0 and USERID.match(word)), None)
+        return words[start + 1 :] if start is not None else []
+    return []
+
+
+_VERBS_WITHOUT_PASSWORD = frozenset({"password", "all", "showas", "ratings", "chall", "board", "preview", "prev"})
+
+
+def _verb_position(words: list[str]) -> int | None:
+    """Where the verb of a command-shaped line stands: first, or after a game's name (or a near miss of one)."""
+    if not words:
+        return None
+    if words[0] in _KNOWN_VERBS:
+        return 0
+    if len(words) > 1 and (words[0] in pbm.games.names() or _near(words[0], pbm.games.names())):
+        if _canonical_verb(words[1]) is not None:
+            return 1
+    return None
+
+
+_KNOWN_VERBS = PASSWORD_VERBS | _VERBS_WITHOUT_PASSWORD | set(ACCOUNT_USAGE) | set(GAME_USAGE) | {"change"}
+
+
+def _canonical_verb(word: str) -> str | None:
+    """The verb `word` is, or is a near miss of (a near miss counts only after a game's name:
+    at the start of a line, ``Moved to c3`` is prose)."""
+    return word if word in _KNOWN_VERBS else _near(word, PASSWORD_VERBS)
+
+
+def _grammar_positions(words: list[str], verb_at: int, verb: str) -> list[int]:
+    if verb == "change":
+        what = words[verb_at + 1] if len(words) > verb_at + 1 else ""
+        userid_at = verb_at + 2
+        count = 2 if what == "password" else 1
+    else:
+        userid_at = verb_at + 1
+        while userid_at < len(words) and words[userid_at].partition("#")[0].isdecimal():
+            userid_at += 1  # the board
+        count = 1
+    return [i for i in range(userid_at + 1, userid_at + 1 + count) if i < len(words)]
+
+
+def _unknown_verb_on_a_board(words: list[str]) -> bool:
+    """``[GAME] VERB BOARD ...`` with a verb nobody knows: a command, misspelt beyond recognition."""
+    offset = 1 if words and (words[0] in pbm.games.names() or _near(words[0], pbm.games.names())) else 0
+    return len(words) > offset + 2 and words[offset + 1].partition("#")[0].isdecimal()
 
 
 def _mask_line(line: str, secrets: Collection[str]) -> str:
@@ -373,18 +490,3 @@ def _mask_line(line: str, secrets: Collection[str]) -> str:
             pieces.append(line[last:start] + MASK)
             last = end
     return "".join(pieces) + line[last:]
-
-
-def _secret_positions(words: list[str]) -> set[int]:
-    if not words:
-        return set()
-    first, second = words[0], words[1] if len(words) > 1 else ""
-    if first == "change":
-        return set(_SECRET_AFTER_CHANGE.get(second, ()))
-    if first in _SECRET_AFTER_VERB:
-        return set(_SECRET_AFTER_VERB[first])
-    if second in _SECRET_AFTER_VERB:
-        return {1 + offset for offset in _SECRET_AFTER_VERB[second]}
-    if first in pbm.games.names() and second not in GAME_USAGE:
-        return {4}  # a misspelt verb after a game name: hide where move and resign keep it
-    return set()

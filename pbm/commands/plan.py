@@ -8,9 +8,10 @@ in, a `Plan` out; no database and no mail objects.
   player in that game; a full command on that line works too. The rest is
   the comment.
 - Otherwise the Subject, when it parses as a command, with the body as the
-  comment; else the body: lines before the first command are passed over (a
-  greeting), then every line that starts with a verb or game name is a
-  command, and the first line that does not begins the comment.
+  comment; else the body's **command block**: one run of consecutive command
+  lines (`language.is_command_line`), after an optional greeting. The first
+  blank line or other line after the run ends it, and everything from there
+  on is the comment, so a comment may start with a game's name or a verb.
 
 A mail carries at most `max_commands` commands; the lines past that become one
 refusal that says so, instead of one answer each. Passwords never reach the
@@ -126,7 +127,7 @@ def _reply_plan(reply: ReplyAddress, text: str, max_commands: int) -> Plan:
         reason = "Your reply has no move in it: write the move on the first line, above the quoted board"
         return Plan([lang.CommandError(reason, "")])
     line = lines[first].strip()
-    if lang.looks_like_command(line):
+    if lang.is_command_line(line):
         return _command_plan("", text, max_commands)
     comment = "\n".join(lines[first + 1 :]).strip("\n")
     word = line.lower()
@@ -139,7 +140,7 @@ def _reply_plan(reply: ReplyAddress, text: str, max_commands: int) -> Plan:
 
 def _command_plan(subject: str, text: str, max_commands: int) -> Plan:
     subject_error = None
-    if subject and lang.looks_like_command(subject):
+    if subject and lang.is_command_line(subject):
         try:
             command = lang.parse_command(subject)
         except lang.CommandError as error:
@@ -148,16 +149,10 @@ def _command_plan(subject: str, text: str, max_commands: int) -> Plan:
             return Plan([command], _without_repeated_command(text, subject))
     plan = Plan()
     lines = text.splitlines()
-    started = False
-    for index, line in enumerate(lines):
-        if not line.strip():
-            continue
-        if lang.looks_like_command(line):
-            started = True
-            plan.steps.append(_parse(line))
-        elif started:
-            plan.comment = "\n".join(lines[index:]).strip("\n")
-            break
+    start = next((i for i, line in enumerate(lines) if lang.is_command_line(line)), len(lines))
+    end = next((i for i in range(start, len(lines)) if not lang.is_command_line(lines[i])), len(lines))
+    plan.steps = [_parse(line) for line in lines[start:end]]
+    plan.comment = "\n".join(lines[end:]).strip("\n")
     if not plan.steps:
         commands = ", ".join([*lang.ACCOUNT_USAGE, *pbm.games.names()])
         plan.steps.append(

@@ -424,14 +424,18 @@ class Processor:
         message = _sentence(reason.message if isinstance(reason, Refused) else str(reason))
         secrets_ = plan.secrets()
         reply_as = reason.reply_as if isinstance(reason, Refused) else None
+        nothing_parsed = not any(isinstance(step, lang.Command) for step in plan.steps)
         context = {
             "reason": message,
-            "command": lang.mask_passwords(command.line if command is not None else line, secrets_),
+            # A line that parsed as nothing may hide a password anywhere after its userid.
+            "command": lang.mask_passwords(command.line, secrets_)
+            if command is not None
+            else lang.mask_passwords(line, secrets_, unparsed=True),
             "view": view,
             "title": title,
             "board_number": board,
             "replyable": reply_as is not None,
-            **self._quotable(mail.body, secrets_),
+            **self._quotable(mail.body, secrets_, unparsed=nothing_parsed),
         }
         if reply_as is None:
             return Reply("error", sender.address or "", context)
@@ -444,10 +448,10 @@ class Processor:
             at_ply=reply_as.at_ply,
         )
 
-    def _quotable(self, body: str, secrets_: set[str]) -> dict[str, Any]:
+    def _quotable(self, body: str, secrets_: set[str], *, unparsed: bool = False) -> dict[str, Any]:
         """What an answer quotes of a mail: at most `quoted_lines` lines, passwords starred,
         and how many lines were left out (``original``, ``not_quoted`` in the templates)."""
-        lines = lang.mask_passwords(body, secrets_).splitlines()
+        lines = lang.mask_passwords(body, secrets_, unparsed=unparsed).splitlines()
         limit = self.limits.quoted_lines
         return {"original": "\n".join(lines[:limit]), "not_quoted": max(0, len(lines) - limit)}
 

@@ -1,5 +1,7 @@
 """The command language: what each line means, and what a wrong line is told."""
 
+import re
+
 import pytest
 
 from pbm.commands import language as lang
@@ -115,10 +117,39 @@ def test_masking_keeps_the_layout_of_a_whole_message():
 
 @pytest.mark.parametrize(
     ("line", "expected"),
-    [("help", True), ("Cephalopod show 101", True), ("** signup a b", True), ("Hi Bob,", False), ("", False)],
+    [
+        ("help", True),
+        ("help cephalopod", True),
+        ("Cephalopod show 101", True),
+        ("** signup a b", True),
+        ("cephalopod mvoe 101 alice pw c3", True),  # a near miss is answered with "did you mean"
+        ("cephalopd move 101 alice pw c3", True),
+        ("move 101 alice pw c3", True),  # answered with "the game first"
+        ("Hi Bob,", False),
+        ("", False),
+        ("Cephalopod is hard, right?", False),
+        ("Cubeo with eight d8s and removal.", False),
+        ("help me understand", False),
+        ("list of my games, please", False),
+        ("Move on!", False),
+        ("Lisa, your move", False),
+    ],
 )
-def test_a_line_is_meant_as_a_command_when_it_starts_with_a_verb_or_game(line, expected):
-    assert lang.looks_like_command(line) is expected
+def test_a_line_is_a_command_line_when_it_can_be_meant_as_one(line, expected):
+    assert lang.is_command_line(line) is expected
+
+
+@pytest.mark.parametrize(
+    ("line", "hint"),
+    [
+        ("cephalopd move 101 alice pw c3", "'cephalopd' is not a command; did you mean cephalopod?"),
+        ("cephalopod mvoe 101 alice pw c3", "'mvoe' is not a cephalopod command; did you mean move?"),
+        ("move 101 alice pw c3", "'move' needs the name of the game first, e.g. cephalopod move 101 ..."),
+    ],
+)
+def test_a_near_miss_is_answered_with_what_was_meant(line, hint):
+    with pytest.raises(CommandError, match=re.escape(hint)):
+        parse_command(line)
 
 
 @pytest.mark.parametrize("line", ["cephalopod show 1¹", "cephalopod move ²01 alice pw c3", "cephalopod show 101#³"])

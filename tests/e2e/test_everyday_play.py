@@ -7,6 +7,7 @@ gave a wrong or confusing result.
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import select
 
 from pbm.store.models import Game, Move
@@ -76,3 +77,77 @@ def test_a_board_mail_passed_on_does_not_let_another_address_play(server, sink):
     assert moves(server) == []
     with server.server.database.reading() as session:
         assert session.scalar(select(Game.move_count)) == 0
+
+
+@pytest.fixture
+def board_101(server, sink):
+    """alice and bob at Cephalopod board 101, alice to move."""
+    for address, userid in ((ALICE, "alice"), (BOB, "bob")):
+        server.send(mail(address, f"signup {userid} {userid}-pw"), address)
+    sink.wait(2)
+    server.send(mail(ALICE, "cephalopod challenge alice bob"), ALICE)
+    sink.wait(2)
+    return server
+
+
+def test_a_comment_that_begins_with_the_games_name_is_sent_as_a_comment(board_101, sink):
+    board_101.send(mail(ALICE, "cephalopod move 101 alice alice-pw e1\n\nCephalopod is hard, right?"), ALICE)
+    boards = sink.wait(2)
+    assert {m["Subject"] for m in boards} == {"Cephalopod Board 101 bob"}
+    assert "alice writes:\n\nCephalopod is hard, right?" in body_of(to(boards, BOB)[0])
+    assert sink.quiet(0.5) == []  # no error for the comment
+    assert moves(board_101) == ["e1"]
+
+
+def test_a_comment_right_under_a_challenge_that_names_the_game_is_a_comment(board_101, sink):
+    board_101.send(mail(ALICE, "cubeo challenge -dice=8 -remove alice bob\nCubeo with eight d8s and removal."), ALICE)
+    boards = sink.wait(2)
+    assert {m["Subject"] for m in boards} == {"New Cubeo Board 101 alice"}
+    assert "alice writes:\n\nCubeo with eight d8s and removal." in body_of(to(boards, BOB)[0])
+    assert sink.quiet(0.5) == []
+
+
+def test_a_comment_that_begins_with_help_is_not_a_help_request(board_101, sink):
+    board_101.send(mail(ALICE, "cephalopod move 101 alice alice-pw c3\nhelp me understand the captures"), ALICE)
+    boards = sink.wait(2)
+    assert "alice writes:\n\nhelp me understand the captures" in body_of(to(boards, BOB)[0])
+    assert sink.quiet(0.5) == []
+
+
+def test_several_commands_in_one_block_all_run_and_a_blank_line_ends_the_block(board_101, sink):
+    board_101.send(
+        mail(ALICE, "cephalopod move 101 alice alice-pw c3\ncephalopod show 101\n\ncephalopod show 101 is a comment"),
+        ALICE,
+    )
+    answers = sink.wait(3)
+    assert sorted(m["Subject"] for m in answers) == ["Cephalopod Board 101 bob"] * 3
+    assert "alice writes:\n\ncephalopod show 101 is a comment" in body_of(to(answers, BOB)[0])
+    assert sink.quiet(0.5) == []
+
+
+def test_a_mistyped_game_name_is_answered_with_the_name_it_meant(board_101, sink):
+    board_101.send(mail(ALICE, "cephalopd move 101 alice alice-pw c3"), ALICE)
+    (error,) = sink.wait(1)
+    assert "'cephalopd' is not a command; did you mean cephalopod?" in body_of(error)
+    assert "alice-pw" not in body_of(error)
+    assert moves(board_101) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "cephalopod notify carol SECRET-pw",
+        "cephalopod accept carol SECRET-pw",
+        "add carol SECRET-pw carol@elsewhere.example",
+        "message carol SECRET-pw bob",
+        "broadcast carol SECRET-pw",
+        "cephalopod limit carol SECRET-pw 3",
+        "cephalopod frobnicate 101 carol SECRET-pw c3",
+        "frobnicate carol SECRET-pw",
+    ],
+)
+def test_a_password_in_a_command_not_understood_is_not_echoed(server, sink, line):
+    server.send(mail(CAROL, line), CAROL)
+    (answer,) = sink.wait(1)
+    assert "SECRET-pw" not in body_of(answer)
+    assert "********" in body_of(answer)

@@ -1,0 +1,154 @@
+"""No mail the server sends holds a password, a password hash, the server's key or an unrevealed seed.
+
+Two properties. The first throws command lines at the server as players
+write them, right and wrong: every verb of the pbmserv language (those built
+and those not yet), near misses and unknown verbs, with and without the
+game's name and a board, alone, under a greeting or in a comment, in the body
+or the subject; the password a line carries never comes back. The second
+plays random traffic through every kind of mail the server sends (welcomes,
+boards of all three games, errors, lists, help, standings, history) and
+searches every mail for every secret the run made.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sqlalchemy import select
+
+from pbm.commands.language import PASSWORD_VERBS
+from pbm.store.models import Game, Player
+from tests.support import body_of, mail
+
+SECRET_KEY = "k" * 40  # the Mailroom's PBM_SECRET_KEY
+PLAYERS = itertools.count()
+
+PASSWORD = st.text("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghjkmnpqrstuvwxyz23456789", min_size=6, max_size=12).map(
+    lambda s: "Zq" + s  # never a word the server writes by chance
+)
+VERBS = st.one_of(
+    st.sampled_from(sorted(PASSWORD_VERBS)),
+    st.sampled_from(["mvoe", "reisgn", "chta", "subscirbe", "frobnicate", "twiddle", "passwd", "login"]),
+)
+GAME_NAMES = st.sampled_from(["", "cephalopod ", "Cubeo ", "DODECA ", "cephalopd ", "cubo "])
+AROUND = st.sampled_from(
+    ["{line}", "Hi!\n\n{line}", "{line}\n\nThanks, that was fun.", "{line}\n{line}", "Re:\n{line}"]
+)
+
+
+@st.composite
+def command_lines(draw, userid: str, password: str) -> str:
+    """A line as a player writes one that carries their password, in a verb's usual shape."""
+    shape = draw(st.sampled_from(["board", "plain", "change password", "change address"]))
+    if shape == "change password":
+        return f"change password {userid} {password} other-{password}"
+    if shape == "change address":
+        return f"change address {userid} {password} {userid}@new.example"
+    game, verb = draw(GAME_NAMES), draw(VERBS)
+    board = f"{draw(st.integers(101, 110))} " if shape == "board" else ""
+    tail = draw(st.sampled_from(["", " c3", " a1=b2+c3", " all", " 3", " inf"]))
+    return f"{game}{verb} {board}{userid} {password}{tail}"
+
+
+def everything_sent(room) -> str:
+    return "\n".join(f"{message}\n{body_of(message)}" for message in room.replies())
+
+
+def test_the_password_a_command_line_carries_never_comes_back(make_mailroom):
+    # One server for every example; each signs up a new player with a new password.
+    room = make_mailroom(max_signups_per_sender_per_day=10_000, max_mails_per_address_per_hour=100_000)
+    room.send(mail("bob@example.net", "signup bob bob-password"))
+    room.replies()
+
+    @settings(max_examples=60, deadline=None)
+    @given(data=st.data())
+    def check(data):
+        password = data.draw(PASSWORD)
+        userid = f"player{next(PLAYERS)}"
+        address = f"{userid}@example.org"
+        room.send(mail(address, f"signup {userid} {password}"))
+        room.send(mail(address, f"cephalopod challenge {userid} bob"))
+        room.replies()
+        line = data.draw(command_lines(userid, password))
+        body = data.draw(AROUND).format(line=line)
+        in_subject = data.draw(st.booleans())
+        room.send(mail(address, "" if in_subject else body, subject=line if in_subject else "my move"))
+        sent = everything_sent(room)
+        assert sent, "every such mail is answered"
+        assert password not in sent
+
+    check()
+
+
+TRAFFIC = st.lists(
+    st.sampled_from(
+        [
+            "move",
+            "wrong-move",
+            "wrong-password",
+            "show",
+            "show-old",
+            "games",
+            "history",
+            "standings",
+            "help",
+            "game-help",
+            "list",
+            "garbage",
+            "resign",
+            "change-password",
+            "change-address",
+            "dodeca",
+            "cubeo",
+        ]
+    ),
+    min_size=4,
+    max_size=14,
+)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(traffic=TRAFFIC, passwords=st.lists(PASSWORD, min_size=2, max_size=2, unique=True))
+def test_no_mail_of_any_kind_holds_a_secret(make_mailroom, traffic, passwords):
+    room = make_mailroom()
+    alice, bob = "alice@example.org", "bob@example.net"
+    known = {"alice": passwords[0], "bob": passwords[1]}
+    used = set(known.values())
+    room.send(mail(alice, f"signup alice {known['alice']}"))
+    room.send(mail(bob, f"signup bob {known['bob']}"))
+    room.send(mail(alice, "cephalopod challenge alice bob"))
+    room.send(mail(alice, "dodeca challenge alice bob"))
+    for step in traffic:
+        line = {
+            "move": f"cephalopod move 101 alice {known['alice']} c3",
+            "wrong-move": f"cephalopod move 101 alice {known['alice']} z9",
+            "wrong-password": "cephalopod move 101 alice Wrong-guess-9 c3",
+            "show": "cephalopod show 101 dodeca show 101",
+            "show-old": "cephalopod show 101#1",
+            "games": "cephalopod games alice all",
+            "history": "cephalopod history",
+            "standings": "dodeca standings",
+            "help": "help",
+            "game-help": "cubeo help",
+            "list": "list",
+            "garbage": f"frobnicate alice {known['alice']}",
+            "resign": f"dodeca resign 101 bob {known['bob']}",
+            "change-password": f"change password alice {known['alice']} {known['alice']}2",
+            "change-address": f"change address bob {known['bob']} bob@example.net",
+            "dodeca": f"dodeca move 101 alice {known['alice']} roll",
+            "cubeo": f"cubeo challenge alice bob\ncubeo move 101 alice {known['alice']} a1",
+        }[step]
+        room.send(mail(alice if "bob" not in line.split()[:4] else bob, line))
+        if step == "change-password":
+            known["alice"] += "2"
+            used.add(known["alice"])
+    with room.database.reading() as session:
+        hashes = set(session.scalars(select(Player.password_hash)))
+        unrevealed = {
+            game.secret.hex() for game in session.scalars(select(Game)) if game.secret and game.status == "active"
+        }
+    sent = everything_sent(room)
+    for secret in (*used, "Wrong-guess-9", *hashes, *unrevealed, SECRET_KEY):
+        assert secret not in sent, f"a secret ({secret[:4]}...) is in a mail"
