@@ -100,11 +100,14 @@ def plan_mail(
     reply: ReplyAddress | None = None,
     bad_reply_address: bool = False,
     max_commands: int,
+    why_no_text: str | None = None,
 ) -> Plan:
     """The plan of a mail whose fresh text is `text`.
 
     `reply` is set when the mail came to a genuine reply address;
-    `bad_reply_address` when it came to one that is damaged or forged.
+    `bad_reply_address` when it came to one that is damaged or forged;
+    `why_no_text`, when reading the mail found no text in it, says why
+    (``the message is encrypted and could not be read``).
     """
     if bad_reply_address:
         plan = Plan([lang.CommandError(NOT_OUR_REPLY_ADDRESS, _first_line(text))])
@@ -112,6 +115,14 @@ def plan_mail(
         plan = _reply_plan(reply, text, max_commands)
     else:
         plan = _command_plan(subject, text, max_commands)
+    if why_no_text and not text.strip() and not any(isinstance(s, lang.Command) for s in plan.steps):
+        plan.steps = [
+            lang.CommandError(
+                f"Your mail has no text the server could read ({why_no_text}). Send your commands "
+                "as plain text, in the body or as the subject",
+                "",
+            )
+        ]
     plan.comment = lang.mask_passwords(plan.comment, plan.secrets())
     return plan
 

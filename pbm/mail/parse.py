@@ -641,11 +641,9 @@ def _body(msg: EmailMessage, limits: MailLimits) -> tuple[str, list[str]]:
         if chosen is not None:
             notes.append("the MIME structure of the message is damaged; its raw text was read")
 
+    encrypted = _content_type(msg) == "multipart/encrypted"
     if chosen is None:
-        if _content_type(msg) == "multipart/encrypted":
-            notes.append("the message is encrypted and could not be read")
-        else:
-            notes.append("the message has no text")
+        notes.append("the message is encrypted and could not be read" if encrypted else "the message has no text")
         text = ""
     else:
         text, decode_notes = _leaf_text(chosen.part)
@@ -660,7 +658,8 @@ def _body(msg: EmailMessage, limits: MailLimits) -> tuple[str, list[str]]:
             text = text[: limits.max_body_chars]
             notes.append(f"the text is longer than {limits.max_body_chars} characters; only its start was read")
 
-    ignored = sum(1 for leaf in leaves if leaf is not chosen and leaf.ignored_attachment)
+    # The parts of an encrypted mail are the mail itself, not attachments to it.
+    ignored = 0 if encrypted else sum(1 for leaf in leaves if leaf is not chosen and leaf.ignored_attachment)
     if ignored:
         notes.append(
             "1 attachment was ignored" if ignored == 1 else f"{ignored} attachments were ignored"

@@ -66,6 +66,10 @@ ERROR_KINDS = ("error", "failure")
 """Reply templates that answer a mistake: counted apart, to break loops with auto-responders."""
 
 
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def _sentence(message: str) -> str:
     """A reason as the mail prints it, ending in a full stop (or ? ! :)."""
     return message if message.endswith((".", "?", "!", ":")) else message + "."
@@ -359,12 +363,14 @@ class Processor:
             inbox.finish(session, inbound, "failed", "; ".join([f"unreadable: {mail.unreadable}", *notes]), now)
             log.info("inbound %d failed: unreadable", inbound.id)
             return
-        plan = self._plan(mail, tuple(inbound.envelope_to.splitlines()))
+        envelope_to = tuple(inbound.envelope_to.splitlines())
+        plan = self._plan(mail, envelope_to)
         replies: list[Reply] = []
         done = refused = 0
         for step in plan.steps:
             if isinstance(step, lang.CommandError):
-                replies.append(self._error(sender, mail, plan, None, str(step), line=step.line))
+                about = self._replied_game(session, envelope_to)
+                replies.append(self._error(sender, mail, plan, None, str(step), line=step.line, about=about))
                 refused += 1
                 continue
             executor = Executor(session, self.passwords, self.limits, now=self.now, inbound_id=inbound.id)
@@ -403,9 +409,18 @@ class Processor:
             reply=reply if isinstance(reply, ReplyAddress) else None,
             bad_reply_address=reply is True,
             max_commands=self.limits.commands_per_mail,
+            why_no_text="; ".join(mail.notes) if not mail.body.strip() else None,
         )
 
     # -- replies ---------------------------------------------------------------
+
+    def _replied_game(self, session: Session, envelope_to: tuple[str, ...]) -> tuple[str, int] | None:
+        """The (game type, board) of the board mail this mail replies to, if it does."""
+        reply = self._reply_address(envelope_to)
+        if not isinstance(reply, ReplyAddress):
+            return None
+        names = repo.reply_names(session, reply.game_id, reply.player_id)
+        return (names[1], names[2]) if names is not None else None
 
     def _error(
         self,
@@ -416,10 +431,12 @@ class Processor:
         reason: str | Exception,
         *,
         line: str = "",
+        about: tuple[str, int] | None = None,
     ) -> Reply:
+        """The error mail to the sender; `about` is the (game type, board) it concerns when no command says."""
         view = getattr(reason, "view", None)
-        game = getattr(command, "game", None) or getattr(view, "game_type", None)
-        board = getattr(command, "board", None) or getattr(view, "board", None)
+        game = getattr(command, "game", None) or getattr(view, "game_type", None) or (about and about[0])
+        board = getattr(command, "board", None) or getattr(view, "board", None) or (about and about[1])
         title = pbm.games.get(game).title if game else ""
         message = _sentence(reason.message if isinstance(reason, Refused) else str(reason))
         secrets_ = plan.secrets()
@@ -487,6 +504,9 @@ class Processor:
             held, last = self._held_back(session, recipient, reply.template, now)
             if last:
                 reply = replace(reply, context={**reply.context, "last_answer": True})
+            if mail.notes and recipient == mail.from_address:
+                notes_ = [_sentence(_capital(note)) for note in mail.notes]
+                reply = replace(reply, context={**reply.context, "mail_notes": notes_})
             composed = self.composer.compose(reply, now=now, answering=answering)
             outbox.enqueue(
                 session,

@@ -151,3 +151,67 @@ def test_a_password_in_a_command_not_understood_is_not_echoed(server, sink, line
     (answer,) = sink.wait(1)
     assert "SECRET-pw" not in body_of(answer)
     assert "********" in body_of(answer)
+
+
+ENCRYPTED = f"""From: {ALICE}
+To: pbm@localhost
+Subject: my move
+MIME-Version: 1.0
+Content-Type: multipart/encrypted; protocol="application/pgp-encrypted"; boundary="B"
+
+--B
+Content-Type: application/pgp-encrypted
+
+Version: 1
+--B
+Content-Type: application/octet-stream
+
+-----BEGIN PGP MESSAGE-----
+hQEMA5vY
+-----END PGP MESSAGE-----
+--B--
+"""
+
+
+def test_an_encrypted_mail_is_told_why_it_could_not_be_read(server, sink):
+    server.send(ENCRYPTED.encode(), ALICE)
+    (answer,) = sink.wait(1)
+    text = body_of(answer)
+    assert "Your mail has no text the server could read (the message is encrypted and could not be read)" in text
+    assert "Send your commands as plain text" in text
+    assert "No command found" not in text
+
+
+def test_what_reading_the_mail_noticed_is_told_to_its_sender_only(board_101, sink):
+    from email.message import EmailMessage
+
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = ALICE, "pbm@localhost", "my move"
+    message.set_content("cephalopod move 101 alice alice-pw c3\n")
+    message.add_alternative("<p>cephalopod move 101 alice alice-pw c3</p>", subtype="html")
+    message.add_attachment(b"\x89PNG...", maintype="image", subtype="png", filename="board.png")
+    board_101.send(bytes(message), ALICE)
+    boards = sink.wait(2)
+    alices, bobs = body_of(to(boards, ALICE)[0]), body_of(to(boards, BOB)[0])
+    assert "About your mail:\n  - 1 attachment was ignored." in alices
+    assert "About your mail" not in bobs
+
+
+def test_a_mail_in_latin_1_without_a_charset_is_told_how_it_was_read(server, sink):
+    raw = f"From: {ALICE}\nTo: pbm@localhost\nSubject: hi\n\nhelp\nTr\xe8s bien\n".encode("latin-1")
+    server.send(raw, ALICE)
+    (answer,) = sink.wait(1)
+    assert "  - The text has no charset; it was read as Latin-1." in body_of(answer)
+
+
+def test_a_reply_without_a_move_is_answered_about_its_game(server, sink):
+    for address, userid in ((ALICE, "alice"), (BOB, "bob")):
+        server.send(mail(address, f"signup {userid} {userid}-pw"), address)
+    sink.wait(2)
+    server.send(mail(ALICE, "cephalopod challenge alice bob"), ALICE)
+    board = to(sink.wait(2), ALICE)[0]
+    server.send(reply_to_board(board, ALICE, ""), ALICE, [reply_address(board)])
+    (answer,) = sink.wait(1)
+    assert answer["Subject"] == "Cephalopod Board 101 Error"
+    text = body_of(answer)
+    assert text.startswith("Nothing was carried out, and nothing was changed:\n\nYour reply has no move in it")
