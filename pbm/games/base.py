@@ -43,13 +43,43 @@ class InvalidPosition(GameError):
 
 @dataclass(frozen=True)
 class Result:
-    """How a game ended: the winning seats (0-based) and a short reason.
+    """How a game ended: the winning seats (0-based) and the words that say so.
 
     Several winners mean a shared result (a draw or a tie among them).
     """
 
     winners: list[int]
     reason: str
+    """The words that follow the winners' names, which the caller writes.
+
+    It names no seat and starts with the verb, so that ``"bob " + reason``
+    and ``"alice and carol " + reason`` read as sentences: ``won, holding 15
+    of the 25 cells``, ``tied, each holding 12 cells``, ``won by merging to
+    7``, ``won as the last player left``. No capital and no full stop.
+    """
+
+
+@dataclass(frozen=True)
+class MoveReport:
+    """What one move did, in words, for the line of a mail that announces it.
+
+    Like `Result.reason`, each text follows names that the caller writes and
+    names no seat itself.
+    """
+
+    text: str
+    """What the move did, after the mover's name: ``played b4=a4+b3, capturing 2 dice (a 1 and a 1)``."""
+    eliminated: tuple[int, ...] = ()
+    """The seats this move took out of the game, in seat order."""
+    why: str = ""
+    """Why they are out, after their names (``carol`` or ``carol and dave``), when `eliminated`:
+    ``is out, holding the fewest cells (7) when the board filled up with a tie for first place``."""
+    tally: tuple[int, ...] | None = None
+    """Every seat's `Game.tally` at the moment that decided the eliminations, when `eliminated`.
+
+    The eliminated seats' own counts are gone from the state after the move,
+    so the caller cannot print everyone's count without this.
+    """
 
 
 @dataclass(frozen=True)
@@ -155,6 +185,8 @@ class Game(ABC, Generic[S]):
     seat_names: ClassVar[tuple[str, ...]]
     """Names of the seats in challenge order (``Paren``, ``Angle``, ...)."""
     options: ClassVar[tuple[Option, ...]] = ()
+    tally_unit: ClassVar[str] = ""
+    """What `tally` counts, in the singular (``cell``); empty when the game keeps no score."""
 
     # -- options -------------------------------------------------------------
 
@@ -271,6 +303,34 @@ class Game(ABC, Generic[S]):
         ``None`` (the default) means resigning ends the game and every other
         seat wins; a game for more than two players may instead take the
         resigning seat out and continue.
+        """
+        return None
+
+    # -- telling players what happened --------------------------------------------
+
+    def report(self, before: S, notation: str, after: S) -> MoveReport:
+        """What the move `notation` (canonical, as `play_notated` returns it) did, in words.
+
+        `before` and `after` are the states on either side of the move; the
+        words come from them and the notation alone. Resignations are not
+        moves: the caller words them. The default says only the notation:
+        ``played c3``.
+        """
+        return MoveReport(f"played {notation}")
+
+    def seats_in_play(self, state: S) -> tuple[int, ...]:
+        """The seats still in the game, in seat order.
+
+        The default, every seat, suits games for a fixed number of players
+        where nobody leaves before the end; others override it.
+        """
+        return tuple(range(self.max_players))
+
+    def tally(self, state: S) -> tuple[int, ...] | None:
+        """A count per seat (every seat, in seat order) of `tally_unit`, or ``None``.
+
+        ``None`` (the default) means the game keeps no score: its rules decide
+        the winner by an event, not by counting.
         """
         return None
 

@@ -141,7 +141,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, NamedTuple
 
-from pbm.games.base import BoardCell, Game, IllegalMove, InvalidPosition, Option, Result
+from pbm.games.base import BoardCell, Game, IllegalMove, InvalidPosition, MoveReport, Option, Result
 
 SEAT_NAMES = ("Paren", "Angle", "Square", "Curly", "Slash", "Bar")
 SEAT_LETTERS = "abcdef"
@@ -326,25 +326,85 @@ def _next_seat(in_play: tuple[int, ...], seat: int) -> int:
     return in_play[0]
 
 
+def _eliminations(held: Mapping[int, int]) -> list[tuple[int, tuple[int, ...]]]:
+    """The multi-player tie rule on a full board where each seat in play holds `held` cells.
+
+    Returns the rounds of eliminations, each as the fewest cells held and the
+    seats holding them, who go out; none when one player leads alone (the
+    winner) or everybody is level (a tie). A round that takes dice off the board ends
+    the rule, as the board is no longer full; only a round of players with no
+    dice leaves it full, and then the rule applies again to those left. So
+    there are at most two rounds, and a second one follows a round at 0.
+    """
+    rounds: list[tuple[int, tuple[int, ...]]] = []
+    left = dict(held)
+    while True:
+        most, fewest = max(left.values()), min(left.values())
+        if list(left.values()).count(most) == 1 or most == fewest:
+            return rounds
+        out = tuple(seat for seat, count in left.items() if count == fewest)
+        rounds.append((fewest, out))
+        if fewest:
+            return rounds
+        for seat in out:
+            del left[seat]
+
+
 def _settle(values: list[int], owners: list[int], in_play: tuple[int, ...]) -> tuple[int, ...]:
     """Apply the multi-player tie rule to a full board; returns the seats left in play.
 
     Eliminated players' dice are removed from `values` and `owners` in place.
     """
-    while 0 not in values:
-        held = dict.fromkeys(in_play, 0)
-        for owner in owners:
-            held[owner] += 1
-        most, fewest = max(held.values()), min(held.values())
-        if list(held.values()).count(most) == 1 or most == fewest:
-            break  # a clear winner, or everybody tied: the game is over
-        out = {seat for seat, count in held.items() if count == fewest}
-        for i, owner in enumerate(owners):
-            if owner in out:
-                values[i] = 0
-                owners[i] = EMPTY
-        in_play = tuple(seat for seat in in_play if seat not in out)
-    return in_play
+    if 0 in values:
+        return in_play
+    held = dict.fromkeys(in_play, 0)
+    for owner in owners:
+        held[owner] += 1
+    out = {seat for _, seats in _eliminations(held) for seat in seats}
+    for i, owner in enumerate(owners):
+        if owner in out:
+            values[i] = 0
+            owners[i] = EMPTY
+    return tuple(seat for seat in in_play if seat not in out)
+
+
+def _why_out(rounds: list[tuple[int, tuple[int, ...]]]) -> str:
+    """Why the seats of `rounds` are out, in words that follow their names."""
+    tie = "when the board filled up with a tie for first place"
+    if len(rounds) == 2:
+        (_, first), (fewest, second) = rounds
+        return (
+            f"are out: the board filled up with a tie for first place, so {_players(first)} holding no"
+            f" cells went out first, and then {_players(second)} holding the fewest cells ({_each(fewest, second)})"
+        )
+    ((fewest, seats),) = rounds
+    verb = "is out" if len(seats) == 1 else "are out"
+    if not fewest:
+        return f"{verb}, holding no cells {tie}"
+    if len(seats) == 1:
+        return f"{verb}, holding the fewest cells ({fewest}) {tie}"
+    return f"{verb}, tied for the fewest cells ({fewest} each) {tie}"
+
+
+def _players(seats: tuple[int, ...]) -> str:
+    return "the player" if len(seats) == 1 else f"the {len(seats)} players"
+
+
+def _each(count: int, seats: tuple[int, ...]) -> str:
+    return str(count) if len(seats) == 1 else f"{count} each"
+
+
+def _pips(value: int) -> str:
+    """A die by its pips with its article: ``a 1``; of the numbers a die can show,
+    only eight and eleven take "an"."""
+    return f"an {value}" if value in (8, 11) else f"a {value}"
+
+
+def _joined(words: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def _position(state: State) -> str:
@@ -374,6 +434,7 @@ class Cephalopod(Game[State]):
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 6
     seat_names: ClassVar[tuple[str, ...]] = SEAT_NAMES
+    tally_unit: ClassVar[str] = "cell"
     options: ClassVar[tuple[Option, ...]] = (
         Option("size", "play on an N x N board instead of 5 x 5", choices=tuple(range(3, 10)), default=5),
         Option("dice", "twelve-sided dice: captures may add up to 12", choices=(6, 12), default=6),
@@ -648,22 +709,23 @@ class Cephalopod(Game[State]):
     def result(self, state: State) -> Result | None:
         """``None`` until the board is full; then the leader, or everyone tied.
 
+        The reason follows the winners' names (see `Result.reason`):
+
         >>> GAME.result(GAME.from_position("a1a1b1/b1a1b1/a1b1a1 b"))
-        Result(winners=[0], reason='Paren wins, holding 5 of the 9 cells')
+        Result(winners=[0], reason='won, holding 5 of the 9 cells')
+        >>> GAME.result(GAME.from_position("a1a1b1/b1c1c1/a1b1c1 c"))
+        Result(winners=[0, 1, 2], reason='tied, each holding 3 cells')
         """
         if len(state.in_play) == 1:
-            (last,) = state.in_play
-            return Result([last], f"{SEAT_NAMES[last]} is the last player left in the game")
+            return Result(list(state.in_play), "won as the last player left")
         if 0 in state.values:
             return None
         held = state.cells_held()
         most = max(held.values())
         leaders = [seat for seat, count in held.items() if count == most]
         if len(leaders) == 1:
-            return Result(
-                [leaders[0]], f"{SEAT_NAMES[leaders[0]]} wins, holding {most} of the {len(state.values)} cells"
-            )
-        return Result(leaders, f"the board is full and {self._seat_list(leaders)} are tied with {most} cells each")
+            return Result(leaders, f"won, holding {most} of the {len(state.values)} cells")
+        return Result(leaders, f"tied, each holding {most} {'cell' if most == 1 else 'cells'}")
 
     def resign(self, state: State, seat: int) -> State | None:
         """With more than two players, a resigning player leaves as if eliminated.
@@ -686,6 +748,65 @@ class Cephalopod(Game[State]):
         in_play = tuple(s for s in state.in_play if s != seat)
         to_move = _next_seat(in_play, seat) if state.to_move == seat else state.to_move
         return State(state.size, state.dice, state.players, in_play, to_move, state.ply + 1, values, owners)
+
+    # -- telling players what happened -------------------------------------------
+
+    def report(self, before: State, notation: str, after: State) -> MoveReport:
+        """What a move did: the dice it captured, or that it filled the board and who that put out.
+
+        >>> before = GAME.from_position("...../...../.a1.a2./...../..... b")
+        >>> GAME.report(before, "c3=b3+d3", GAME.apply(before, "c3=b3+d3"))
+        MoveReport(text='played c3=b3+d3, capturing 2 dice (a 1 and a 2)', eliminated=(), why='', tally=None)
+
+        A placement that fills the board may eliminate players; `tally` then
+        gives every seat's cells on the full board (here 9-9-7 among three):
+
+        >>> before = GAME.from_position("a6a6a6a6a6/a6a6a6b6b6/b6b6b6b6b6/b6b6c6c6c6/c6c6c6c6. a")
+        >>> report = GAME.report(before, "e1", GAME.apply(before, "e1"))
+        >>> report.text, report.eliminated, report.tally
+        ('played e1, filling the board', (2,), (9, 9, 7))
+        >>> report.why
+        'is out, holding the fewest cells (7) when the board filled up with a tie for first place'
+        """
+        tables = _tables(before.size, before.dice)
+        try:
+            i, mask = tables.decode[notation]
+        except KeyError:
+            raise IllegalMove(f"{notation!r} is not a move in canonical notation") from None
+        captured = [before.values[j] for j in tables.captured[i][mask]]
+        if captured:
+            return MoveReport(
+                f"played {notation}, capturing {len(captured)} dice ({_joined([_pips(v) for v in captured])})"
+            )
+        if before.values.count(0) != 1:
+            return MoveReport(f"played {notation}")
+        text = f"played {notation}, filling the board"
+        full = before.cells_held()
+        full[before.to_move] += 1
+        eliminated = tuple(seat for seat in before.in_play if seat not in after.in_play)
+        if not eliminated:
+            return MoveReport(text)
+        tally = tuple(full.get(seat, 0) for seat in range(before.players))
+        return MoveReport(text, eliminated, _why_out(_eliminations(full)), tally)
+
+    def seats_in_play(self, state: State) -> tuple[int, ...]:
+        """The seats not eliminated (nor resigned from a game of three or more).
+
+        >>> GAME.seats_in_play(GAME.from_position("a1b1./c1../... a", players=4, seats=[0, 1, 2]))
+        (0, 1, 2)
+        """
+        return state.in_play
+
+    def tally(self, state: State) -> tuple[int, ...]:
+        """The cells each seat holds, every seat of the game in seat order (0 once out).
+
+        The count that decides the game: the most cells win when the board fills.
+
+        >>> GAME.tally(GAME.from_position("a1b1./c1../b2.. a", players=4))
+        (1, 2, 1, 0)
+        """
+        held = state.cells_held()
+        return tuple(held.get(seat, 0) for seat in range(state.players))
 
     # -- drawing ---------------------------------------------------------------
 
@@ -864,10 +985,7 @@ class Cephalopod(Game[State]):
 
     @staticmethod
     def _seat_list(seats: Iterable[int]) -> str:
-        names = [SEAT_NAMES[seat] for seat in seats]
-        if len(names) <= 1:
-            return "".join(names) or "nobody"
-        return ", ".join(names[:-1]) + " and " + names[-1]
+        return _joined([SEAT_NAMES[seat] for seat in seats]) or "nobody"
 
 
 GAME = Cephalopod()

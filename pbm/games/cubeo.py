@@ -95,7 +95,16 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from pbm.games.base import BoardCell, Game, IllegalMove, InvalidOptions, InvalidPosition, Option, Result
+from pbm.games.base import (
+    BoardCell,
+    Game,
+    IllegalMove,
+    InvalidOptions,
+    InvalidPosition,
+    MoveReport,
+    Option,
+    Result,
+)
 
 Cell = tuple[int, int]
 
@@ -613,12 +622,47 @@ class Cubeo(Game[State]):
         return list(state.legal)
 
     def result(self, state: State) -> Result | None:
+        """The merger of a die above the die size, or the player who left the other no turn.
+
+        >>> GAME.result(GAME.from_position("1:7@0,0 1:1@0,1 2:1@1,0 / 2 / 20"))
+        Result(winners=[0], reason='won by merging to 7')
+        """
         promoted = state.promoted
         if promoted is not None:
-            return Result(winners=[promoted.owner], reason="promotion")
+            return Result(winners=[promoted.owner], reason=f"won by merging to {promoted.pips}")
         if not state.legal:
-            return Result(winners=[1 - state.to_move], reason="no legal turn")
+            return Result(winners=[1 - state.to_move], reason="won, leaving the opponent no legal turn")
         return None
+
+    def report(self, before: State, notation: str, after: State) -> MoveReport:
+        """What a turn did: the die added, moved, removed, or which dice merged into what.
+
+        >>> before = GAME.from_position("1:3@0,0 1:2@0,1 1:1@1,1 2:1@1,0 / 1 / 6")
+        >>> GAME.report(before, "2,0,1+>0,0", GAME.apply(before, "2,0,1+>0,0")).text
+        'played 2,0,1+>0,0, merging the 2 on 0,1 into the 3 on 0,0 to make 5'
+        """
+        if notation not in before.legal:
+            raise IllegalMove(f"{notation!r} is not a move in canonical notation legal in this position")
+        if match := _ADD.fullmatch(notation):
+            left = after.in_hand(before.to_move)
+            return MoveReport(
+                f"played {notation}, adding a die at {match[1]},{match[2]} ({left or 'none'} left in hand)"
+            )
+        if match := _REMOVE.fullmatch(notation):
+            die = before.board[(int(match[1]), int(match[2]))]
+            return MoveReport(f"played {notation}, taking the {die.pips} on {cell_text(die.cell)} back into hand")
+        match = _TRAVEL.fullmatch(notation)
+        assert match is not None, notation  # every legal move has one of the three forms
+        source = before.board[(int(match[2]), int(match[3]))]
+        target = (int(match[5]), int(match[6]))
+        start, end = cell_text(source.cell), cell_text(target)
+        if match[4] == "-":
+            return MoveReport(f"played {notation}, moving the {source.pips} from {start} to {end}")
+        into, made = before.board[target], after.board[target]
+        return MoveReport(
+            f"played {notation}, merging the {source.pips} on {start} into the {into.pips} on {end}"
+            f" to make {made.pips}"
+        )
 
     def apply(self, state: State, move: str) -> State:
         if move not in state.legal:

@@ -18,21 +18,25 @@ and 43, and so on). Either side may start.
 >>> game = Dodeca()
 >>> state = game.new(seed=bytes(32))
 >>> print(game.render(state))
-     a    b    c    d    e    f    g    h    i    j
-10 <C4> <C4> <O5> <O6> <D5> <D10><O6> <O4> <C1> <C2>  10
- 9 <T4> <T1> <T3> <T3> <T1> <T4> <T2> <T3> <T1> <T3>   9
- 8  ...  ...  ...  ...  ...  ...  ...  ...  ...  ...   8
- 7  ...  ...  ...  ...  ...  ...  ...  ...  ...  ...   7
- 6  ...  ...  ...  ...  ...  ...  ...  ...  ...  ...   6
- 5  ...  ...  ...  ...  ...  ...  ...  ...  ...  ...   5
- 4  ...  ...  ...  ...  ...  ...  ...  ...  ...  ...   4
- 3  ...  ...  ...  ...  ...  ...  ...  ...  ...  ...   3
- 2 (T4) (T2) (T3) (T1) (T1) (T4) (T2) (T2) (T4) (T2)   2
- 1 (C4) (C2) (O7) (O4) (D1) (D4) (O7) (O2) (C1) (C6)   1
-     a    b    c    d    e    f    g    h    i    j
+     a     b     c     d     e     f     g     h     i     j
+10 <C4>  <C4>  <O5>  <O6>  <D5>  <D10> <O6>  <O4>  <C1>  <C2>   10
+ 9 <T4>  <T1>  <T3>  <T3>  <T1>  <T4>  <T2>  <T3>  <T1>  <T3>    9
+ 8  ...   ...   ...   ...   ...   ...   ...   ...   ...   ...    8
+ 7  ...   ...   ...   ...   ...   ...   ...   ...   ...   ...    7
+ 6  ...   ...   ...   ...   ...   ...   ...   ...   ...   ...    6
+ 5  ...   ...   ...   ...   ...   ...   ...   ...   ...   ...    5
+ 4  ...   ...   ...   ...   ...   ...   ...   ...   ...   ...    4
+ 3  ...   ...   ...   ...   ...   ...   ...   ...   ...   ...    3
+ 2 (T4)  (T2)  (T3)  (T1)  (T1)  (T4)  (T2)  (T2)  (T4)  (T2)    2
+ 1 (C4)  (C2)  (O7)  (O4)  (D1)  (D4)  (O7)  (O2)  (C1)  (C6)    1
+     a     b     c     d     e     f     g     h     i     j
 T = Tetra d4, C = Cube d6, O = Octo d8, D = Dodeca d10
 >>> game.seat_names[state.to_move]
 'South'
+
+Each square takes five characters, or six on a board where a Dodeca shows 10
+(as North's on f10 does here), so that ``(D10)`` keeps a space from its
+neighbour and the columns stay in line.
 
 A turn is exactly one of two things.
 
@@ -100,7 +104,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
-from pbm.games.base import BoardCell, Game, IllegalMove, InvalidPosition, Result
+from pbm.games.base import BoardCell, Game, IllegalMove, InvalidPosition, MoveReport, Result
 from pbm.games.fairdice import (
     Roll,
     check_seed,
@@ -365,9 +369,42 @@ class Dodeca(Game[State]):
                 has_dodeca[die.seat] = True
         for loser in (0, 1):
             if not has_dodeca[loser]:
-                winner = 1 - loser
-                return Result([winner], f"{SEATS[winner]} captured both of {SEATS[loser]}'s Dodecas")
+                return Result([1 - loser], "won by capturing both enemy Dodecas")
         return None
+
+    def report(self, before: State, notation: str, after: State) -> MoveReport:
+        """What a turn did: which die moved or captured what and the face it shows, or what a reroll rolled.
+
+        >>> state = GAME.from_position(
+        ...     ".........bd4/" + "........../" * 7 + "..at3......./ad1......... a -", seed=bytes(32)
+        ... )
+        >>> GAME.report(state, "c2-c5=2", GAME.apply(state, "c2-c5=2")).text
+        'played c2-c5=2: the Tetra moved to c5 and shows 2'
+        >>> GAME.report(state, "roll c2", GAME.apply(state, "roll c2")).text
+        'played roll c2: the Tetra rolled 4 (it showed 3)'
+        """
+        action = self._interpret(before, notation)
+        if action.notation != notation:
+            raise IllegalMove(f"'{notation}' is not in canonical notation; it would be written {action.notation}")
+        die = before.board[action.origin]
+        assert die is not None
+        if action.target is None:
+            rolled = after.board[action.origin]
+            assert rolled is not None
+            if rolled.face == die.face:
+                return MoveReport(f"played {notation}: the {die.kind.name} rolled {rolled.face} again")
+            return MoveReport(f"played {notation}: the {die.kind.name} rolled {rolled.face} (it showed {die.face})")
+        square = square_name(action.target)
+        if not action.capture:
+            return MoveReport(f"played {notation}: the {die.kind.name} moved to {square} and shows {action.face}")
+        taken = before.board[action.target]
+        assert taken is not None
+        text = f"played {notation}: the {die.kind.name} captured the {taken.kind.name} on {square}"
+        text += f" and shows {action.face}"
+        if taken.kind is DODECA:
+            left = any(d is not None and d.seat == taken.seat and d.kind is DODECA for d in after.board)
+            text += f"; {'one' if left else 'no'} enemy Dodeca is left"  # a side has two
+        return MoveReport(text)
 
     def _interpret(self, state: State, text: str) -> _Action:
         if self.result(state) is not None:
@@ -391,10 +428,12 @@ class Dodeca(Game[State]):
         Everything on a Dodeca board is public, so every reader (`viewer`)
         sees the same board.
         """
-        letters = "   " + "".join(f"  {column}  " for column in COLUMNS)
+        # A die showing 10 fills five characters, so such boards get a sixth as the gap.
+        width = 6 if any(die is not None and die.face >= 10 for die in state.board) else 5
+        letters = "   " + "".join(f"  {column}".ljust(width) for column in COLUMNS)
         lines = [letters.rstrip()]
         for row in reversed(range(SIZE)):
-            cells = "".join(_cell(state.board[row * SIZE + column]) for column in range(SIZE))
+            cells = "".join(_cell(state.board[row * SIZE + column]).ljust(width) for column in range(SIZE))
             lines.append(f"{row + 1:>2} {cells} {row + 1:>2}")
         lines.append(letters.rstrip())
         lines.append("T = Tetra d4, C = Cube d6, O = Octo d8, D = Dodeca d10")
@@ -616,7 +655,8 @@ def _parse_rows(text: str) -> Board:
 
 
 def _cell(die: Die | None) -> str:
+    """A square as the board draws it, before padding to the column width."""
     if die is None:
-        return " ... "
+        return " ..."
     mark = f"{die.kind.letter.upper()}{die.face}"
-    return (f"({mark})" if die.seat == 0 else f"<{mark}>").ljust(5)
+    return f"({mark})" if die.seat == 0 else f"<{mark}>"

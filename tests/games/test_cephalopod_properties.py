@@ -153,3 +153,31 @@ def test_any_text_is_either_a_legal_move_or_refused_without_change(state, text):
 def test_fast_perft_counts_what_walking_the_moves_counts(state):
     for depth in (1, 2, 3):
         assert GAME.perft(state, depth) == perft(GAME, state, depth, fast=False)
+
+
+@PROPERTY_SETTINGS
+@given(positions)
+def test_every_move_reports_its_notation_and_exactly_the_seats_it_put_out(state):
+    for move in GAME.legal_moves(state):
+        after = GAME.apply(state, move)
+        report = GAME.report(state, move, after)
+        assert report.text == f"played {move}" or report.text.startswith(f"played {move}, ")
+        assert report.eliminated == tuple(seat for seat in state.in_play if seat not in after.in_play)
+        assert bool(report.why) == bool(report.eliminated) == (report.tally is not None)
+        if report.tally is not None:
+            # Everyone's cells on the full board; the survivors keep theirs.
+            assert sum(report.tally) == len(state.values)
+            assert [report.tally[seat] for seat in after.in_play] == [GAME.tally(after)[seat] for seat in after.in_play]
+
+
+@PROPERTY_SETTINGS
+@given(positions)
+def test_the_tally_counts_every_die_once_and_results_name_no_seat(state):
+    tally = GAME.tally(state)
+    assert len(tally) == state.players
+    assert sum(tally) == len(state.values) - state.values.count(0)
+    assert GAME.seats_in_play(state) == state.in_play
+    result = GAME.result(state)
+    if result is not None:
+        assert result.reason.startswith(("won", "tied"))
+        assert not any(name in result.reason for name in GAME.seat_names)

@@ -116,3 +116,16 @@ def test_every_drawing_fits_a_mail_line_and_shows_every_die(states):
     drawing = GAME.render(state)
     assert max(len(line) for line in drawing.splitlines()) <= cubeo.MAIL_WIDTH
     assert len(re.findall(r"\(\d+\)|<\d+>", drawing)) == len(state.dice)
+
+
+@SETTINGS
+@given(games(), st.integers(min_value=0))
+def test_every_turn_reports_its_notation_and_what_kind_of_turn_it_was(states, pick):
+    state = states[-1]
+    moves = GAME.legal_moves(state)
+    if moves:
+        move = moves[pick % len(moves)]
+        report = GAME.report(state, move, GAME.apply(state, move))
+        kinds = ("adding a die", "moving the", "merging the", "taking the")
+        assert any(report.text.startswith(f"played {move}, {kind}") for kind in kinds)
+        assert report.eliminated == ()

@@ -89,10 +89,50 @@ def test_the_board_is_labelled_on_all_four_sides_with_row_ten_first():
 
 
 def test_each_cell_is_five_characters_with_south_in_parentheses_and_north_in_angles():
-    lines = GAME.render(state_with(a5="at3", b5="bc6", c5="ad10", d5="bd10", j1="ad1", j10="bd1")).splitlines()
+    assert GAME.render(state_with(a5="at3", b5="bc6", c5="ad9", d5="bd9", j1="ad1", j10="bd1")) == (
+        "     a    b    c    d    e    f    g    h    i    j\n"
+        "10  ...  ...  ...  ...  ...  ...  ...  ...  ... <D1>  10\n"
+        " 9  ...  ...  ...  ...  ...  ...  ...  ...  ...  ...   9\n"
+        " 8  ...  ...  ...  ...  ...  ...  ...  ...  ...  ...   8\n"
+        " 7  ...  ...  ...  ...  ...  ...  ...  ...  ...  ...   7\n"
+        " 6  ...  ...  ...  ...  ...  ...  ...  ...  ...  ...   6\n"
+        " 5 (T3) <C6> (D9) <D9>  ...  ...  ...  ...  ...  ...   5\n"
+        " 4  ...  ...  ...  ...  ...  ...  ...  ...  ...  ...   4\n"
+        " 3  ...  ...  ...  ...  ...  ...  ...  ...  ...  ...   3\n"
+        " 2  ...  ...  ...  ...  ...  ...  ...  ...  ...  ...   2\n"
+        " 1  ...  ...  ...  ...  ...  ...  ...  ...  ... (D1)   1\n"
+        "     a    b    c    d    e    f    g    h    i    j\n"
+        "T = Tetra d4, C = Cube d6, O = Octo d8, D = Dodeca d10"
+    )
+
+
+def test_a_board_where_a_dodeca_shows_ten_gives_every_cell_six_characters():
+    assert GAME.render(state_with(a5="at3", b5="bc6", c5="ad10", d5="bd10", j1="ad1", j10="bd1")) == (
+        "     a     b     c     d     e     f     g     h     i     j\n"
+        "10  ...   ...   ...   ...   ...   ...   ...   ...   ...  <D1>   10\n"
+        " 9  ...   ...   ...   ...   ...   ...   ...   ...   ...   ...    9\n"
+        " 8  ...   ...   ...   ...   ...   ...   ...   ...   ...   ...    8\n"
+        " 7  ...   ...   ...   ...   ...   ...   ...   ...   ...   ...    7\n"
+        " 6  ...   ...   ...   ...   ...   ...   ...   ...   ...   ...    6\n"
+        " 5 (T3)  <C6>  (D10) <D10>  ...   ...   ...   ...   ...   ...    5\n"
+        " 4  ...   ...   ...   ...   ...   ...   ...   ...   ...   ...    4\n"
+        " 3  ...   ...   ...   ...   ...   ...   ...   ...   ...   ...    3\n"
+        " 2  ...   ...   ...   ...   ...   ...   ...   ...   ...   ...    2\n"
+        " 1  ...   ...   ...   ...   ...   ...   ...   ...   ...  (D1)    1\n"
+        "     a     b     c     d     e     f     g     h     i     j\n"
+        "T = Tetra d4, C = Cube d6, O = Octo d8, D = Dodeca d10"
+    )
+
+
+def test_a_ten_never_touches_its_neighbour_and_every_column_stays_in_line():
+    lines = GAME.render(state_with(a5="ad10", b5="bd10", c5="at3", i5="bd10", j5="ad10")).splitlines()
     row5 = lines[6]
-    assert row5[3:53] == "(T3) <C6> (D10)<D10>" + " ... " * 6
-    assert len(lines[1]) == len(row5) == 3 + 50 + 3
+    assert row5.split() == ["5", "(D10)", "<D10>", "(T3)", *["..."] * 5, "<D10>", "(D10)", "5"]
+    assert len({len(line) for line in lines[1:11]}) == 1
+    for letter in "abcdefghij":
+        # Under each column letter every row has its cell's middle character, never a gap.
+        centre = lines[0].index(letter)
+        assert all(line[centre] != " " for line in lines[1:11]), f"column {letter} drifts"
 
 
 def test_the_key_is_printed_below_the_board():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
+import re
 from collections import Counter
 
 from hypothesis import given, settings
@@ -111,3 +112,13 @@ def test_any_text_is_either_played_or_refused_with_a_reason(state, text):
         assert str(refusal)
     else:
         assert after.ply == state.ply + 1
+
+
+@settings(max_examples=15, deadline=None)
+@given(positions())
+def test_every_listed_move_reports_its_notation_and_the_die_that_played(state):
+    for move in GAME.legal_moves(state):
+        origin = re.split("[-x]", move.removeprefix("roll "))[0]
+        report = GAME.report(state, move, GAME.play(state, move))
+        assert report.text.startswith(f"played {move}: the {state.die_at(origin).kind.name} ")
+        assert report.eliminated == ()

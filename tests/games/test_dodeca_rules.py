@@ -295,7 +295,7 @@ def test_capturing_the_second_enemy_dodeca_wins_at_once():
     state = GAME.play(state_with(a1="ad2", a3="bd5", j1="ad1", j10="bt1"), "a1xa3=3")
     result = GAME.result(state)
     assert result.winners == [0]
-    assert result.reason == "South captured both of North's Dodecas"
+    assert result.reason == "won by capturing both enemy Dodecas"
     assert GAME.legal_moves(state) == []
     with pytest.raises(IllegalMove, match="the game is over"):
         GAME.play(state, "j10-j9=2")
