@@ -148,6 +148,8 @@ class Game(Base):
     """Seat to move while active, kept beside the state so lists need no engine."""
     winners: Mapped[list[int] | None] = mapped_column(JSON, default=None)
     end_reason: Mapped[str | None] = mapped_column(Text, default=None)
+    """How it ended, in the words that follow the winners' names (`pbm.games.Result.reason`):
+    ``won, holding 15 of the 25 cells``, ``won when alice resigned``; for a cancelled game, why."""
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
@@ -197,6 +199,10 @@ class Move(Base):
     comment: Mapped[str] = mapped_column(Text, default="")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"), default=None)
+    report: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    """What the move did, in the engine's words when it was played (`pbm.games.MoveReport` as
+    JSON): the captures, who it put out of the game and every seat's count at that moment.
+    Kept because the state after the move no longer shows who was eliminated, or why."""
 
     game: Mapped[Game] = relationship(back_populates="moves")
 

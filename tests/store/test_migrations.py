@@ -28,3 +28,41 @@ def test_the_newest_migration_can_be_undone_and_done_again(database):
     with database.engine.connect() as connection:
         context = MigrationContext.configure(connection, opts={"compare_type": True})
         assert compare_metadata(context, Base.metadata) == []
+
+
+def test_results_recorded_in_older_words_are_worded_after_the_winners_names(database):
+    """0004: a finished game's end_reason becomes the words after the winners' names."""
+    from alembic import command
+    from sqlalchemy import insert, select
+
+    import pbm.games
+    from pbm.store.database import alembic_config
+    from pbm.store.models import Game
+
+    config = alembic_config(database)
+    command.downgrade(config, "0003")
+    cephalopod = pbm.games.get("cephalopod")
+    full = cephalopod.from_position("a1a1b1/b1a1b1/a1b1a1 b")
+    old_words = {
+        101: ("Paren wins, holding 5 of the 9 cells", "won, holding 5 of the 9 cells"),
+        102: ("alice resigned", "won when alice resigned"),
+        103: ("won, holding 5 of the 9 cells", "won, holding 5 of the 9 cells"),
+    }
+    with database.engine.begin() as connection:
+        for board, (old, _) in old_words.items():
+            connection.execute(
+                insert(Game.__table__).values(
+                    game_type="cephalopod",
+                    board=board,
+                    status="finished",
+                    state=cephalopod.dump(full),
+                    move_count=9,
+                    to_move=None,
+                    winners=[0],
+                    end_reason=old,
+                )
+            )
+    command.upgrade(config, "head")
+    with database.engine.connect() as connection:
+        reasons = dict(connection.execute(select(Game.board, Game.end_reason)).all())
+    assert reasons == {board: new for board, (_, new) in old_words.items()}
