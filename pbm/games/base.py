@@ -125,8 +125,16 @@ class Option:
         return not self.choices
 
     def usage(self) -> str:
+        """How the option is written: ``-strict``, ``-dice=6|12``, a run of numbers as ``-size=3..9``.
+
+        >>> Option("size", "", choices=(3, 4, 5, 6)).usage(), Option("dice", "", choices=(6, 12)).usage()
+        ('-size=3..6', '-dice=6|12')
+        """
         if self.is_flag:
             return f"-{self.name}"
+        low, high = self.choices[0], self.choices[-1]
+        if len(self.choices) > 2 and self.choices == tuple(range(low, high + 1)):
+            return f"-{self.name}={low}..{high}"
         return f"-{self.name}=" + "|".join(str(c) for c in self.choices)
 
 
