@@ -7,13 +7,15 @@ mailing a blank.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import jinja2
 
 from pbm.resources import resource_dir
 
 
 def make_environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(resource_dir("templates")),
         autoescape=jinja2.select_autoescape(["html"], default_for_string=False, default=False),
         undefined=jinja2.StrictUndefined,
@@ -21,3 +23,26 @@ def make_environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    environment.filters["duration"] = duration
+    return environment
+
+
+_UNITS = (("day", 86400), ("hour", 3600), ("minute", 60))
+
+
+def duration(span: timedelta) -> str:
+    """A span of time in its two largest units, as a person says it.
+
+    >>> duration(timedelta(days=2, hours=3, minutes=4))
+    '2 days 3 hours'
+    >>> duration(timedelta(hours=1, minutes=1)), duration(timedelta(seconds=20))
+    ('1 hour 1 minute', 'under a minute')
+    """
+    seconds = int(span.total_seconds())
+    words = []
+    for unit, size in _UNITS:
+        count, seconds = divmod(seconds, size)
+        if count or words:
+            words.append(f"{count} {unit}{'s' if count != 1 else ''}")
+    words = [word for word in words[:2] if not word.startswith("0 ")]
+    return " ".join(words) or "under a minute"

@@ -21,7 +21,7 @@ import pbm.games
 from pbm.commands import language as lang
 from pbm.commands.plan import ReplyMove, ReplyResign, ReplyShow
 from pbm.commands.ratings import is_provisional, rate
-from pbm.commands.views import BoardView, board_view
+from pbm.commands.views import BoardView, RatingChange, board_view, report_data
 from pbm.config import Limits
 from pbm.games import Game as Engine
 from pbm.passwords import Passwords, WeakPassword
@@ -278,6 +278,19 @@ class Executor:
         except pbm.games.IllegalMove as error:
             raise Refused(f"Illegal move: {error}", view=self._view(engine, game, state, viewer=seat)) from None
         now = self.now()
+        self._record_move(game, seat, notation, comment, report_data(engine.report(state, notation, after)))
+        game.state = engine.dump(after)
+        game.to_move = after.to_move
+        game.updated_at = now
+        result = engine.result(after)
+        ratings = self._finish(game, result.winners, result.reason) if result is not None else []
+        return self._board_mails(
+            engine, game, after, self._moves(game), comment=comment, author=player, announce=True, ratings=ratings
+        )
+
+    def _record_move(
+        self, game: Game, seat: int, notation: str, comment: str, report: dict[str, Any]
+    ) -> None:
         game.move_count += 1
         self.session.add(
             Move(
@@ -286,17 +299,11 @@ class Executor:
                 seat=seat,
                 notation=notation,
                 comment=comment,
-                created_at=now,
+                created_at=self.now(),
                 inbound_id=self.inbound_id,
+                report=report,
             )
         )
-        game.state = engine.dump(after)
-        game.to_move = after.to_move
-        game.updated_at = now
-        result = engine.result(after)
-        if result is not None:
-            self._finish(game, result.winners, result.reason)
-        return self._board_mails(engine, game, after, self._moves(game), comment=comment, author=player)
 
     def _resign(self, game: Game, player: Player, comment: str) -> list[Reply]:
         engine = pbm.games.get(game.game_type)
@@ -304,6 +311,7 @@ class Executor:
         state = engine.load(game.state, game.secret)
         now = self.now()
         game.updated_at = now
+        ratings: list[RatingChange] = []
         if game.move_count < len(game.seats):
             # pbmserv: resigning before everyone has moved calls the game off, unrated.
             game.status = "cancelled"
@@ -312,31 +320,27 @@ class Executor:
             game.end_reason = f"{player.userid} resigned in the first round"
         else:
             after = engine.resign(state, seat)
-            game.move_count += 1
-            self.session.add(
-                Move(
-                    game_id=game.id,
-                    number=game.move_count,
-                    seat=seat,
-                    notation="resign",
-                    comment=comment,
-                    created_at=now,
-                    inbound_id=self.inbound_id,
-                )
-            )
             if after is None:
+                self._record_move(game, seat, "resign", comment, {"text": "resigned"})
                 others = [s.seat for s in game.seats if s.seat != seat]
-                self._finish(game, others, f"{player.userid} resigned")
+                outcome = "won" if len(others) == 1 else "tied"
+                ratings = self._finish(game, others, f"{outcome} when {player.userid} resigned")
             else:
+                self._record_move(
+                    game, seat, "resign", comment, {"text": "resigned and leaves the game; the others play on"}
+                )
                 game.state = engine.dump(after)
                 game.to_move = after.to_move
                 result = engine.result(after)
                 if result is not None:
-                    self._finish(game, result.winners, result.reason)
+                    ratings = self._finish(game, result.winners, result.reason)
                 state = after
-        return self._board_mails(engine, game, state, self._moves(game), comment=comment, author=player)
+        return self._board_mails(
+            engine, game, state, self._moves(game), comment=comment, author=player, announce=True, ratings=ratings
+        )
 
-    def _finish(self, game: Game, winners: list[int], reason: str) -> None:
+    def _finish(self, game: Game, winners: list[int], reason: str) -> list[RatingChange]:
+        """End `game` with `winners` and rate it; returns what that did to each player's rating."""
         game.status = "finished"
         game.to_move = None
         game.winners = list(winners)
@@ -345,7 +349,9 @@ class Executor:
         players = [seat.player for seat in game.seats]
         ratings = repo.ratings_of(self.session, players, game.game_type)
         new = rate([r.rating for r in ratings], set(winners))
+        changes = []
         for seat, (rating, value) in enumerate(zip(ratings, new)):
+            before = round(rating.rating)
             rating.rating = value
             rating.games += 1
             if seat in winners and len(winners) == 1:
@@ -354,6 +360,8 @@ class Executor:
                 rating.draws += 1
             else:
                 rating.losses += 1
+            changes.append(RatingChange(players[seat].userid, before, round(value), is_provisional(rating.games)))
+        return changes
 
     def _show(self, command: lang.Show, sender: Sender) -> list[Reply]:
         engine = pbm.games.get(command.game)
@@ -539,12 +547,25 @@ class Executor:
         comment: str,
         author: Player,
         new: bool = False,
+        announce: bool = False,
+        ratings: Sequence[RatingChange] = (),
     ) -> list[Reply]:
-        """The board, mailed to every seated player (each sees it from their seat)."""
+        """The board, mailed to every seated player (each sees it from their seat).
+
+        `announce`: the mail was caused by the last move, and says first what it did.
+        `ratings`: what the game's end did to the players' ratings.
+        """
         replies = []
         for seat in game.seats:
             view = board_view(engine, game, state, moves, viewer=seat.seat)
-            context = {"view": view, "comment": comment, "author": author, "new": new}
+            context = {
+                "view": view,
+                "comment": comment,
+                "author": author,
+                "new": new,
+                "announce": announce,
+                "ratings": list(ratings),
+            }
             replies.append(
                 Reply(
                     "board",

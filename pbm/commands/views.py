@@ -12,15 +12,28 @@ the engine state, so lists of many games stay cheap.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from pbm.games import BoardCell
+from pbm.games import BoardCell, MoveReport
 from pbm.games import Game as Engine
 from pbm.games.fairdice import make_record
 from pbm.store.models import Game, Move
+
+NUMBER_WIDTH = 5
+"""Characters before each move in the move list: its number, right-aligned in four, and a space."""
+
+
+def joined_names(names: Iterable[str]) -> str:
+    """``alice``, ``alice and bob``, ``alice, bob and carol``.
+
+    >>> joined_names(["alice", "bob", "carol"])
+    'alice, bob and carol'
+    """
+    names = list(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 @dataclass(frozen=True)
@@ -29,6 +42,8 @@ class SeatView:
     name: str
     """The seat's name in the game: Paren, Angle, South ..."""
     userid: str
+    out: bool = False
+    """Out before the game's end: eliminated, or resigned from a game the others play on."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +53,35 @@ class MoveView:
     notation: str
     comment: str
     played_at: datetime
+    report: MoveReport | None = None
+    """What the move did, as the engine said when it was played (None for moves recorded before)."""
+
+    @property
+    def text(self) -> str:
+        """What the move did, after the mover's name: ``played c3=b3+d3, capturing 2 dice (...)``."""
+        if self.report is not None:
+            return self.report.text
+        return "resigned" if self.notation == "resign" else f"played {self.notation}"
+
+
+def move_report(data: dict[str, Any] | None) -> MoveReport | None:
+    """A `MoveReport` from the JSON a move row keeps (`report_data` wrote it)."""
+    if data is None:
+        return None
+    tally = data.get("tally")
+    return MoveReport(
+        data["text"], tuple(data.get("eliminated", ())), data.get("why", ""), tuple(tally) if tally else None
+    )
+
+
+def report_data(report: MoveReport) -> dict[str, Any]:
+    """The JSON a move row keeps of `report`."""
+    data: dict[str, Any] = {"text": report.text}
+    if report.eliminated:
+        data.update(eliminated=list(report.eliminated), why=report.why)
+    if report.tally is not None:
+        data["tally"] = list(report.tally)
+    return data
 
 
 @dataclass(frozen=True)
@@ -60,6 +104,10 @@ class BoardView:
     updated_at: datetime
     cells: list[BoardCell]
     """The board cell by cell (`Game.cells`), for pictures other than ASCII."""
+    tally: tuple[int, ...] | None = None
+    """Every seat's count of `tally_unit` on this board (cells held), for games that keep one."""
+    tally_unit: str = ""
+    finished_at: datetime | None = None
     at_move: int | None = None
     """Set when this is the board as it stood after an earlier move."""
     viewer: int | None = None
@@ -70,17 +118,22 @@ class BoardView:
         return len(self.moves)
 
     @property
+    def last_move(self) -> MoveView | None:
+        return self.moves[-1] if self.moves else None
+
+    @property
+    def over(self) -> bool:
+        return self.at_move is None and self.status != "active"
+
+    @property
     def summary(self) -> str:
-        """One sentence on where the game stands."""
+        """One sentence on where the game stands: ``It is bob's turn (Angle).``, ``bob won, holding ...``."""
         if self.at_move is not None:
             return f"This is the board after move {self.at_move}."
         if self.status == "cancelled":
             return f"The game was cancelled: {self.end_reason}."
         if self.status == "finished":
-            names = " and ".join(f"{s.userid} ({s.name})" for s in self.winners)
-            if len(self.winners) == 1:
-                return f"{names} has won: {self.end_reason}."
-            return f"The game ended in a tie between {names}: {self.end_reason}."
+            return f"{joined_names(s.userid for s in self.winners)} {self.end_reason}."
         assert self.to_move is not None
         return f"It is {self.to_move.userid}'s turn ({self.to_move.name})."
 
@@ -88,15 +141,30 @@ class BoardView:
     def viewer_to_move(self) -> bool:
         return self.to_move is not None and self.to_move.index == self.viewer
 
+    def names_of(self, seats: Iterable[int]) -> str:
+        """The userids of `seats`, joined as a sentence writes them."""
+        return joined_names(self.seats[seat].userid for seat in seats)
+
+    def tally_text(self, tally: Sequence[int] | None = None) -> str:
+        """Every seat's count: ``alice 9, bob 9, carol 7`` (this board's when no `tally` is given)."""
+        counts = self.tally if tally is None else tally
+        assert counts is not None
+        return ", ".join(f"{seat.userid} {count}" for seat, count in zip(self.seats, counts))
+
+    @property
+    def tally_title(self) -> str:
+        """`tally_unit` as the heading of a count: ``Cells``."""
+        return self.tally_unit.capitalize() + "s"
+
     @property
     def column_width(self) -> int:
-        """Width of one column of the move list: its widest entry and two spaces."""
+        """Width of one column of the move list: a move's number, its widest entry and two spaces."""
         entries = (
             [len(m.notation) for m in self.moves]
             + [len(s.userid) for s in self.seats]
             + [len(s.name) for s in self.seats]
         )
-        return max(entries) + 2
+        return NUMBER_WIDTH + max(entries) + 2
 
     def grid(self) -> list[list[BoardCell]]:
         """The cells in rows, top row first, as a table lays them out."""
@@ -111,8 +179,9 @@ class BoardView:
         """The kinds of die on the board with their sides, fewest sides first (Dodeca's; others have none)."""
         return sorted({(c.kind, c.sides) for c in self.cells if c.kind and c.sides}, key=lambda k: k[1])
 
-    def move_rows(self) -> list[list[MoveView | None]]:
-        """Moves laid out in columns by seat, one row per round (pbmserv's move list)."""
+    def move_rows(self, last: int | None = None) -> list[list[MoveView | None]]:
+        """Moves laid out in columns by seat, one row per round (pbmserv's move list); only the
+        `last` rows when given. A seat out of the game leaves its column empty."""
         rows: list[list[MoveView | None]] = []
         last_seat = len(self.seats)
         for move in self.moves:
@@ -120,7 +189,32 @@ class BoardView:
                 rows.append([None] * len(self.seats))
             rows[-1][move.seat] = move
             last_seat = move.seat
-        return rows
+        return rows[-last:] if last else rows
+
+    def moves_before_rows(self, last: int) -> int:
+        """How many moves come before the `last` rows of the move list: those a short list leaves out."""
+        shown = sum(1 for row in self.move_rows(last) for move in row if move is not None)
+        return len(self.moves) - shown
+
+    def time_used(self) -> list[tuple[SeatView, timedelta]]:
+        """The time each player took over their moves: from the move before (or the start) to theirs."""
+        used = [timedelta(0)] * len(self.seats)
+        previous = self.created_at
+        for move in self.moves:
+            used[move.seat] += max(move.played_at - previous, timedelta(0))
+            previous = move.played_at
+        return list(zip(self.seats, used))
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    """What a finished game did to one player's rating (rounded as printed)."""
+
+    userid: str
+    before: int
+    after: int
+    provisional: bool
+    """Still provisional after this game: the mail says the rating, not how it moved."""
 
 
 def options_text(engine: Engine[Any], options: dict[str, Any]) -> str:
@@ -141,7 +235,10 @@ def board_view(
     viewer: int | None = None,
     at_move: int | None = None,
 ) -> BoardView:
-    seats = [SeatView(s.seat, engine.seat_names[s.seat], s.player.userid) for s in game.seats]
+    in_play = set(engine.seats_in_play(state))
+    seats = [
+        SeatView(s.seat, engine.seat_names[s.seat], s.player.userid, out=s.seat not in in_play) for s in game.seats
+    ]
     current = at_move is None
     to_move = seats[game.to_move] if current and game.status == "active" and game.to_move is not None else None
     return BoardView(
@@ -152,7 +249,7 @@ def board_view(
         options=options_text(engine, game.options),
         status=game.status,
         seats=seats,
-        moves=[MoveView(m.number, m.seat, m.notation, m.comment, m.created_at) for m in moves],
+        moves=[MoveView(m.number, m.seat, m.notation, m.comment, m.created_at, move_report(m.report)) for m in moves],
         board_text=engine.render(state, viewer=viewer),
         cells=engine.cells(state),
         notes=engine.public_notes(state, game_over=current and game.status != "active"),
@@ -161,6 +258,9 @@ def board_view(
         end_reason=(game.end_reason or "") if current else "",
         created_at=game.created_at,
         updated_at=game.updated_at,
+        tally=engine.tally(state),
+        tally_unit=engine.tally_unit,
+        finished_at=game.finished_at if current else None,
         at_move=at_move,
         viewer=viewer,
     )

@@ -136,7 +136,7 @@ def test_html_only_mail_is_converted_and_the_move_applied(game, sink):
     )
     game.send(bytes(message), BOB)
     boards = sink.wait(2)
-    assert {m["Subject"] for m in boards} == {"Cephalopod Board 101 alice"}
+    assert {m["Subject"] for m in boards} == {"Cephalopod Board 101 alice **"}
     assert "bob writes:\n\nNice!" in body_of(boards[0])
 
 

@@ -26,7 +26,7 @@ def test_a_whole_cephalopod_game_by_commands_and_by_replies(server, sink):
 
     server.send(mail(ALICE, "cephalopod challenge alice bob\n\nA game, Bob?"), ALICE)
     boards = sink.wait(2)
-    assert {m["Subject"] for m in boards} == {"New Cephalopod Board 101 alice"}
+    assert {m["Subject"] for m in boards} == {"New Cephalopod Board 101 alice **"}, "' **': a comment inside"
     bob_board = addressed_to(boards, BOB)[0]
     assert "alice writes:\n\nA game, Bob?" in body_of(bob_board)
 
@@ -46,8 +46,9 @@ def test_a_whole_cephalopod_game_by_commands_and_by_replies(server, sink):
 
     result = engine.result(state)
     winner = ["alice", "bob"][result.winners[0]]
-    assert {m["Subject"] for m in boards} == {f"Cephalopod Board 101 won by {winner}"}
-    assert f"{winner} ({['Paren', 'Angle'][result.winners[0]]}) has won" in body_of(boards[0])
+    commented = " **" if state.to_move == 0 else ""  # bob's replies carry a comment, alice's commands none
+    assert {m["Subject"] for m in boards} == {f"Cephalopod Board 101 won by {winner}{commented}"}
+    assert f"\n{winner} {result.reason}.\n" in body_of(boards[0])
     assert engine.render(state).strip() in body_of(boards[0])
 
     server.send(mail(ALICE, "cephalopod standings"), ALICE)
