@@ -23,7 +23,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from pbm.commands.views import GameSummary, SeatView
+from pbm.commands.views import BoardView, GameSummary, MoveView, SeatView
 from pbm.games import BoardCell
 from pbm.web import params
 from pbm.web.live import GameChanges, Interest, event_stream
@@ -68,6 +68,23 @@ def cell_json(cell: BoardCell) -> dict[str, Any]:
     }
 
 
+def move_json(view: BoardView, move: MoveView) -> dict[str, Any]:
+    data = {
+        "number": move.number,
+        "seat": move.seat,
+        "userid": view.seats[move.seat].userid,
+        "notation": move.notation,
+        "did": move.text,
+        "played_at": _time(move.played_at),
+    }
+    if move.report is not None and move.report.eliminated:
+        data["eliminated"] = [view.seats[seat].userid for seat in move.report.eliminated]
+        data["why"] = move.report.why
+        if move.report.tally is not None:
+            data["tally"] = dict(zip((s.userid for s in view.seats), move.report.tally))
+    return data
+
+
 def board_json(page: GamePage) -> dict[str, Any]:
     view = page.view
     return {
@@ -79,21 +96,14 @@ def board_json(page: GamePage) -> dict[str, Any]:
         "options": view.options,
         "status": view.status,
         "summary": view.summary,
-        "players": [seat_json(s) for s in view.seats],
+        "players": [{**seat_json(s), "out": s.out} for s in view.seats],
         "to_move": view.to_move.userid if view.to_move else None,
         "winners": [s.userid for s in view.winners],
         "end_reason": view.end_reason or None,
+        "tally": dict(zip((s.userid for s in view.seats), view.tally)) if view.tally is not None else None,
+        "tally_unit": view.tally_unit or None,
         "move_count": view.move_count,
-        "moves": [
-            {
-                "number": m.number,
-                "seat": m.seat,
-                "userid": view.seats[m.seat].userid,
-                "notation": m.notation,
-                "played_at": _time(m.played_at),
-            }
-            for m in view.moves
-        ],
+        "moves": [move_json(view, m) for m in view.moves],
         "board_text": view.board_text,
         "cells": [cell_json(c) for c in view.cells],
         "notes": list(view.notes),

@@ -44,6 +44,7 @@ def test_api_board_gives_the_whole_game(client, club):
         "seat": 0,
         "userid": "alice",
         "notation": "b2",
+        "did": "played b2",
         "played_at": game["moves"][0]["played_at"],
     }
     assert len(game["cells"]) == 9
