@@ -1,0 +1,119 @@
+"""Golden mails: the board mails of each game, compared exactly with reviewed copies.
+
+For each game, a new-game mail, a mail about a move that carries a comment
+and the mail that ends the game; for Cephalopod also the mail of a
+three-player game whose move puts a player out. The games are played by mail
+on a fixed clock with fixed dice, so the mails come out the same every time,
+and any change to how they look is a visible diff in ``tests/mail/golden/``.
+
+After a deliberate change to the look, write the copies again with
+``PBM_UPDATE_GOLDEN=1 make test`` (or pytest on this file) and review the
+diff before committing it.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+import pbm.games
+from pbm.store.models import Game
+from tests.support import Clock, body_of, mail
+
+GOLDEN = Path(__file__).parent / "golden"
+ADDRESSES = {"alice": "alice@example.org", "bob": "bob@example.net", "carol": "carol@example.com"}
+
+
+def as_golden(message) -> str:
+    return f"Subject: {message['Subject']}\n\n{body_of(message)}"
+
+
+def check(name: str, message) -> None:
+    path = GOLDEN / f"{name}.txt"
+    text = as_golden(message)
+    if os.environ.get("PBM_UPDATE_GOLDEN") == "1":
+        path.write_text(text)
+    assert path.exists(), f"no golden copy of {name}: run with PBM_UPDATE_GOLDEN=1 to write it, then review it"
+    assert text == path.read_text(), f"the {name} mail no longer looks as reviewed (PBM_UPDATE_GOLDEN=1 rewrites it)"
+
+
+class Table:
+    """Players at one game, by mail, on a clock that moves a few hours per move."""
+
+    def __init__(self, room, clock: Clock, game: str, userids: list[str], seed: int) -> None:
+        self.room, self.clock, self.game, self.userids = room, clock, game, userids
+        self.engine = pbm.games.get(game)
+        self.chooser = random.Random(seed)
+
+    def challenge(self, options: str = "", comment: str = "") -> list:
+        body = f"{self.game} challenge {options} {' '.join(self.userids)}".replace("  ", " ")
+        self.room.send(mail(ADDRESSES[self.userids[0]], body + (f"\n\n{comment}" if comment else "")))
+        return self.room.replies()
+
+    def state(self):
+        with self.room.database.reading() as session:
+            stored = session.scalars(select(Game)).one()
+            return self.engine.load(stored.state, stored.secret)
+
+    def next_move(self) -> str:
+        """A legal move, captures and merges first, so that a game ends in a few dozen moves."""
+        moves = self.engine.legal_moves(self.state())
+        sharp = [m for m in moves if "x" in m or "+>" in m or "=" in m and "+" in m.split("=")[1]]
+        return self.chooser.choice(sharp or moves)
+
+    def play(self, comment: str = "") -> tuple[str, list]:
+        """The player to move plays; returns who moved and the mails it caused."""
+        state = self.state()
+        mover = self.userids[state.to_move]
+        self.clock.advance(hours=7, minutes=13 * state.ply % 60)
+        line = f"{self.game} move 101 {mover} {mover}-pw {self.next_move()}"
+        self.room.send(mail(ADDRESSES[mover], line + (f"\n\n{comment}" if comment else "")))
+        return mover, self.room.replies()
+
+    def to(self, messages, userid: str):
+        (message,) = [m for m in messages if m["To"].addresses[0].addr_spec == ADDRESSES[userid]]
+        return message
+
+
+@pytest.fixture
+def table(make_mailroom, monkeypatch):
+    monkeypatch.setattr("pbm.games.dodeca.new_seed", lambda: bytes(range(32)))
+
+    def seat(game: str, *userids: str, seed: int = 1) -> Table:
+        clock = Clock()
+        room = make_mailroom(clock=clock)
+        for userid in userids:
+            room.send(mail(ADDRESSES[userid], f"signup {userid} {userid}-pw"))
+        room.replies()
+        return Table(room, clock, game, list(userids), seed)
+
+    return seat
+
+
+@pytest.mark.parametrize("game", ["cephalopod", "cubeo", "dodeca"])
+def test_the_mails_of_a_game_from_its_start_to_its_end(table, game):
+    players = table(game, "alice", "bob")
+    check(f"{game}-new", players.to(players.challenge(comment="Good luck, Bob!"), "bob"))
+    for _ in range(5):
+        players.play()
+    mover, mails = players.play(comment="Your move. I did not see that coming.")
+    check(f"{game}-move-with-comment", players.to(mails, "bob" if mover == "alice" else "alice"))
+    while players.engine.result(players.state()) is None:
+        mover, mails = players.play()
+    check(f"{game}-game-over", players.to(mails, "bob" if mover == "alice" else "alice"))
+
+
+def test_the_mail_of_a_move_that_puts_a_player_out(table):
+    players = table("cephalopod", "alice", "bob", "carol", seed=4)  # a seed whose game has an elimination
+    players.challenge("-size=3")
+    while True:
+        mover, mails = players.play()
+        eliminated = [m for m in mails if " is out, " in body_of(m)]
+        if eliminated:
+            break
+        assert players.engine.result(players.state()) is None, "this game was chosen for its elimination"
+    check("cephalopod-elimination", players.to(mails, mover))
