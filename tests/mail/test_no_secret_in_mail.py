@@ -6,8 +6,9 @@ and those not yet), near misses and unknown verbs, with and without the
 game's name and a board, alone, under a greeting or in a comment, in the body
 or the subject; the password a line carries never comes back. The second
 plays random traffic through every kind of mail the server sends (welcomes,
-boards of all three games, errors, lists, help, standings, history) and
-searches every mail for every secret the run made.
+boards of all three games up to their end and its ratings, errors, lists,
+help, standings, history, goodbyes) and searches every mail for every secret
+the run made.
 """
 
 from __future__ import annotations
@@ -102,6 +103,7 @@ TRAFFIC = st.lists(
             "change-address",
             "dodeca",
             "cubeo",
+            "signoff",
         ]
     ),
     min_size=4,
@@ -110,14 +112,15 @@ TRAFFIC = st.lists(
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(traffic=TRAFFIC, passwords=st.lists(PASSWORD, min_size=2, max_size=2, unique=True))
+@given(traffic=TRAFFIC, passwords=st.lists(PASSWORD, min_size=3, max_size=3, unique=True))
 def test_no_mail_of_any_kind_holds_a_secret(make_mailroom, traffic, passwords):
     room = make_mailroom()
-    alice, bob = "alice@example.org", "bob@example.net"
-    known = {"alice": passwords[0], "bob": passwords[1]}
+    alice, bob, carol = "alice@example.org", "bob@example.net", "carol@example.com"
+    known = {"alice": passwords[0], "bob": passwords[1], "carol": passwords[2]}
     used = set(known.values())
     room.send(mail(alice, f"signup alice {known['alice']}"))
     room.send(mail(bob, f"signup bob {known['bob']}"))
+    room.send(mail(carol, f"signup carol {known['carol']}"))
     room.send(mail(alice, "cephalopod challenge alice bob"))
     room.send(mail(alice, "dodeca challenge alice bob"))
     for step in traffic:
@@ -139,8 +142,10 @@ def test_no_mail_of_any_kind_holds_a_secret(make_mailroom, traffic, passwords):
             "change-address": f"change address bob {known['bob']} bob@example.net",
             "dodeca": f"dodeca move 101 alice {known['alice']} roll",
             "cubeo": f"cubeo challenge alice bob\ncubeo move 101 alice {known['alice']} a1",
+            "signoff": f"signoff carol {known['carol']}",
         }[step]
-        room.send(mail(alice if "bob" not in line.split()[:4] else bob, line))
+        words = line.split()[:4]
+        room.send(mail(carol if "carol" in words else bob if "bob" in words else alice, line))
         if step == "change-password":
             known["alice"] += "2"
             used.add(known["alice"])
