@@ -208,16 +208,16 @@ class Game(ABC, Generic[S]):
         parsed: dict[str, Any] = {}
         for word in words:
             if not word.startswith("-") or len(word) < 2:
-                raise InvalidOptions(f"'{word}' is not an option (options look like -name or -name=value)")
+                raise InvalidOptions(f"The word '{word}' is not an option (options look like -name or -name=value)")
             name, has_value, value = word[1:].partition("=")
             option = self._option(name.lower())
             if option.is_flag:
                 if has_value:
-                    raise InvalidOptions(f"-{option.name} takes no value; write just -{option.name}")
+                    raise InvalidOptions(f"The option -{option.name} takes no value; write just -{option.name}")
                 parsed[option.name] = True
             else:
                 if not has_value or not value.strip().isdecimal():
-                    raise InvalidOptions(f"-{option.name} needs a number: {option.usage()}")
+                    raise InvalidOptions(f"The option -{option.name} needs a number: {option.usage()}")
                 parsed[option.name] = int(value)
         return self.check_options(parsed)
 
@@ -228,10 +228,10 @@ class Game(ABC, Generic[S]):
             option = self._option(name)
             if option.is_flag:
                 if value is not True:
-                    raise InvalidOptions(f"-{option.name} is a flag: it is either given or not")
+                    raise InvalidOptions(f"The option -{option.name} is a flag: it is either given or not")
             elif isinstance(value, bool) or value not in option.choices:
                 allowed = ", ".join(str(c) for c in option.choices)
-                raise InvalidOptions(f"-{option.name}={value} is out of range; choose one of {allowed}")
+                raise InvalidOptions(f"The option -{option.name}={value} is out of range; choose one of {allowed}")
             checked[option.name] = value
         return checked
 

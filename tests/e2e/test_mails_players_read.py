@@ -246,3 +246,28 @@ def test_the_first_line_of_a_move_mail_says_what_a_turn_did_in_every_game(server
     said = engine.report(state, notation, after).text
     for board in sink.wait(2):
         assert body_of(board).startswith(f"{mover} {said}.\n\nSummary of {engine.title} Board 101")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "cephalopod challenge -size=11 alice bob",
+        "cephalopod challenge -size alice bob",
+        "cephalopod challenge -size=5=5 alice bob",
+        "cubeo challenge -strict=1 alice bob",
+        "cephalopod challenge size=5 alice bob",
+        "cephalopod move 101 alice alice-pw z9",
+        "cephalopod move 101 alice alice-pw c3#x",
+        "cephalopod move 101 alice alice-pw c3#5",
+        "cephalopod show 101#99",
+    ],
+)
+def test_an_error_says_what_went_wrong_in_a_sentence(server, sink, line):
+    signed_up(server, sink, "alice", "bob")
+    server.send(mail(ALICE, "cephalopod challenge alice bob"), ALICE)
+    sink.wait(2)
+    server.send(mail(ALICE, line), ALICE)
+    (error,) = sink.wait(1)
+    reason = body_of(error).split("\n\n")[2]
+    # A capital, or the player's own word quoted: "'size=5' is not a userid: ..."
+    assert (reason[0].isupper() or reason[0] == "'") and reason.rstrip().endswith("."), reason
