@@ -15,17 +15,18 @@ from types import SimpleNamespace
 
 import pbm.games
 from benchmarks.timing import repeat_for
-from pbm.commands.execute import Reply
-from pbm.commands.views import BoardView, MoveView, SeatView
+from pbm.commands.effects import OutgoingMail
 from pbm.mail.compose import Composer
 from pbm.mail.tokens import Addressing, ReplyTokens
+from pbm.store.models import BoardStatus
 from pbm.templating import make_environment
+from pbm.views import BoardView, MoveView, SeatView
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)
 MOVES = 20
 
 
-def board_reply() -> Reply:
+def board_reply() -> OutgoingMail:
     """The board mail to the player to move, after `MOVES` moves (each the engine's first legal one)."""
     engine = pbm.games.get("cephalopod")
     state = engine.new(players=2, options={}, seed=1)
@@ -41,7 +42,7 @@ def board_reply() -> Reply:
         attribution=engine.attribution,
         board=101,
         options="",
-        status="active",
+        status=BoardStatus.ACTIVE,
         seats=seats,
         moves=moves,
         board_text=engine.render(state, viewer=state.to_move),
@@ -51,11 +52,10 @@ def board_reply() -> Reply:
         end_reason="",
         created_at=NOW,
         updated_at=NOW,
-        cells=engine.cells(state),
         viewer=state.to_move,
     )
     context = {"view": view, "comment": "Your move, and mind the corner.", "author": SimpleNamespace(userid="bob")}
-    return Reply("board", "alice@example.org", context, game_id=1, player_id=1)
+    return OutgoingMail("board", "alice@example.org", context, board_id=1, player_id=1)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -45,7 +45,7 @@ from benchmarks.serving import SECRET, free_port, pbm_serve
 from pbm.mail.tokens import ReplyTokens
 from pbm.passwords import Passwords
 from pbm.store.database import Database
-from pbm.store.models import Game, InboundMessage, OutboxMessage, Player, PlayerAddress, Seat
+from pbm.store.models import Board, InboundMessage, OutboxMessage, Player, PlayerAddress, Seat
 
 PASSWORD = "bench-password"
 
@@ -73,7 +73,7 @@ def set_up_games(database: Database, games: int, moves: int, mode: str, seed: in
                 player.addresses = [PlayerAddress(address=f"{userid}@bench.example", position=0)]
                 players.append(player)
             state = engine.new(players=2)
-            game = Game(
+            game = Board(
                 game_type="cephalopod",
                 board=101 + number,
                 options={},
@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
                     first_reply, first_reply.c.inbound_id == InboundMessage.id
                 )
             ).all()
-            applied = session.scalar(select(func.sum(Game.move_count)))
+            applied = session.scalar(select(func.sum(Board.move_count)))
         latencies = [(at - received).total_seconds() * 1000 for received, _, at in rows]
         span = (max(at for _, _, at in rows) - min(received for received, _, _ in rows)).total_seconds()
         database.dispose()

@@ -33,7 +33,7 @@ import pbm.games
 from pbm.config import Settings
 from pbm.server import Server, ServerThread
 from pbm.store.database import Database
-from pbm.store.models import BoardCounter, Game, Player, Rating, Seat
+from pbm.store.models import Board, BoardCounter, Player, Rating, Seat
 
 CHUNK = 5000
 
@@ -119,7 +119,7 @@ def fill(database: Database, games: int, players: int, rng: random.Random) -> No
             )
             seats += [{"game_id": game_id, "seat": 0, "player_id": a}, {"game_id": game_id, "seat": 1, "player_id": b}]
         with database.transaction() as session:
-            session.execute(insert(Game), rows)
+            session.execute(insert(Board), rows)
             session.execute(insert(Seat), seats)
     with database.transaction() as session:
         session.execute(insert(BoardCounter), [{"game_type": k, "next_board": v} for k, v in next_board.items()])

@@ -188,17 +188,17 @@ def _dice_record(server: Server, game_type: str, board: int) -> int:
     import json
 
     import pbm.games
-    from pbm.commands.views import dice_record
-    from pbm.store import repository
+    from pbm.store import boards
+    from pbm.views import dice_record
 
     engine = pbm.games.get(game_type)
     with server.database.reading() as session:
-        game = repository.find_game(session, engine.name, board)
+        game = boards.find(session, engine.name, board)
         if game is None:
             print(f"pbm: there is no {engine.title} board {board}", file=sys.stderr)
             return 1
         state = engine.load(game.state, game.secret)
-        record = dice_record(engine, game, state, repository.moves_of(session, game))
+        record = dice_record(engine, game, state, boards.moves_of(session, game))
     if record is None:
         print(
             f"pbm: {engine.title} board {board} has no dice record to show (yet): the seed stays secret until the end",
@@ -226,10 +226,10 @@ def _inbox(server: Server, retry: list[int]) -> int:
 
 
 def _outbox(server: Server, show_all: bool) -> int:
-    from pbm.store.outbox import listing
+    from pbm.store import outbox
 
     with server.database.reading() as session:
-        for row in listing(session, include_sent=show_all):
+        for row in outbox.rows(session, include_sent=show_all):
             print(f"{row.id:6d} {row.status:8s} {row.attempts:3d} {row.recipient:30s} {row.last_error[:60]}")
     return 0
 

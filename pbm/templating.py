@@ -11,6 +11,7 @@ from datetime import timedelta
 
 import jinja2
 
+from pbm import elo
 from pbm.resources import resource_dir
 
 
@@ -24,6 +25,8 @@ def make_environment() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     environment.filters["duration"] = duration
+    # What the standings say of ratings: where everyone starts, how long a rating is provisional.
+    environment.globals["elo"] = {"start": round(elo.START), "provisional_games": elo.PROVISIONAL_GAMES}
     return environment
 
 

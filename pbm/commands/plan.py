@@ -1,12 +1,14 @@
 """What one mail asks for: its commands in order, and the comment sent with them.
 
 Pure, like the parser it builds on: the subject and the fresh text of a mail
-in, a `Plan` out; no database and no mail objects.
+in, a `Plan` out; no database and no mail objects. What a reply address
+stands for (`ReplyFacts`) is looked up by the caller and handed in.
 
-- A reply to a board mail (its reply address named a game and a player)
+- A reply to a board mail (its reply address named a board and a player)
   carries a move on its first line: a move, ``resign`` or ``show`` for that
-  player in that game; a full command on that line works too. The rest is
-  the comment.
+  player at that board, planned as the commands a player would write (a move
+  or a resignation without a password: the reply address stands for it); a
+  full command on that line works too. The rest is the comment.
 - Otherwise the Subject, when it parses as a command, with the body as the
   comment; else the body's **command block**: one run of consecutive command
   lines (`language.is_command_line`), after an optional greeting. The first
@@ -35,38 +37,18 @@ from dataclasses import dataclass, field
 
 import pbm.games
 from pbm.commands import language as lang
+from pbm.commands import verbs
 
 
 @dataclass(frozen=True)
-class ReplyAddress:
-    """What the reply address of a mail said: the game and the player its token names,
+class ReplyFacts:
+    """What the reply address of a mail stands for: the player its token names, their board,
     and the move number of the board that mail showed (None in tokens made before boards were)."""
 
-    game_id: int
-    player_id: int
+    userid: str
+    game_type: str
+    board: int
     at_ply: int | None = None
-
-
-@dataclass(frozen=True)
-class ReplyMove(lang.Command):
-    """A reply to a board mail: `move` for the player its token names, against the board it showed."""
-
-    game_id: int
-    player_id: int
-    move: str
-    at_ply: int | None = None
-
-
-@dataclass(frozen=True)
-class ReplyResign(lang.Command):
-    game_id: int
-    player_id: int
-
-
-@dataclass(frozen=True)
-class ReplyShow(lang.Command):
-    game_id: int
-    player_id: int
 
 
 Step = lang.Command | lang.CommandError
@@ -97,7 +79,7 @@ def plan_mail(
     subject: str,
     text: str,
     *,
-    reply: ReplyAddress | None = None,
+    reply: ReplyFacts | None = None,
     bad_reply_address: bool = False,
     max_commands: int,
     why_no_text: str | None = None,
@@ -123,7 +105,7 @@ def plan_mail(
                 "",
             )
         ]
-    plan.comment = lang.mask_passwords(plan.comment, plan.secrets())
+    plan.comment = verbs.mask_passwords(plan.comment, plan.secrets())
     return plan
 
 
@@ -131,41 +113,45 @@ def _first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
-def _reply_plan(reply: ReplyAddress, text: str, max_commands: int) -> Plan:
+def _reply_plan(reply: ReplyFacts, text: str, max_commands: int) -> Plan:
     lines = text.splitlines()
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     if first is None:
         reason = "Your reply has no move in it: write the move on the first line, above the quoted board"
         return Plan([lang.CommandError(reason, "")])
     line = lines[first].strip()
-    if lang.is_command_line(line):
+    if verbs.is_command_line(line):
         return _command_plan("", text, max_commands)
     comment = "\n".join(lines[first + 1 :]).strip("\n")
-    word = line.lower()
-    if word == "show":
-        return Plan([ReplyShow(reply.game_id, reply.player_id, line=line)], comment)
-    if word == "resign":
-        return Plan([ReplyResign(reply.game_id, reply.player_id, line=line)], comment)
-    return Plan([ReplyMove(reply.game_id, reply.player_id, line, reply.at_ply, line=line)], comment)
+    game, board, userid = reply.game_type, reply.board, reply.userid
+    command: lang.Command
+    match line.lower():
+        case "show":
+            command = lang.Show(game, ((board, None),), line=line)
+        case "resign":
+            command = lang.Resign(game, board, userid, None, line=line)
+        case _:
+            command = lang.Move(game, board, userid, None, line, replied_at=reply.at_ply, line=line)
+    return Plan([command], comment)
 
 
 def _command_plan(subject: str, text: str, max_commands: int) -> Plan:
     subject_error = None
-    if subject and lang.is_command_line(subject):
+    if subject and verbs.is_command_line(subject):
         try:
-            command = lang.parse_command(subject)
+            command = verbs.parse_command(subject)
         except lang.CommandError as error:
             subject_error = error
         else:
             return Plan([command], _without_repeated_command(text, subject))
     plan = Plan()
     lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if lang.is_command_line(line)), len(lines))
-    end = next((i for i in range(start, len(lines)) if not lang.is_command_line(lines[i])), len(lines))
+    start = next((i for i, line in enumerate(lines) if verbs.is_command_line(line)), len(lines))
+    end = next((i for i in range(start, len(lines)) if not verbs.is_command_line(lines[i])), len(lines))
     plan.steps = [_parse(line) for line in lines[start:end]]
     plan.comment = "\n".join(lines[end:]).strip("\n")
     if not plan.steps:
-        commands = ", ".join([*lang.ACCOUNT_USAGE, *pbm.games.names()])
+        commands = ", ".join([*verbs.account_commands(), *pbm.games.names()])
         plan.steps.append(
             subject_error
             or lang.CommandError(
@@ -189,7 +175,7 @@ def _command_plan(subject: str, text: str, max_commands: int) -> Plan:
 
 def _parse(line: str) -> Step:
     try:
-        return lang.parse_command(line)
+        return verbs.parse_command(line)
     except lang.CommandError as error:
         return error
 
@@ -203,19 +189,12 @@ def _without_repeated_command(text: str, subject: str) -> str:
     return "\n".join(lines).strip("\n")
 
 
-def conflict_keys(plan: Plan, *, sender: str, reply_names: tuple[str, str, int] | None = None) -> set[str]:
-    """What applying `plan` touches: its sender, and the players and boards it names.
-
-    `reply_names` are the (userid, game type, board) a reply address stands for,
-    when the plan answers one (the store knows them; the plan has only ids).
-    """
+def conflict_keys(plan: Plan, *, sender: str) -> set[str]:
+    """What applying `plan` touches: its sender, and the players and boards it names."""
     keys = {f"sender:{sender.lower()}"}
     for step in plan.steps:
         if isinstance(step, lang.Command):
             keys.update(_touches(step))
-    if reply_names is not None and any(isinstance(s, (ReplyMove, ReplyResign, ReplyShow)) for s in plan.steps):
-        userid, game_type, board = reply_names
-        keys.update({f"player:{userid}", f"board:{game_type}:{board}"})
     return keys
 
 

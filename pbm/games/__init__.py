@@ -16,6 +16,7 @@ import functools
 from typing import Any
 
 from pbm.games.base import (
+    RESIGN,
     BoardCell,
     Game,
     GameError,
@@ -31,6 +32,7 @@ from pbm.games.base import (
 )
 
 __all__ = [
+    "RESIGN",
     "BoardCell",
     "Game",
     "GameError",

@@ -20,6 +20,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
+RESIGN = "resign"
+"""What a game's record holds for a player's resignation, where a move would stand."""
+
 
 class GameError(ValueError):
     """A mistake a player can make; the message is written for that player."""
@@ -313,6 +316,20 @@ class Game(ABC, Generic[S]):
         resigning seat out and continue.
         """
         return None
+
+    def replay(self, state: S, plays: Iterable[tuple[int, str]]) -> S:
+        """The state after `plays` from `state`, as a game's record keeps them.
+
+        Each play is a (seat, move in canonical notation); a move `RESIGN` is
+        that seat resigning. A resignation that ended the game left the
+        position as it was.
+        """
+        for seat, move in plays:
+            if move == RESIGN:
+                state = self.resign(state, seat) or state
+            else:
+                state = self.apply(state, move)
+        return state
 
     # -- telling players what happened --------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Composing outgoing mail: a `Reply` effect in, the RFC 5322 bytes of one mail out.
+"""Composing outgoing mail: an `OutgoingMail` effect in, the RFC 5322 bytes of one mail out.
 
 Every mail is rendered from ``templates/mail/<name>.txt``, whose top-level
 ``{% set subject = ... %}`` gives the Subject and whose output is the body.
@@ -36,7 +36,7 @@ from typing import Any
 
 import jinja2
 
-from pbm.commands.execute import Reply
+from pbm.commands.effects import OutgoingMail
 from pbm.mail import headers
 from pbm.mail.tokens import Addressing, ReplyTokens
 
@@ -100,25 +100,25 @@ class Composer:
         subject = headers.one_line(str(getattr(module, "subject", "")), limit=MAX_SUBJECT)
         return subject or SERVER_NAME, _plain_text(str(module))
 
-    def compose(self, reply: Reply, *, now: datetime, answering: Answering | None = None) -> ComposedMail:
-        """The mail `reply` asks for; raises `Unaddressable` when its recipient is not an address."""
-        recipient = headers.mail_address(reply.to)
+    def compose(self, mail: OutgoingMail, *, now: datetime, answering: Answering | None = None) -> ComposedMail:
+        """The mail `mail` asks for; raises `Unaddressable` when its recipient is not an address."""
+        recipient = headers.mail_address(mail.to)
         if recipient is None:
             raise Unaddressable("the reply's recipient is not a plain local@domain address")
-        subject, body = self.render(reply.template, {**reply.context, "server": self.addressing.address})
+        subject, body = self.render(mail.template, {**mail.context, "server": self.addressing.address})
 
         in_reply_to: str | None = None
         references: tuple[str, ...] = ()
         reply_to: str | None = None
-        if reply.game_id is not None and reply.player_id is not None:
-            root = self.thread_root(reply.game_id, reply.player_id)
-            if reply.starts_thread:
+        if mail.board_id is not None and mail.player_id is not None:
+            root = self.thread_root(mail.board_id, mail.player_id)
+            if mail.starts_thread:
                 message_id = root
             else:
                 message_id = make_msgid(domain=self.addressing.domain)
                 in_reply_to, references = root, (root,)
-            if reply.at_ply is not None:
-                token = self.tokens.make(reply.game_id, reply.player_id, reply.at_ply)
+            if mail.at_ply is not None:
+                token = self.tokens.make(mail.board_id, mail.player_id, mail.at_ply)
                 assert _TOKEN.fullmatch(token), "a reply token is written into Reply-To as it is"
                 reply_to = f"{SERVER_NAME} <{self.addressing.reply_address(token)}>"
         else:
@@ -148,11 +148,9 @@ class Composer:
         head = "\n".join(fields).encode("ascii")
         return ComposedMail(message_id, recipient, head + b"\n\n" + payload)
 
-    def thread_root(self, game_id: int, player_id: int) -> str:
-        digest = hmac.new(self._key, f"thread:{game_id}:{player_id}".encode(), hashlib.sha256).hexdigest()[
-            :12
-        ]
-        return f"<pbm.{game_id}.{player_id}.{digest}@{self.addressing.domain}>"
+    def thread_root(self, board_id: int, player_id: int) -> str:
+        digest = hmac.new(self._key, f"thread:{board_id}:{player_id}".encode(), hashlib.sha256).hexdigest()[:12]
+        return f"<pbm.{board_id}.{player_id}.{digest}@{self.addressing.domain}>"
 
 
 def _plain_text(text: str) -> str:

@@ -32,26 +32,28 @@ import socket
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from sqlalchemy.orm import Session
 
 import pbm.games
 from pbm.commands import language as lang
-from pbm.commands.execute import Executor, Refused, Reply, Sender
-from pbm.commands.plan import Plan, ReplyAddress, conflict_keys, plan_mail
+from pbm.commands import verbs
+from pbm.commands.context import Context
+from pbm.commands.effects import BoardRef, OutgoingMail, PasswordCheck, Refused, Sender
+from pbm.commands.plan import Plan, ReplyFacts, conflict_keys, plan_mail
 from pbm.config import Limits
 from pbm.mail import headers
+from pbm.mail.answers import Answers, capital, sentence
 from pbm.mail.compose import Answering, Composer
 from pbm.mail.parse import ParsedMail, fresh_text
 from pbm.mail.reader import MailReader
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.passwords import Passwords
-from pbm.store import inbox, outbox
-from pbm.store import repository as repo
+from pbm.store import boards, inbox, outbox, players
 from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
-from pbm.store.models import InboundMessage, utcnow
+from pbm.store.models import InboundMessage, InboundStatus, utcnow
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -64,15 +66,6 @@ PASSING_RETRIES = 3
 """Attempts at applying a mail that meets a deadlock or a lock timeout, before it counts as failed."""
 ERROR_KINDS = ("error", "failure")
 """Reply templates that answer a mistake: counted apart, to break loops with auto-responders."""
-
-
-def _capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def _sentence(message: str) -> str:
-    """A reason as the mail prints it, ending in a full stop (or ? ! :)."""
-    return message if message.endswith((".", "?", "!", ":")) else message + "."
 
 
 @dataclass(frozen=True)
@@ -140,6 +133,7 @@ class Processor:
         self.tokens = tokens
         self.reader = reader
         self.limits = limits
+        self.answers = Answers(limits.quoted_lines)
         self.read_lease = timedelta(seconds=max(30.0, 3 * read_seconds))
         self.database_timeout = database_timeout
         self.now = now
@@ -265,20 +259,11 @@ class Processor:
         reading = self.reader.read(unread.raw, envelope_sender=unread.envelope_from)
         mail = reading.mail
         sender = mail.from_address or unread.envelope_from
-        plan, reply_names = self._plan_with_names(mail, unread.envelope_to)
-        self._check_passwords_ahead(plan)
-        keys = conflict_keys(plan, sender=sender, reply_names=reply_names)
-        return _Read(mail, keys, reading.cost.seconds, reading.cost.peak_memory_kb)
-
-    def _plan_with_names(
-        self, mail: ParsedMail, envelope_to: tuple[str, ...]
-    ) -> tuple[Plan, tuple[str, str, int] | None]:
-        plan = self._plan(mail, envelope_to)
-        reply = self._reply_address(envelope_to)
-        if not isinstance(reply, ReplyAddress):
-            return plan, None
         with self.database.reading() as session:
-            return plan, repo.reply_names(session, reply.game_id, reply.player_id)
+            plan = self._plan(session, mail, unread.envelope_to)
+        self._check_passwords_ahead(plan)
+        keys = conflict_keys(plan, sender=sender)
+        return _Read(mail, keys, reading.cost.seconds, reading.cost.peak_memory_kb)
 
     def _check_passwords_ahead(self, plan: Plan) -> None:
         """Do the slow part of every password check of `plan` now, outside any write transaction.
@@ -295,8 +280,8 @@ class Processor:
                     self._verify_ahead(userid, old)
                     self.passwords.prepare(new)
                 case (
-                    lang.Move(userid=userid, secret=password)
-                    | lang.Resign(userid=userid, secret=password)
+                    lang.Move(userid=userid, secret=str(password))
+                    | lang.Resign(userid=userid, secret=str(password))
                     | lang.Signoff(userid=userid, secret=password)
                     | lang.ChangeAddress(userid=userid, secret=password)
                 ):
@@ -304,7 +289,7 @@ class Processor:
 
     def _verify_ahead(self, userid: str, password: str) -> None:
         with self.database.reading() as session:
-            password_hash = repo.password_hash(session, userid, now=self.now())
+            password_hash = players.checkable_password_hash(session, userid, now=self.now())
         if password_hash is not None:
             self.passwords.verify(password_hash, password)
 
@@ -349,64 +334,87 @@ class Processor:
         mail = ParsedMail.from_json(inbound.parsed)
         now = self.now()
         if mail.auto_reason:
-            inbox.finish(session, inbound, "ignored", f"not answered: {mail.auto_reason}", now)
+            inbox.finish(session, inbound, InboundStatus.IGNORED, f"not answered: {mail.auto_reason}", now)
             log.info("inbound %d ignored (automatic mail)", inbound.id)
             return
         sender = Sender(
             mail.from_address,
-            repo.players_with_address(session, mail.from_address) if mail.from_address else [],
+            players.with_address(session, mail.from_address) if mail.from_address else [],
         )
         if mail.unreadable:
             reason = f"Your mail could not be read: {mail.unreadable}. Nothing in it was carried out"
-            error = self._error(sender, mail, Plan(), None, reason)
+            error = self.answers.error(sender.address, mail.body, Plan(), reason)
             notes = self._queue(session, inbound, mail, [error])
-            inbox.finish(session, inbound, "failed", "; ".join([f"unreadable: {mail.unreadable}", *notes]), now)
+            status_note = "; ".join([f"unreadable: {mail.unreadable}", *notes])
+            inbox.finish(session, inbound, InboundStatus.FAILED, status_note, now)
             log.info("inbound %d failed: unreadable", inbound.id)
             return
         envelope_to = tuple(inbound.envelope_to.splitlines())
-        plan = self._plan(mail, envelope_to)
-        replies: list[Reply] = []
+        plan = self._plan(session, mail, envelope_to)
+        mails: list[OutgoingMail] = []
         done = refused = 0
         for step in plan.steps:
             if isinstance(step, lang.CommandError):
-                about = self._replied_game(session, envelope_to)
-                replies.append(self._error(sender, mail, plan, None, str(step), line=step.line, about=about))
+                about = self._replied_board(session, envelope_to)
+                mails.append(self.answers.error(sender.address, mail.body, plan, step, about=about))
                 refused += 1
                 continue
-            executor = Executor(session, self.passwords, self.limits, now=self.now, inbound_id=inbound.id)
+            checks: list[PasswordCheck] = []
+            context = Context(
+                session,
+                self.passwords,
+                self.limits,
+                sender,
+                comment=plan.comment,
+                now=self.now,
+                inbound_id=inbound.id,
+                on_password_check=checks.append,
+            )
             try:
                 with session.begin_nested():
-                    replies.extend(executor.run(step, sender, plan.comment))
+                    mails.extend(verbs.run(context, step))
                 done += 1
             except (Refused, pbm.games.GameError) as refusal:
-                replies.append(self._error(sender, mail, plan, step, refusal))
+                mails.append(self.answers.error(sender.address, mail.body, plan, refusal, command=step))
                 refused += 1
-            for check in executor.password_checks:
-                repo.note_password_check(
+            for check in checks:
+                players.note_password_check(
                     session, check.player_id, right=check.right, now=now, allowed=self.limits.failed_passwords
                 )
         notes = [f"{done} command(s) carried out, {refused} refused"]
         if not sender.address:
             notes.append("no usable From address, so no answer to the sender")
-        notes.extend(self._queue(session, inbound, mail, replies, sender=sender))
-        inbox.finish(session, inbound, "processed", "; ".join(notes), now)
+        notes.extend(self._queue(session, inbound, mail, mails, sender=sender))
+        inbox.finish(session, inbound, InboundStatus.PROCESSED, "; ".join(notes), now)
         log.info("inbound %d processed: %d carried out, %d refused", inbound.id, done, refused)
 
-    def _reply_address(self, envelope_to: tuple[str, ...]) -> ReplyAddress | bool | None:
-        """The reply address a mail came to: its game and player, True when damaged, None when plain."""
+    def _reply_token(self, envelope_to: tuple[str, ...]) -> tuple[int, int, int | None] | bool | None:
+        """The (board id, player id, move number) the reply address a mail came to names;
+        True when that address is damaged or forged; None when the mail came to the plain address."""
         for recipient in envelope_to:
             token = self.addressing.token_of(recipient)
             if token:
                 ids = self.tokens.read(token)
-                return ReplyAddress(*ids) if ids is not None else True
+                return ids if ids is not None else True
         return None
 
-    def _plan(self, mail: ParsedMail, envelope_to: tuple[str, ...]) -> Plan:
-        reply = self._reply_address(envelope_to)
+    def _reply_facts(self, session: Session, envelope_to: tuple[str, ...]) -> ReplyFacts | bool | None:
+        """What the reply address a mail came to stands for; True when it stands for nothing here."""
+        token = self._reply_token(envelope_to)
+        if not isinstance(token, tuple):
+            return token
+        board_id, player_id, at_ply = token
+        names = boards.reply_names(session, board_id, player_id)
+        if names is None:
+            return True
+        return ReplyFacts(names.userid, names.game_type, names.board, at_ply)
+
+    def _plan(self, session: Session, mail: ParsedMail, envelope_to: tuple[str, ...]) -> Plan:
+        reply = self._reply_facts(session, envelope_to)
         return plan_mail(
             mail.subject,
             fresh_text(mail.body),
-            reply=reply if isinstance(reply, ReplyAddress) else None,
+            reply=reply if isinstance(reply, ReplyFacts) else None,
             bad_reply_address=reply is True,
             max_commands=self.limits.commands_per_mail,
             why_no_text="; ".join(mail.notes) if not mail.body.strip() else None,
@@ -414,70 +422,17 @@ class Processor:
 
     # -- replies ---------------------------------------------------------------
 
-    def _replied_game(self, session: Session, envelope_to: tuple[str, ...]) -> tuple[str, int] | None:
-        """The (game type, board) of the board mail this mail replies to, if it does."""
-        reply = self._reply_address(envelope_to)
-        if not isinstance(reply, ReplyAddress):
-            return None
-        names = repo.reply_names(session, reply.game_id, reply.player_id)
-        return (names[1], names[2]) if names is not None else None
-
-    def _error(
-        self,
-        sender: Sender,
-        mail: ParsedMail,
-        plan: Plan,
-        command: lang.Command | None,
-        reason: str | Exception,
-        *,
-        line: str = "",
-        about: tuple[str, int] | None = None,
-    ) -> Reply:
-        """The error mail to the sender; `about` is the (game type, board) it concerns when no command says."""
-        view = getattr(reason, "view", None)
-        game = getattr(command, "game", None) or getattr(view, "game_type", None) or (about and about[0])
-        board = getattr(command, "board", None) or getattr(view, "board", None) or (about and about[1])
-        title = pbm.games.get(game).title if game else ""
-        message = _sentence(reason.message if isinstance(reason, Refused) else str(reason))
-        secrets_ = plan.secrets()
-        reply_as = reason.reply_as if isinstance(reason, Refused) else None
-        nothing_parsed = not any(isinstance(step, lang.Command) for step in plan.steps)
-        context = {
-            "reason": message,
-            # A line that parsed as nothing may hide a password anywhere after its userid.
-            "command": lang.mask_passwords(command.line, secrets_)
-            if command is not None
-            else lang.mask_passwords(line, secrets_, unparsed=True),
-            "view": view,
-            "title": title,
-            "board_number": board,
-            "replyable": reply_as is not None,
-            **self._quotable(mail.body, secrets_, unparsed=nothing_parsed),
-        }
-        if reply_as is None:
-            return Reply("error", sender.address or "", context)
-        return Reply(
-            "error",
-            sender.address or "",
-            context,
-            game_id=reply_as.game_id,
-            player_id=reply_as.player_id,
-            at_ply=reply_as.at_ply,
-        )
-
-    def _quotable(self, body: str, secrets_: set[str], *, unparsed: bool = False) -> dict[str, Any]:
-        """What an answer quotes of a mail: at most `quoted_lines` lines, passwords starred,
-        and how many lines were left out (``original``, ``not_quoted`` in the templates)."""
-        lines = lang.mask_passwords(body, secrets_, unparsed=unparsed).splitlines()
-        limit = self.limits.quoted_lines
-        return {"original": "\n".join(lines[:limit]), "not_quoted": max(0, len(lines) - limit)}
+    def _replied_board(self, session: Session, envelope_to: tuple[str, ...]) -> BoardRef | None:
+        """The board of the board mail this mail replies to, if it does."""
+        reply = self._reply_facts(session, envelope_to)
+        return BoardRef(reply.game_type, reply.board) if isinstance(reply, ReplyFacts) else None
 
     def _queue(
         self,
         session: Session,
         inbound: InboundMessage,
         mail: ParsedMail,
-        replies: list[Reply],
+        replies: list[OutgoingMail],
         *,
         sender: Sender | None = None,
     ) -> list[str]:
@@ -495,7 +450,7 @@ class Processor:
             )
             replies = replies[: limit - 1]
             if sender is not None:
-                replies.append(self._error(sender, mail, Plan(), None, summary))
+                replies.append(self.answers.error(sender.address, mail.body, Plan(), summary))
         for reply in replies:
             recipient = headers.mail_address(reply.to)
             if recipient is None:
@@ -505,7 +460,7 @@ class Processor:
             if last:
                 reply = replace(reply, context={**reply.context, "last_answer": True})
             if mail.notes and recipient == mail.from_address:
-                notes_ = [_sentence(_capital(note)) for note in mail.notes]
+                notes_ = [sentence(capital(note)) for note in mail.notes]
                 reply = replace(reply, context={**reply.context, "mail_notes": notes_})
             composed = self.composer.compose(reply, now=now, answering=answering)
             outbox.enqueue(
@@ -516,7 +471,7 @@ class Processor:
                 kind=reply.template,
                 now=now,
                 inbound_id=inbound.id,
-                game_id=reply.game_id,
+                game_id=reply.board_id,
                 suppressed=held,
             )
             if held:
@@ -550,8 +505,7 @@ class Processor:
                     mail = ParsedMail.from_json(inbound.parsed)
                     address = headers.mail_address(mail.from_address)
                     if address and not mail.auto_reason:
-                        reply = Reply("failure", address, self._quotable(mail.body, set()))
-                        self._queue(session, inbound, mail, [reply])
+                        self._queue(session, inbound, mail, [self.answers.failure(address, mail.body)])
         except Exception as second:
             if classify(second) is Failure.OUTAGE and not self.database.reachable(self.database_timeout):
                 raise DatabaseUnavailable(type(second).__name__) from second

@@ -1,6 +1,6 @@
 """Reply tokens: the ``+token`` in a board mail's Reply-To address.
 
-A token names one game, one player and the move number of the board its mail
+A token names one board, one player and the move number of the board its mail
 showed, and carries an HMAC under the server's secret key, so a reply to
 ``pbm+<token>@domain`` is that player's move in that game without a password,
 judged against that board: a reply to an older board mail is stale, like a
@@ -8,7 +8,7 @@ move with an old ``#N``. Nothing else can be done with it: it names no other
 game, and it cannot be forged without the key.
 
 >>> tokens = ReplyTokens(b"k" * 32)
->>> tokens.read(tokens.make(game_id=12, player_id=3, ply=7))
+>>> tokens.read(tokens.make(board_id=12, player_id=3, ply=7))
 (12, 3, 7)
 >>> tokens.read("12-3-8-" + tokens.make(12, 3, 7).rsplit("-", 1)[1]) is None
 True
@@ -32,26 +32,26 @@ class ReplyTokens:
     def __init__(self, key: bytes) -> None:
         self._key = key
 
-    def _mac(self, game_id: int, player_id: int, ply: int | None) -> str:
-        message = f"reply:{game_id}:{player_id}" + (f":{ply}" if ply is not None else "")
+    def _mac(self, board_id: int, player_id: int, ply: int | None) -> str:
+        message = f"reply:{board_id}:{player_id}" + (f":{ply}" if ply is not None else "")
         digest = hmac.new(self._key, message.encode(), hashlib.sha256).digest()
         # 100 bits in lower-case base32: mail systems may lower-case local parts.
         return base64.b32encode(digest).decode()[:20].lower()
 
-    def make(self, game_id: int, player_id: int, ply: int) -> str:
-        """The token of a board mail to `player_id` showing `game_id` after `ply` moves."""
-        return f"{game_id}-{player_id}-{ply}-{self._mac(game_id, player_id, ply)}"
+    def make(self, board_id: int, player_id: int, ply: int) -> str:
+        """The token of a board mail to `player_id` showing `board_id` after `ply` moves."""
+        return f"{board_id}-{player_id}-{ply}-{self._mac(board_id, player_id, ply)}"
 
     def read(self, token: str) -> tuple[int, int, int | None] | None:
         """The (game id, player id, move number) a genuine token names, or ``None``."""
         match = _FORMAT.match(token.strip().lower())
         if match is None:
             return None
-        game_id, player_id = int(match[1]), int(match[2])
+        board_id, player_id = int(match[1]), int(match[2])
         ply = int(match[3]) if match[3] is not None else None
-        if not hmac.compare_digest(match[4], self._mac(game_id, player_id, ply)):
+        if not hmac.compare_digest(match[4], self._mac(board_id, player_id, ply)):
             return None
-        return game_id, player_id, ply
+        return board_id, player_id, ply
 
 
 class Addressing:

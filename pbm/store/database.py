@@ -8,7 +8,7 @@ differences live here so the rest of the store is written once:
   pipe) serialise instead of failing half-way with "database is locked".
   WAL mode lets the web pages read while a move is being written.
 - On PostgreSQL moves on one game are serialised by a row lock on the game
-  (``SELECT ... FOR UPDATE`` in `pbm.store.repository`).
+  (``SELECT ... FOR UPDATE`` in `pbm.store.boards`).
 
 A database can hang rather than fail (a stopped server, a lost network): then
 a query waits for ever, and no server-side timeout can fire in a server that

@@ -8,8 +8,9 @@ costs the same in game 1 and game 100 000, in move 3 and move 300.
 
 from __future__ import annotations
 
+import enum
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from sqlalchemy import (
     JSON,
@@ -26,6 +27,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator
+
+from pbm.elo import START
 
 NAMING = {
     "ix": "ix_%(column_0_label)s",
@@ -55,6 +58,53 @@ class UTCDateTime(TypeDecorator[datetime]):
         if value is not None and value.tzinfo is None:
             return value.replace(tzinfo=timezone.utc)
         return value
+
+
+class BoardStatus(enum.StrEnum):
+    ACTIVE = "active"
+    FINISHED = "finished"
+    """Over, with a result: winners, or a tie among them."""
+    CANCELLED = "cancelled"
+    """Called off before it counted (resigned in the first round): no result, not rated."""
+
+
+class InboundStatus(enum.StrEnum):
+    PENDING = "pending"
+    PROCESSED = "processed"
+    IGNORED = "ignored"
+    """Not answered: automatic mail (a bounce, an auto-reply, our own mail come back)."""
+    DUPLICATE = "duplicate"
+    """Another delivery of a mail already stored, which was processed instead."""
+    FAILED = "failed"
+
+
+class OutboxStatus(enum.StrEnum):
+    PENDING = "pending"
+    SENT = "sent"
+    FAILED = "failed"
+    """Given up for good; `last_error` says why."""
+    SUPPRESSED = "suppressed"
+    """Never sent: over a volume limit; `last_error` says which."""
+
+
+_E = TypeVar("_E", bound=enum.StrEnum)
+
+
+class StatusColumn(TypeDecorator[_E], Generic[_E]):
+    """A status stored as its plain word in a short text column, read back as its enum member."""
+
+    impl = String(16)
+    cache_ok = True
+
+    def __init__(self, enum_type: type[_E]) -> None:
+        super().__init__()
+        self.enum_type = enum_type
+
+    def process_bind_param(self, value: _E | str | None, dialect: Any) -> str | None:
+        return None if value is None else self.enum_type(value).value
+
+    def process_result_value(self, value: str | None, dialect: Any) -> _E | None:
+        return None if value is None else self.enum_type(value)
 
 
 # BigInteger ids on PostgreSQL, but SQLite only auto-increments an INTEGER primary key.
@@ -119,7 +169,7 @@ class BoardCounter(Base):
     next_board: Mapped[int] = mapped_column(Integer)
 
 
-class Game(Base):
+class Board(Base):
     """One board: its players (seats), engine state and status."""
 
     __tablename__ = "games"
@@ -137,8 +187,7 @@ class Game(Base):
     game_type: Mapped[str] = mapped_column(String(32))
     board: Mapped[int] = mapped_column(Integer)
     options: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    status: Mapped[str] = mapped_column(String(16), default="active")
-    """active, finished (a result), or cancelled (resigned in the first round)."""
+    status: Mapped[BoardStatus] = mapped_column(StatusColumn(BoardStatus), default=BoardStatus.ACTIVE)
     state: Mapped[dict[str, Any]] = mapped_column(JSON)
     """The engine's `dump` of the current position."""
     secret: Mapped[bytes | None] = mapped_column(LargeBinary, default=None)
@@ -159,14 +208,16 @@ class Game(Base):
     seats: Mapped[list[Seat]] = relationship(
         back_populates="game", order_by="Seat.seat", cascade="all, delete-orphan", lazy="selectin"
     )
-    moves: Mapped[list[Move]] = relationship(
-        back_populates="game", order_by="Move.number", lazy="raise_on_sql"
+    moves: Mapped[list[MoveRecord]] = relationship(
+        back_populates="game", order_by="MoveRecord.number", lazy="raise_on_sql"
     )
 
     @property
     def player_to_move(self) -> Player | None:
         return (
-            self.seats[self.to_move].player if self.status == "active" and self.to_move is not None else None
+            self.seats[self.to_move].player
+            if self.status == BoardStatus.ACTIVE and self.to_move is not None
+            else None
         )
 
 
@@ -182,11 +233,11 @@ class Seat(Base):
     seat: Mapped[int] = mapped_column(Integer)
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
 
-    game: Mapped[Game] = relationship(back_populates="seats")
+    game: Mapped[Board] = relationship(back_populates="seats")
     player: Mapped[Player] = relationship(lazy="joined")
 
 
-class Move(Base):
+class MoveRecord(Base):
     __tablename__ = "moves"
     __table_args__ = (UniqueConstraint("game_id", "number"),)
 
@@ -204,7 +255,7 @@ class Move(Base):
     JSON): the captures, who it put out of the game and every seat's count at that moment.
     Kept because the state after the move no longer shows who was eliminated, or why."""
 
-    game: Mapped[Game] = relationship(back_populates="moves")
+    game: Mapped[Board] = relationship(back_populates="moves")
 
 
 class Rating(Base):
@@ -219,7 +270,7 @@ class Rating(Base):
     id: Mapped[int] = mapped_column(Id, primary_key=True)
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
     game_type: Mapped[str] = mapped_column(String(32))
-    rating: Mapped[float] = mapped_column(default=1600.0)
+    rating: Mapped[float] = mapped_column(default=START)
     games: Mapped[int] = mapped_column(Integer, default=0)
     wins: Mapped[int] = mapped_column(Integer, default=0)
     losses: Mapped[int] = mapped_column(Integer, default=0)
@@ -253,8 +304,7 @@ class InboundMessage(Base):
     envelope_to: Mapped[str] = mapped_column(Text, default="")
     peer: Mapped[str] = mapped_column(String(128), default="")
     received_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    status: Mapped[str] = mapped_column(String(16), default="pending")
-    """pending, processed, ignored (not answered: auto-generated), duplicate, failed."""
+    status: Mapped[InboundStatus] = mapped_column(StatusColumn(InboundStatus), default=InboundStatus.PENDING)
     note: Mapped[str] = mapped_column(Text, default="")
     processed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
     read_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
@@ -303,9 +353,7 @@ class OutboxMessage(Base):
     recipient: Mapped[str] = mapped_column(String(320))
     message_id: Mapped[str] = mapped_column(String(255), unique=True)
     raw: Mapped[bytes] = mapped_column(LargeBinary)
-    status: Mapped[str] = mapped_column(String(16), default="pending")
-    """pending, sent, failed (permanently; `last_error` says why), or suppressed
-    (never sent: over a volume limit; `last_error` says which)."""
+    status: Mapped[OutboxStatus] = mapped_column(StatusColumn(OutboxStatus), default=OutboxStatus.PENDING)
     kind: Mapped[str] = mapped_column(String(32), default="")
     """The template it was made from (board, error, ...): error answers are counted apart."""
     attempts: Mapped[int] = mapped_column(Integer, default=0)

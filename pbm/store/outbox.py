@@ -95,7 +95,7 @@ def counts(session: Session) -> dict[str, int]:
     return {status: count for status, count in rows}
 
 
-def listing(session: Session, *, include_sent: bool = False) -> list[OutboxMessage]:
+def rows(session: Session, *, include_sent: bool = False) -> list[OutboxMessage]:
     """The outbox, oldest first: what waits or failed for good (and what went, if asked)."""
     query = select(OutboxMessage).order_by(OutboxMessage.id)
     if not include_sent:

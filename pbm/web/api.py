@@ -23,11 +23,11 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from pbm.commands.views import BoardView, GameSummary, MoveView, SeatView
 from pbm.games import BoardCell
+from pbm.views import BoardView, GameSummary, MoveView, RatingView, SeatView
 from pbm.web import params
 from pbm.web.live import GameChanges, Interest, event_stream
-from pbm.web.reads import BoardList, GamePage, PlayerPage, RatingView, Reads, Standings, TypeOverview
+from pbm.web.reads import BoardList, GamePage, PlayerPage, Reads, Standings, TypeOverview
 
 
 def _time(value: datetime | None) -> str | None:
@@ -145,17 +145,17 @@ def overview_json(types: list[TypeOverview], position: str) -> dict[str, Any]:
     }
 
 
-def board_list_json(listing: BoardList, query: params.ListQuery) -> dict[str, Any]:
-    base = f"/api/{listing.engine.name}"
+def board_list_json(boards: BoardList, query: params.ListQuery) -> dict[str, Any]:
+    base = f"/api/{boards.engine.name}"
     return {
-        "game": listing.engine.name,
-        "title": listing.engine.title,
-        "status": listing.status,
-        "player": listing.player,
-        "total": listing.total,
-        "games": [summary_json(g) for g in listing.games],
-        "newer": base + query.query_string(after=listing.newer) if listing.newer is not None else None,
-        "older": base + query.query_string(before=listing.older) if listing.older is not None else None,
+        "game": boards.engine.name,
+        "title": boards.engine.title,
+        "status": boards.status,
+        "player": boards.player,
+        "total": boards.total,
+        "games": [summary_json(g) for g in boards.games],
+        "newer": base + query.query_string(after=boards.newer) if boards.newer is not None else None,
+        "older": base + query.query_string(before=boards.older) if boards.older is not None else None,
     }
 
 
@@ -199,8 +199,8 @@ class Api:
     async def boards(self, request: Request) -> Response:
         engine = params.engine_of(request)
         query = params.list_query(request)
-        listing = await params.board_listing(self.reads, engine, query)
-        return JSONResponse(board_list_json(listing, query))
+        boards = await params.board_list(self.reads, engine, query)
+        return JSONResponse(board_list_json(boards, query))
 
     async def board(self, request: Request) -> Response:
         engine = params.engine_of(request)

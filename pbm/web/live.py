@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from pbm.store import listing
+from pbm.store import board_lists
 from pbm.store.database import Database
-from pbm.store.models import Game, utcnow
+from pbm.store.models import Board, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +67,7 @@ RESET = "reset"
 """Sent instead of changes the feed no longer has: the page refreshes once."""
 
 
-def _change(seq: int, game: Game) -> Change:
+def _change(seq: int, game: Board) -> Change:
     players = tuple(seat.player.userid for seat in game.seats)
     to_move = players[game.to_move] if game.status == "active" and game.to_move is not None else None
     return Change(seq, game.game_type, game.board, game.status, game.move_count, to_move, players, game.updated_at)
@@ -165,19 +165,19 @@ class GameChanges:
             for game in await asyncio.to_thread(self._poll):
                 self._publish(game)
 
-    def _poll(self) -> list[Game]:
+    def _poll(self) -> list[Board]:
         """Games changed since the last look, judged over the window."""
         cutoff = self.now() - self.window
         with self.database.reading() as session:
             # The marks are cheap; whole rows are read only for the games that are news.
-            marks = listing.change_marks(session, cutoff)
+            marks = board_lists.change_marks(session, cutoff)
             fresh = [game_id for game_id, mark in marks.items() if self._seen.get(game_id) != mark]
-            games = listing.listed_games(session, fresh)
+            games = board_lists.listed_games(session, fresh)
         self._seen.update((game_id, marks[game_id]) for game_id in fresh)
         self._seen = {id_: mark for id_, mark in self._seen.items() if mark[0] >= cutoff}
         return games
 
-    def _publish(self, game: Game) -> None:
+    def _publish(self, game: Board) -> None:
         self._seq += 1
         change = _change(self._seq, game)
         self._recent.append(change)

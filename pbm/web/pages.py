@@ -49,14 +49,14 @@ class Pages:
         engine = params.engine_of(request)
         query = params.list_query(request)
         position = await self.changes.settled_position()
-        listing = await params.board_listing(self.reads, engine, query)
+        boards = await params.board_list(self.reads, engine, query)
         return self.render(
             "boards.html",
             engine=engine,
-            listing=listing,
+            boards=boards,
             query=query,
             filters=list(FILTERS),
-            live=self._live(position, game=engine.name, player=listing.player),
+            live=self._live(position, game=engine.name, player=boards.player),
         )
 
     async def board(self, request: Request) -> Response:

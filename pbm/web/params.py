@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 from starlette.requests import Request
 
 import pbm.games
-from pbm.games import Game as Engine
+from pbm.games import Game
 from pbm.web.reads import FILTERS, BoardList, Reads
 
 MAX_BOARD = 2**31 - 1
@@ -30,18 +30,18 @@ class BadRequest(Exception):
     """The query string is not one the pages make; the message says what is wrong."""
 
 
-def engine_named(name: str) -> Engine[Any]:
+def engine_named(name: str) -> Game[Any]:
     try:
         return pbm.games.get(name)
     except pbm.games.UnknownGame:
         raise NotFound(f"There is no game called '{name}' here.") from None
 
 
-def engine_of(request: Request) -> Engine[Any]:
+def engine_of(request: Request) -> Game[Any]:
     return engine_named(request.path_params["game"])
 
 
-def board_of(request: Request, engine: Engine[Any]) -> int:
+def board_of(request: Request, engine: Game[Any]) -> int:
     board = request.path_params["board"]
     if board > MAX_BOARD:
         raise NotFound(f"There is no {engine.title} board {board}.")
@@ -84,7 +84,7 @@ def list_query(request: Request) -> ListQuery:
     return ListQuery(status, player, before, after)
 
 
-async def board_listing(reads: Reads, engine: Engine[Any], query: ListQuery) -> BoardList:
+async def board_list(reads: Reads, engine: Game[Any], query: ListQuery) -> BoardList:
     """The page of boards `query` asks for, read off the event loop; NotFound when its player names nobody."""
     found = await asyncio.to_thread(
         reads.boards, engine, status=query.status, player=query.player, before=query.before, after=query.after

@@ -1,6 +1,6 @@
 """What the pages and the JSON API show, read from the store in one short read session.
 
-Each method runs one page's queries and returns read models (`pbm.commands.views`
+Each method runs one page's queries and returns read models (`pbm.views`
 and the small ones here), so the HTML and the JSON of a page are made from the
 same data and neither touches the database. The methods block: the web app runs
 them in a thread.
@@ -12,17 +12,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from pbm.commands.ratings import is_provisional
-from pbm.commands.views import BoardView, GameSummary, board_view, dice_record, game_summary
-from pbm.games import Game as Engine
-from pbm.games import all_games
+from pbm.games import Game, all_games
 from pbm.games import get as get_game
-from pbm.store import listing
-from pbm.store import repository as repo
+from pbm.store import board_lists, boards, players, ratings
 from pbm.store.database import Database
-from pbm.store.models import Game, Rating
+from pbm.store.models import Board, BoardStatus
+from pbm.views import BoardView, GameSummary, RatingView, board_view, dice_record, game_summary, rating_view
 
-FILTERS = {"active": ("active",), "finished": ("finished",), "cancelled": ("cancelled",), "all": listing.STATUSES}
+FILTERS = {status.value: (status,) for status in BoardStatus} | {"all": board_lists.STATUSES}
 """The status filters of a type's list of boards, by the word the page's query string uses."""
 
 
@@ -30,7 +27,7 @@ FILTERS = {"active": ("active",), "finished": ("finished",), "cancelled": ("canc
 class TypeOverview:
     """One game type on the front page: its counts and its most recently active games."""
 
-    engine: Engine[Any]
+    engine: Game[Any]
     counts: dict[str, int]
     games: list[GameSummary]
 
@@ -47,7 +44,7 @@ class TypeOverview:
 class BoardList:
     """A page of one type's boards under a filter."""
 
-    engine: Engine[Any]
+    engine: Game[Any]
     status: str
     """A key of `FILTERS`."""
     player: str | None
@@ -68,19 +65,6 @@ class GamePage:
 
 
 @dataclass(frozen=True)
-class RatingView:
-    game_type: str
-    title: str
-    userid: str
-    rating: int
-    games: int
-    wins: int
-    losses: int
-    draws: int
-    provisional: bool
-
-
-@dataclass(frozen=True)
 class PlayerPage:
     userid: str
     joined: datetime
@@ -93,7 +77,7 @@ class PlayerPage:
 
 @dataclass(frozen=True)
 class Standings:
-    engine: Engine[Any]
+    engine: Game[Any]
     rows: list[tuple[int, RatingView]]
     """(rank, rating), best first."""
     total: int
@@ -101,22 +85,8 @@ class Standings:
     pages: int
 
 
-def _summaries(games: list[Game]) -> list[GameSummary]:
+def _summaries(games: list[Board]) -> list[GameSummary]:
     return [game_summary(get_game(game.game_type), game) for game in games]
-
-
-def _rating_view(rating: Rating) -> RatingView:
-    return RatingView(
-        game_type=rating.game_type,
-        title=get_game(rating.game_type).title,
-        userid=rating.player.userid,
-        rating=round(rating.rating),
-        games=rating.games,
-        wins=rating.wins,
-        losses=rating.losses,
-        draws=rating.draws,
-        provisional=is_provisional(rating.games),
-    )
 
 
 class Reads:
@@ -134,8 +104,8 @@ class Reads:
     def overview(self) -> list[TypeOverview]:
         engines = all_games()
         with self.database.reading() as session:
-            counts = listing.counts_by_type(session)
-            latest = listing.latest_games(
+            counts = board_lists.counts_by_type(session)
+            latest = board_lists.latest_games(
                 session, [engine.name for engine in engines], "active", limit=self.front_page_games
             )
             return [
@@ -145,7 +115,7 @@ class Reads:
 
     def boards(
         self,
-        engine: Engine[Any],
+        engine: Game[Any],
         *,
         status: str = "active",
         player: str | None = None,
@@ -156,10 +126,10 @@ class Reads:
         with self.database.reading() as session:
             seated = None
             if player is not None:
-                seated = repo.find_player(session, player)
+                seated = players.find(session, player)
                 if seated is None:
                     return None
-            page = listing.boards(
+            page = board_lists.boards(
                 session,
                 engine.name,
                 statuses=FILTERS[status],
@@ -178,35 +148,38 @@ class Reads:
                 page.older,
             )
 
-    def game(self, engine: Engine[Any], board: int) -> GamePage | None:
+    def game(self, engine: Game[Any], board: int) -> GamePage | None:
         """One game in full, as a reader who holds no seat sees it; ``None`` when there is no such board."""
         with self.database.reading() as session:
-            game = repo.find_game(session, engine.name, board)
+            game = boards.find(session, engine.name, board)
             if game is None:
                 return None
             state = engine.load(game.state, game.secret)
-            moves = repo.moves_of(session, game)
-            return GamePage(board_view(engine, game, state, moves), dice_record(engine, game, state, moves))
+            moves = boards.moves_of(session, game)
+            view = board_view(engine, game, state, moves, with_cells=True)
+            return GamePage(view, dice_record(engine, game, state, moves))
 
     def player(self, userid: str) -> PlayerPage | None:
         with self.database.reading() as session:
-            player = repo.find_player(session, userid)
+            player = players.find(session, userid)
             if player is None:
                 return None
             return PlayerPage(
                 userid=player.userid,
                 joined=player.created_at,
                 signed_off=not player.active,
-                ratings=[_rating_view(r) for r in listing.ratings_of(session, player)],
-                active=_summaries(listing.games_of(session, player, statuses=("active",), limit=self.player_active)),
+                ratings=[rating_view(get_game(r.game_type), r) for r in ratings.of_player(session, player)],
+                active=_summaries(
+                    board_lists.games_of(session, player, statuses=(BoardStatus.ACTIVE,), limit=self.player_active)
+                ),
                 finished=_summaries(
-                    listing.games_of(session, player, statuses=("finished", "cancelled"), limit=self.player_recent)
+                    board_lists.games_of(session, player, statuses=board_lists.ENDED, limit=self.player_recent)
                 ),
             )
 
-    def standings(self, engine: Engine[Any], page: int = 1) -> Standings:
+    def standings(self, engine: Game[Any], page: int = 1) -> Standings:
         with self.database.reading() as session:
             offset = (page - 1) * self.page_size
-            ratings, total = listing.standings_page(session, engine.name, offset=offset, limit=self.page_size)
-            rows = [(offset + i + 1, _rating_view(r)) for i, r in enumerate(ratings)]
+            rated, total = ratings.standings(session, engine.name, offset=offset, limit=self.page_size)
+            rows = [(offset + i + 1, rating_view(engine, r)) for i, r in enumerate(rated)]
             return Standings(engine, rows, total, page, max(1, -(-total // self.page_size)))

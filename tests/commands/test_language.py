@@ -5,7 +5,8 @@ import re
 import pytest
 
 from pbm.commands import language as lang
-from pbm.commands.language import CommandError, mask_passwords, parse_command
+from pbm.commands.language import CommandError
+from pbm.commands.verbs import is_command_line, mask_passwords, parse_command
 
 
 def test_verbs_and_game_names_are_case_insensitive_but_passwords_are_not():
@@ -71,7 +72,7 @@ def test_change_password_and_change_address():
     [
         ("frobnicate 101", "'frobnicate' is not a command; a command starts with one of: help, signup"),
         ("cephalopod frob 101", "'frob' is not a cephalopod command"),
-        ("cephalopod move 101 alice", "Usage: cephalopod move board userid password move"),
+        ("cephalopod move 101 alice", "Usage: cephalopod move BOARD USERID PASSWORD MOVE"),
         ("cephalopod move abc alice pw c3", "'abc' is not a board number"),
         ("signup 1alice pw", "'1alice' is not a userid"),
         ("signup alice pw not-an-address", "'not-an-address' is not a mail address"),
@@ -136,7 +137,7 @@ def test_masking_keeps_the_layout_of_a_whole_message():
     ],
 )
 def test_a_line_is_a_command_line_when_it_can_be_meant_as_one(line, expected):
-    assert lang.is_command_line(line) is expected
+    assert is_command_line(line) is expected
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import smtplib
 import pytest
 from sqlalchemy import func, select
 
-from pbm.store.models import Game, InboundMessage, Move, Player
+from pbm.store.models import Board, InboundMessage, MoveRecord, Player
 from tests.support import body_of, mail
 
 ALICE, BOB = "alice@example.org", "bob@example.net"
@@ -25,10 +25,10 @@ def game(server, sink):
 
 def snapshot(server):
     with server.server.database.reading() as session:
-        game = session.scalar(select(Game))
+        game = session.scalar(select(Board))
         return (
             session.scalar(select(func.count()).select_from(Player)),
-            session.scalar(select(func.count()).select_from(Move)),
+            session.scalar(select(func.count()).select_from(MoveRecord)),
             game.state if game else None,
         )
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from pbm.store.models import Game, Move
+from pbm.store.models import Board, MoveRecord
 from tests.support import body_of, mail, reply_to_board
 
 ALICE, BOB, CAROL = "alice@example.org", "bob@example.net", "carol@example.com"
@@ -26,7 +26,7 @@ def reply_address(board) -> str:
 
 def moves(server) -> list[str]:
     with server.server.database.reading() as session:
-        return list(session.scalars(select(Move.notation).order_by(Move.number)))
+        return list(session.scalars(select(MoveRecord.notation).order_by(MoveRecord.number)))
 
 
 def test_a_reply_to_an_old_board_mail_is_refused_with_the_board_as_it_is(server, sink):
@@ -76,7 +76,7 @@ def test_a_board_mail_passed_on_does_not_let_another_address_play(server, sink):
     assert "cephalopod move 101 alice PASSWORD MOVE" in text
     assert moves(server) == []
     with server.server.database.reading() as session:
-        assert session.scalar(select(Game.move_count)) == 0
+        assert session.scalar(select(Board.move_count)) == 0
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import select
 
 import pbm.games
-from pbm.store.models import Game
+from pbm.store.models import Board
 from tests.support import body_of, mail, reply_to_board
 
 ALICE, BOB, CAROL = "alice@example.org", "bob@example.net", "carol@example.com"
@@ -237,7 +237,7 @@ def test_the_first_line_of_a_move_mail_says_what_a_turn_did_in_every_game(server
     sink.wait(2)
     engine = pbm.games.get(game)
     with server.server.database.reading() as session:
-        stored = session.scalars(select(Game)).one()
+        stored = session.scalars(select(Board)).one()
         state = engine.load(stored.state, stored.secret)
     mover = ("alice", "bob")[state.to_move]
     notation = sorted(engine.legal_moves(state))[0]

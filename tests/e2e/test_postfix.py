@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 import pbm.games
 from pbm.store.database import Database
-from pbm.store.models import InboundMessage, Move, Player
+from pbm.store.models import InboundMessage, MoveRecord, Player
 from tests.e2e.conftest import free_port
 from tests.e2e.postfix import DEPLOY, PbmHome, PrivatePostfix, render, unavailable
 from tests.e2e.test_processes import PbmProcess, wait_until
@@ -213,7 +213,7 @@ def play_a_short_game(postfix: PrivatePostfix) -> None:
 
 def assert_the_game_is_stored(database_url: str) -> None:
     with reading(database_url) as session:
-        moves = session.scalars(select(Move).order_by(Move.number)).all()
+        moves = session.scalars(select(MoveRecord).order_by(MoveRecord.number)).all()
         assert [m.notation for m in moves] == MOVES
         reply = session.get(InboundMessage, moves[MOVES.index(REPLIED_MOVE)].inbound_id)
         assert "pbm+" in reply.envelope_to and reply.envelope_to.endswith("@" + GAME_DOMAIN)  # the token came through

@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 
 import pbm.games
 from pbm.store.database import Database
-from pbm.store.models import InboundMessage, Move, OutboxMessage, Player
+from pbm.store.models import InboundMessage, MoveRecord, OutboxMessage, Player
 from tests.e2e.conftest import free_port
 from tests.support import mail
 
@@ -140,7 +140,7 @@ def test_moves_in_flight_at_a_sigkill_are_each_applied_exactly_once(pbm_process,
     pbm_process.start()
     wait_until(lambda: count(database, InboundMessage.status == "pending") == 0, what="processing")
     with database.reading() as session:
-        moves = list(session.scalars(select(Move).order_by(Move.number)))
+        moves = list(session.scalars(select(MoveRecord).order_by(MoveRecord.number)))
         assert [m.number for m in moves] == list(range(1, 11))
         assert [m.notation for m in moves] == [line.split()[-1].split("#")[0] for _, line in lines]
         move_mails = [m.inbound_id for m in moves]

@@ -20,7 +20,7 @@ from aiosmtpd.controller import Controller
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pbm.commands.execute import Reply
+from pbm.commands.effects import OutgoingMail
 from pbm.mail import headers
 from pbm.mail.compose import SERVER_NAME, Answering, ComposedMail, Composer, Unaddressable
 from pbm.mail.delivery import SmtpTransport
@@ -54,8 +54,8 @@ def echo_composer() -> Composer:
     return composer(templates)
 
 
-def failure_reply(original: str = "help me", to: str = ALICE) -> Reply:
-    return Reply("failure", to, {"original": original, "not_quoted": 0})
+def failure_reply(original: str = "help me", to: str = ALICE) -> OutgoingMail:
+    return OutgoingMail("failure", to, {"original": original, "not_quoted": 0})
 
 
 def error_context(**fields: object) -> dict[str, object]:
@@ -135,14 +135,14 @@ def test_the_recipient_is_written_as_the_checked_address():
 
 def test_a_subject_that_looks_like_an_encoded_word_is_encoded_so_it_reads_as_written():
     title = "=?utf-8?q?=0D=0ABcc:_eve@evil.test?="
-    mail = echo_composer().compose(Reply("echo", ALICE, {"title": title, "text": "hi"}), now=NOW)
+    mail = echo_composer().compose(OutgoingMail("echo", ALICE, {"title": title, "text": "hi"}), now=NOW)
     message = assert_well_formed(mail, UNTHREADED_HEADERS)
     assert message["Subject"] == title
     assert b"evil" not in header_block(mail)
 
 
 def test_line_breaks_in_the_subject_become_spaces():
-    reply = Reply("echo", ALICE, {"title": "Board 101\r\nBcc: eve@evil.test", "text": "hi"})
+    reply = OutgoingMail("echo", ALICE, {"title": "Board 101\r\nBcc: eve@evil.test", "text": "hi"})
     message = assert_well_formed(echo_composer().compose(reply, now=NOW), UNTHREADED_HEADERS)
     assert message["Subject"] == "Board 101 Bcc: eve@evil.test"
 
@@ -152,7 +152,7 @@ def test_line_breaks_in_the_subject_become_spaces():
 
 def test_lone_surrogates_and_control_characters_in_the_context_compose():
     original = "help \ud800\udfff\x00 and \x1b[31mred\x07\r\nline two\x85\x7f"
-    reply = Reply("error", ALICE, error_context(reason="No \udc80.", command="help \ud800", original=original))
+    reply = OutgoingMail("error", ALICE, error_context(reason="No \udc80.", command="help \ud800", original=original))
     message = assert_well_formed(composer().compose(reply, now=NOW), UNTHREADED_HEADERS)
     body = message.get_content()
     assert "> help \ufffd\ufffd and [31mred\n> line two\n" in body
@@ -161,7 +161,7 @@ def test_lone_surrogates_and_control_characters_in_the_context_compose():
 
 
 def test_a_subject_with_lone_surrogates_and_controls_composes():
-    reply = Reply("echo", ALICE, {"title": "Board \ud800 \x00\x1b Error", "text": "hi"})
+    reply = OutgoingMail("echo", ALICE, {"title": "Board \ud800 \x00\x1b Error", "text": "hi"})
     message = assert_well_formed(echo_composer().compose(reply, now=NOW), UNTHREADED_HEADERS)
     assert message["Subject"] == "Board Error"
 
@@ -242,7 +242,7 @@ def test_a_line_longer_than_998_octets_is_sent_quoted_printable_and_reads_back_w
 
 def test_a_non_ascii_subject_is_sent_as_encoded_words_in_lines_of_at_most_76_characters():
     title = "Partie für Jörg und Zoë — " * 6
-    mail = echo_composer().compose(Reply("echo", ALICE, {"title": title, "text": "hi"}), now=NOW)
+    mail = echo_composer().compose(OutgoingMail("echo", ALICE, {"title": title, "text": "hi"}), now=NOW)
     message = assert_well_formed(mail, UNTHREADED_HEADERS)
     assert message["Subject"] == title.strip()
     subject = header_block(mail).split(b"\nSubject:", 1)[1].split(b"\nDate:", 1)[0]
@@ -251,7 +251,7 @@ def test_a_non_ascii_subject_is_sent_as_encoded_words_in_lines_of_at_most_76_cha
 
 
 def test_an_empty_subject_is_the_server_name():
-    message = parsed(echo_composer().compose(Reply("echo", ALICE, {"title": " \r\n", "text": "hi"}), now=NOW))
+    message = parsed(echo_composer().compose(OutgoingMail("echo", ALICE, {"title": " \r\n", "text": "hi"}), now=NOW))
     assert message["Subject"] == SERVER_NAME
 
 
@@ -280,7 +280,7 @@ message_ids = st.one_of(
 @FUZZ
 @given(title=texts, text=texts, answered=st.none() | message_ids, references=st.lists(message_ids, max_size=15))
 def test_any_subject_and_body_make_a_mail_with_our_headers_and_the_text_as_sent(title, text, answered, references):
-    reply = Reply("echo", ALICE, {"title": title, "text": text})
+    reply = OutgoingMail("echo", ALICE, {"title": title, "text": text})
     mail = echo_composer().compose(reply, now=NOW, answering=Answering(answered, tuple(references)))
     answered_id = headers.message_id(answered)
     message = assert_well_formed(mail, ANSWER_HEADERS if answered_id else UNTHREADED_HEADERS)
@@ -301,7 +301,7 @@ def test_any_text_in_an_error_reply_makes_a_mail_with_our_headers_and_the_render
 ):
     context = error_context(reason=reason, command=command, title=title, board_number=board_number, original=original)
     error_composer = composer()
-    mail = error_composer.compose(Reply("error", ALICE, context), now=NOW, answering=Answering(C2_MESSAGE_ID))
+    mail = error_composer.compose(OutgoingMail("error", ALICE, context), now=NOW, answering=Answering(C2_MESSAGE_ID))
     message = assert_well_formed(mail, UNTHREADED_HEADERS)
     subject, body = error_composer.render("error", context)
     assert message["Subject"] == subject

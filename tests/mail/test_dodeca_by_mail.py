@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 import pbm.games
 from pbm.cli import main as pbm_main
-from pbm.store.models import Game
+from pbm.store.models import Board
 from tests.mail.mailroom import Mailroom
 from tests.support import body_of, mail
 
@@ -31,14 +31,14 @@ def room(make_mailroom) -> Mailroom:
 
 def secret_of(room: Mailroom, board: int) -> bytes:
     with room.database.reading() as session:
-        return session.scalar(select(Game.secret).where(Game.game_type == "dodeca", Game.board == board))
+        return session.scalar(select(Board.secret).where(Board.game_type == "dodeca", Board.board == board))
 
 
 def play_some_moves(room: Mailroom, board: int, count: int) -> None:
     engine = pbm.games.get("dodeca")
     for _ in range(count):
         with room.database.reading() as session:
-            game = session.scalar(select(Game).where(Game.board == board, Game.game_type == "dodeca"))
+            game = session.scalar(select(Board).where(Board.board == board, Board.game_type == "dodeca"))
             state = engine.load(game.state, game.secret)
             userid = game.seats[state.to_move].player.userid
         move = engine.legal_moves(state)[0]

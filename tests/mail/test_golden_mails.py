@@ -21,7 +21,7 @@ import pytest
 from sqlalchemy import select
 
 import pbm.games
-from pbm.store.models import Game
+from pbm.store.models import Board
 from tests.support import Clock, body_of, mail
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -56,7 +56,7 @@ class Table:
 
     def state(self):
         with self.room.database.reading() as session:
-            stored = session.scalars(select(Game)).one()
+            stored = session.scalars(select(Board)).one()
             return self.engine.load(stored.state, stored.secret)
 
     def next_move(self) -> str:

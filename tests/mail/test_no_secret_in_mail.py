@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from pbm.commands.language import PASSWORD_VERBS
-from pbm.store.models import Game, Player
+from pbm.commands.verbs import PASSWORD_VERBS
+from pbm.store.models import Board, Player
 from tests.support import body_of, mail
 
 SECRET_KEY = "k" * 40  # the Mailroom's PBM_SECRET_KEY
@@ -152,7 +152,7 @@ def test_no_mail_of_any_kind_holds_a_secret(make_mailroom, traffic, passwords):
     with room.database.reading() as session:
         hashes = set(session.scalars(select(Player.password_hash)))
         unrevealed = {
-            game.secret.hex() for game in session.scalars(select(Game)) if game.secret and game.status == "active"
+            game.secret.hex() for game in session.scalars(select(Board)) if game.secret and game.status == "active"
         }
     sent = everything_sent(room)
     for secret in (*used, "Wrong-guess-9", *hashes, *unrevealed, SECRET_KEY):

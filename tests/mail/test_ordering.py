@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from pbm.commands.execute import Executor
+from pbm.commands import verbs
 from pbm.config import Settings
 from pbm.passwords import fast_passwords
 from pbm.server import Server
 from pbm.store.inbox import save_inbound
-from pbm.store.models import Game, InboundMessage, Move
+from pbm.store.models import Board, InboundMessage, MoveRecord
 
 pytestmark = pytest.mark.postgresql
 
@@ -89,14 +89,14 @@ def workers(postgres_url, tmp_path):
 @pytest.fixture
 def slow_commands(monkeypatch):
     """Each command takes a while inside its transaction, as argon2 or a busy database would make it."""
-    real_run = Executor.run
+    real_run = verbs.run
 
     def slow_run(self, *args, **kwargs):
         replies = real_run(self, *args, **kwargs)
         time.sleep(0.05)
         return replies
 
-    monkeypatch.setattr(Executor, "run", slow_run)
+    monkeypatch.setattr(verbs, "run", slow_run)
 
 
 def test_the_readme_tour_sent_back_to_back_succeeds_with_two_workers(workers, slow_commands):
@@ -109,7 +109,7 @@ def test_the_readme_tour_sent_back_to_back_succeeds_with_two_workers(workers, sl
     workers.run()
     assert all("0 refused" in note for note in workers.notes()), workers.notes()
     with workers.database.reading() as session:
-        assert session.scalar(select(func.count()).select_from(Game)) == rounds
+        assert session.scalar(select(func.count()).select_from(Board)) == rounds
 
 
 def test_one_senders_mails_are_applied_in_the_order_they_came(workers, slow_commands):
@@ -134,7 +134,9 @@ def test_crossed_mails_about_the_same_boards_never_deadlock(workers, slow_comman
     assert "deadlock" not in caplog.text.lower()
     with workers.database.reading() as session:
         assert session.scalar(select(func.count()).where(InboundMessage.status == "failed")) == 0
-        moves = session.execute(select(Move.game_id, Move.number, Move.notation).order_by(Move.id)).all()
+        moves = session.execute(
+            select(MoveRecord.game_id, MoveRecord.number, MoveRecord.notation).order_by(MoveRecord.id)
+        ).all()
     # alice's mail first, whole: her move on 101 stands, on 102 it is bob's turn;
     # then bob's: his move on 102, and on 101, where alice has just moved.
     assert [(game, notation) for game, _, notation in moves] == [(1, "a1"), (2, "e5"), (1, "e5")]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import exc, select
 
-from pbm.commands.execute import Executor
+from pbm.commands import verbs
 from pbm.mail.compose import Composer
 from pbm.store.errors import DatabaseUnavailable
 from pbm.store.models import InboundMessage, OutboxMessage, Player
@@ -66,10 +66,10 @@ MAIL_ERRORS = {
 
 @pytest.mark.parametrize("error", MAIL_ERRORS.values(), ids=MAIL_ERRORS.keys())
 def test_a_mails_own_error_fails_that_mail_tells_its_sender_and_the_queue_moves_on(room, monkeypatch, error):
-    real_run = Executor.run
-    monkeypatch.setattr(Executor, "run", simulated(error))
+    real_run = verbs.run
+    monkeypatch.setattr(verbs, "run", simulated(error))
     failed = room.send(mail(ALICE, "signup alice alice-pw"))
-    monkeypatch.setattr(Executor, "run", real_run)
+    monkeypatch.setattr(verbs, "run", real_run)
 
     assert failed.status == "failed" and type(error).__name__ in failed.note
     (told,) = room.replies()
@@ -88,7 +88,7 @@ def test_when_the_failure_cannot_even_be_answered_the_mail_is_still_marked_faile
             raise UnicodeEncodeError("utf-8", "\ud800", 0, 1, "surrogates not allowed")
         return real_compose(self, reply, **kwargs)
 
-    monkeypatch.setattr(Executor, "run", simulated(RuntimeError("simulated bug")))
+    monkeypatch.setattr(verbs, "run", simulated(RuntimeError("simulated bug")))
     monkeypatch.setattr(Composer, "compose", compose_all_but_failures)
     failed = room.send(mail(ALICE, "help"))
     assert failed.status == "failed"
@@ -99,14 +99,14 @@ def test_when_the_failure_cannot_even_be_answered_the_mail_is_still_marked_faile
 
 
 def test_an_unreachable_database_leaves_the_mail_pending_until_it_is_back(room, monkeypatch):
-    real_run = Executor.run
-    monkeypatch.setattr(Executor, "run", simulated(exc.OperationalError("SELECT", {}, Exception("server closed"))))
+    real_run = verbs.run
+    monkeypatch.setattr(verbs, "run", simulated(exc.OperationalError("SELECT", {}, Exception("server closed"))))
     monkeypatch.setattr(room.database, "reachable", lambda timeout: False)
     with pytest.raises(DatabaseUnavailable):
         room.send(mail(ALICE, "signup alice alice-pw"))
     assert statuses(room) == ["pending"]
 
-    monkeypatch.setattr(Executor, "run", real_run)
+    monkeypatch.setattr(verbs, "run", real_run)
     room.server.processor.process_pending()
     assert statuses(room) == ["processed"]
 
@@ -116,7 +116,7 @@ class Deadlock(Exception):
 
 
 def test_a_deadlock_is_tried_again_at_once_and_the_mail_applied_once(room, monkeypatch):
-    real_run = Executor.run
+    real_run = verbs.run
     calls = []
 
     def deadlocked_once(self, *args, **kwargs):
@@ -125,14 +125,14 @@ def test_a_deadlock_is_tried_again_at_once_and_the_mail_applied_once(room, monke
             raise exc.OperationalError("UPDATE games ...", {}, Deadlock("deadlock detected"))
         return real_run(self, *args, **kwargs)
 
-    monkeypatch.setattr(Executor, "run", deadlocked_once)
+    monkeypatch.setattr(verbs, "run", deadlocked_once)
     assert room.send(mail(ALICE, "signup alice alice-pw")).status == "processed"
     assert len(calls) == 2
     assert [m["Subject"] for m in room.replies()] == ["Welcome to the PBeM Server, alice"]
 
 
 def test_contention_that_never_passes_fails_the_mail_after_a_few_tries(room, monkeypatch):
-    monkeypatch.setattr(Executor, "run", simulated(exc.OperationalError("UPDATE", {}, Deadlock("deadlock"))))
+    monkeypatch.setattr(verbs, "run", simulated(exc.OperationalError("UPDATE", {}, Deadlock("deadlock"))))
     assert room.send(mail(ALICE, "help")).status == "failed"
     monkeypatch.undo()
     assert room.send(mail(BOB, "help")).status == "processed"

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import func, select
 
 import pbm.games
-from pbm.store.models import Game, InboundMessage, Move, OutboxMessage, Player, Rating
+from pbm.store.models import Board, InboundMessage, MoveRecord, OutboxMessage, Player, Rating
 from tests.mail.mailroom import Mailroom
 from tests.support import body_of, mail, reply_to_board
 
@@ -42,12 +42,12 @@ def count(room: Mailroom, model) -> int:
         return session.scalar(select(func.count()).select_from(model))
 
 
-def stored_game(room: Mailroom, board: int = 101) -> Game:
+def stored_game(room: Mailroom, board: int = 101) -> Board:
     with room.database.reading() as session:
-        return session.scalar(select(Game).where(Game.board == board))
+        return session.scalar(select(Board).where(Board.board == board))
 
 
-def play_out(room: Mailroom, board: int = 101) -> Game:
+def play_out(room: Mailroom, board: int = 101) -> Board:
     """Play the game to its end, each player mailing the engine's first legal move."""
     engine = pbm.games.get("cephalopod")
     while (game := stored_game(room, board)).status == "active":
@@ -147,7 +147,7 @@ def test_boards_are_numbered_per_game_type_from_101(players):
     players.send(mail(ALICE, "cephalopod challenge alice bob"))
     players.send(mail(BOB, "cephalopod challenge bob carol -size=3"))
     with players.database.reading() as session:
-        assert [(g.board, g.options) for g in session.scalars(select(Game).order_by(Game.id))] == [
+        assert [(g.board, g.options) for g in session.scalars(select(Board).order_by(Board.id))] == [
             (101, {}),
             (102, {"size": 3}),
         ]
@@ -158,7 +158,7 @@ def test_only_a_named_player_may_challenge_from_their_registered_address(players
     assert "you can only start a game you play in" in body_of(the_only(players.replies())).lower()
     players.send(mail("alice@elsewhere.example", "cephalopod challenge alice bob"))
     assert "registered address of one of alice, bob" in body_of(the_only(players.replies()))
-    assert count(players, Game) == 0
+    assert count(players, Board) == 0
 
 
 @pytest.mark.parametrize(
@@ -173,7 +173,7 @@ def test_only_a_named_player_may_challenge_from_their_registered_address(players
 def test_a_bad_challenge_is_refused_and_starts_no_game(players, line, reason):
     players.send(mail(ALICE, line))
     assert reason.lower() in body_of(the_only(players.replies())).lower()
-    assert count(players, Game) == 0
+    assert count(players, Board) == 0
 
 
 # -- moves ----------------------------------------------------------------------
@@ -191,7 +191,7 @@ def test_a_move_is_applied_and_mailed_to_both_players_with_the_comment(game):
     assert "alice writes:\n\nYour turn, Bob." in text
     assert "alice-pw" not in text
     with game.database.reading() as session:
-        move = session.scalar(select(Move))
+        move = session.scalar(select(MoveRecord))
         assert (move.number, move.seat, move.notation, move.comment) == (1, 0, "c3", "Your turn, Bob.")
 
 
@@ -203,7 +203,7 @@ def test_the_record_keeps_the_canonical_notation_whatever_was_typed(game):
     ):
         game.send(mail(ALICE if "alice" in line else BOB, line))
     with game.database.reading() as session:
-        assert [m.notation for m in session.scalars(select(Move).order_by(Move.number))] == [
+        assert [m.notation for m in session.scalars(select(MoveRecord).order_by(MoveRecord.number))] == [
             "b3",
             "d3",
             "c3=b3+d3",
@@ -230,7 +230,7 @@ def test_a_refused_move_explains_itself_and_changes_nothing(game, sender, line, 
     assert "-pw" not in body_of(error)
     after = stored_game(game)
     assert (after.state, after.move_count) == (before.state, before.move_count)
-    assert count(game, Move) == 0
+    assert count(game, MoveRecord) == 0
 
 
 def test_an_illegal_move_error_shows_the_board_and_quotes_the_mail(game):
@@ -472,26 +472,26 @@ def test_every_inbound_mail_is_kept_raw(room):
 
 
 def test_a_failed_mail_can_be_requeued_once_the_bug_is_fixed(room, monkeypatch):
-    from pbm.commands.execute import Executor
+    from pbm.commands import verbs
     from pbm.store.inbox import requeue_failed
 
-    real_run = Executor.run
-    monkeypatch.setattr(Executor, "run", lambda *args, **kwargs: 1 / 0)
+    real_run = verbs.run
+    monkeypatch.setattr(verbs, "run", lambda *args, **kwargs: 1 / 0)
     row = room.send(mail(ALICE, "signup alice alice-pw"))
     assert row.status == "failed" and count(room, Player) == 0
-    monkeypatch.setattr(Executor, "run", real_run)
+    monkeypatch.setattr(verbs, "run", real_run)
     assert requeue_failed(room.database, [row.id, 999]) == [row.id]
     room.server.processor.process_pending()
     assert count(room, Player) == 1
 
 
 def test_a_bug_while_processing_is_recorded_and_the_sender_told(room, monkeypatch):
-    from pbm.commands.execute import Executor
+    from pbm.commands import verbs
 
     def broken(*args, **kwargs):
         raise RuntimeError("simulated bug")
 
-    monkeypatch.setattr(Executor, "run", broken)
+    monkeypatch.setattr(verbs, "run", broken)
     row = room.send(mail(ALICE, "help"))
     assert row.status == "failed" and "simulated bug" in row.note
     assert "The server failed while reading your message" in body_of(the_only(room.replies()))

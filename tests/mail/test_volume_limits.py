@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from pbm.store.models import Game, InboundMessage, OutboxMessage, Player
+from pbm.store.models import Board, InboundMessage, OutboxMessage, Player
 from tests.support import Clock, body_of, mail, read, reply_to_board
 
 ALICE, BOB, MALLORY = "alice@example.org", "bob@example.net", "mallory@evil.example"
@@ -125,13 +125,13 @@ def test_a_player_starts_only_a_few_games_an_hour(make_mailroom, clock):
     room = make_mailroom(clock=clock, max_challenges_per_sender_per_hour=2)
     sign_up(room, "mal", "alice")
     room.send(mail("mal@example.org", "cephalopod challenge mal alice\n" * 300))
-    assert count(room, Game) == 2
+    assert count(room, Board) == 2
     refusals = [body_of(m) for m in room.replies_to("mal@example.org") if m["Subject"] == "Cephalopod Error"]
     assert any("mal has started 2 games in the last hour" in text for text in refusals)
 
     clock.advance(hours=1, minutes=1)
     room.send(mail("mal@example.org", "cephalopod challenge mal alice"))
-    assert count(room, Game) == 3
+    assert count(room, Board) == 3
 
 
 def test_wrong_passwords_make_password_commands_wait_longer_each_time(make_mailroom, clock):

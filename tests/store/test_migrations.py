@@ -37,7 +37,7 @@ def test_results_recorded_in_older_words_are_worded_after_the_winners_names(data
 
     import pbm.games
     from pbm.store.database import alembic_config
-    from pbm.store.models import Game
+    from pbm.store.models import Board
 
     config = alembic_config(database)
     command.downgrade(config, "0003")
@@ -51,7 +51,7 @@ def test_results_recorded_in_older_words_are_worded_after_the_winners_names(data
     with database.engine.begin() as connection:
         for board, (old, _) in old_words.items():
             connection.execute(
-                insert(Game.__table__).values(
+                insert(Board.__table__).values(
                     game_type="cephalopod",
                     board=board,
                     status="finished",
@@ -64,5 +64,5 @@ def test_results_recorded_in_older_words_are_worded_after_the_winners_names(data
             )
     command.upgrade(config, "head")
     with database.engine.connect() as connection:
-        reasons = dict(connection.execute(select(Game.board, Game.end_reason)).all())
+        reasons = dict(connection.execute(select(Board.board, Board.end_reason)).all())
     assert reasons == {board: new for board, (_, new) in old_words.items()}

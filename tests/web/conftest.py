@@ -1,6 +1,6 @@
 """The web app on a real database, with games made as mail makes them.
 
-`Club` runs commands through the same executor the mail processor uses (no
+`Club` runs commands through the same verbs the mail processor runs (no
 mail, no network), so the pages are tested on the rows real play leaves.
 `client` is Starlette's test client on the app `pbm serve` builds.
 """
@@ -16,12 +16,14 @@ from sqlalchemy import select
 
 import pbm.games
 from pbm.commands import language as lang
-from pbm.commands.execute import Executor, Sender
+from pbm.commands import verbs
+from pbm.commands.context import Context
+from pbm.commands.effects import Sender
 from pbm.config import Settings
 from pbm.passwords import fast_passwords
-from pbm.store import repository as repo
+from pbm.store import boards, players
 from pbm.store.database import Database
-from pbm.store.models import Game
+from pbm.store.models import Board, utcnow
 from pbm.templating import make_environment
 from pbm.web.app import create_app
 from pbm.web.live import GameChanges
@@ -43,9 +45,10 @@ class Club:
 
     def run(self, command: lang.Command, userid: str | None = None, comment: str = "") -> None:
         with self.database.transaction() as session:
-            players = [repo.find_player(session, userid)] if userid else []
+            seated = [players.find(session, userid)] if userid else []
             address = f"{userid}@example.org" if userid else None
-            Executor(session, self.passwords, self.limits).run(command, Sender(address, players), comment)
+            sender = Sender(address, seated)
+            verbs.run(Context(session, self.passwords, self.limits, sender, comment=comment, now=utcnow), command)
 
     def signup(self, *userids: str) -> None:
         for userid in userids:
@@ -54,7 +57,7 @@ class Club:
     def challenge(self, game: str, *userids: str, options: dict | None = None) -> int:
         self.run(lang.Challenge(game, tuple(userids), options or {}), userids[0])
         with self.database.reading() as session:
-            return session.scalar(select(Game.board).where(Game.game_type == game).order_by(Game.board.desc()))
+            return session.scalar(select(Board.board).where(Board.game_type == game).order_by(Board.board.desc()))
 
     def move(self, game: str, board: int, userid: str, move: str, comment: str = "") -> None:
         self.run(lang.Move(game, board, userid, f"{userid}-pw", move), userid, comment)
@@ -62,9 +65,9 @@ class Club:
     def resign(self, game: str, board: int, userid: str) -> None:
         self.run(lang.Resign(game, board, userid, f"{userid}-pw"), userid)
 
-    def game(self, game: str, board: int) -> Game:
+    def game(self, game: str, board: int) -> Board:
         with self.database.reading() as session:
-            found = repo.find_game(session, game, board)
+            found = boards.find(session, game, board)
             assert found is not None
             return found
 

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from sqlalchemy import update
 
-from pbm.store.models import Game
+from pbm.store.models import Board
 from pbm.web.live import RESET, Change, GameChanges, Interest
 
 
@@ -117,7 +117,7 @@ def test_a_commit_that_lands_after_a_later_one_is_still_noticed(database, club):
         await asyncio.to_thread(club.move, "cephalopod", 101, "alice", "c3")
         earlier = seen_first[0].updated_at - timedelta(seconds=1)
         with database.transaction() as session:
-            session.execute(update(Game).where(Game.board == 101).values(updated_at=earlier))
+            session.execute(update(Board).where(Board.board == 101).values(updated_at=earlier))
         seen_second = await asyncio.to_thread(changes._poll)
         await changes.close()
         return seen_first, seen_second

@@ -174,7 +174,7 @@ def test_game_page_shows_status_players_and_every_move(client, played):
     assert "Angle bob" in words
     game = played.game("cephalopod", 101)
     with played.database.reading() as session:
-        from pbm.store.repository import moves_of
+        from pbm.store.boards import moves_of
 
         notations = [m.notation for m in moves_of(session, game)]
     assert re.findall(r"<th scope=\"row\"><code>([^<]*)</code></th>", page.text) == notations[::-1]

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import select, update
 
 import pbm.games
-from pbm.store.models import Game, Move, Player, PlayerAddress
+from pbm.store.models import Board, MoveRecord, Player, PlayerAddress
 
 HOSTILE = '<script>alert("x")</script>'
 COMMENT = "<img src=x onerror=alert(1)> meet me at the usual place, my number is 555-0199"
@@ -27,7 +27,7 @@ def every_address(client, database) -> list[str]:
         urls += [f"/{name}", f"/{name}?status=all", f"/api/{name}?status=all", f"/{name}/standings"]
         urls += [f"/api/{name}/standings", f"/{name}/rules"]
     with database.reading() as session:
-        for game_type, board in session.execute(select(Game.game_type, Game.board)):
+        for game_type, board in session.execute(select(Board.game_type, Board.board)):
             urls += [f"/{game_type}/{board}", f"/api/{game_type}/{board}"]
         for userid in session.scalars(select(Player.userid)):
             urls += [f"/players/{quote(userid, safe='')}", f"/api/players/{quote(userid, safe='')}"]
@@ -80,7 +80,7 @@ def test_a_hostile_userid_gets_a_working_player_page(client, hostile):
 
 def test_comments_players_send_each_other_appear_on_no_page_and_in_no_answer(client, hostile, database):
     with database.reading() as session:
-        assert session.scalar(select(Move.comment).where(Move.notation == "c3")) == COMMENT
+        assert session.scalar(select(MoveRecord.comment).where(MoveRecord.notation == "c3")) == COMMENT
     for url, text in crawl(client, database).items():
         assert "555-0199" not in text, url
         assert "onerror" not in text, url
@@ -121,12 +121,12 @@ def test_the_dice_seed_is_revealed_once_the_game_is_over(client, club):
 
 
 def test_list_queries_never_read_the_secret(database, club):
-    from pbm.store import listing
+    from pbm.store import board_lists
 
     club.signup("alice", "bob")
     club.challenge("dodeca", "alice", "bob")
     with database.reading() as session:
-        [game] = listing.latest_games(session, ["dodeca"], "active", limit=5)["dodeca"]
+        [game] = board_lists.latest_games(session, ["dodeca"], "active", limit=5)["dodeca"]
         assert "secret" not in game.__dict__ and "state" not in game.__dict__
 
 
@@ -148,6 +148,6 @@ def test_a_hostile_game_row_cannot_break_out_of_the_status_text(client, club, da
     club.challenge("cubeo", "alice", "bob")
     club.play_out("cubeo", 101)
     with database.transaction() as session:
-        session.execute(update(Game).values(end_reason="</p><script>alert(2)</script>"))
+        session.execute(update(Board).values(end_reason="</p><script>alert(2)</script>"))
     for url in ("/cubeo/101", "/cubeo?status=finished", "/players/alice"):
         assert "<script>alert(2)" not in client.get(url).text

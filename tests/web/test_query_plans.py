@@ -13,8 +13,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from sqlalchemy import event
 
-from pbm.store import listing
-from pbm.store import repository as repo
+from pbm.store import board_lists, players
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 
@@ -52,43 +51,44 @@ def alice(database, club):
     club.signup("alice", "bob")
     club.challenge("cephalopod", "alice", "bob")
     with database.reading() as session:
-        return repo.find_player(session, "alice")
+        return players.find(session, "alice")
 
 
 def test_each_types_latest_games_come_from_the_type_status_time_index(database):
-    found = plans(database, lambda s: listing.latest_games(s, ["cephalopod", "cubeo", "dodeca"], "active", limit=20))
+    types = ["cephalopod", "cubeo", "dodeca"]
+    found = plans(database, lambda s: board_lists.latest_games(s, types, "active", limit=20))
     assert "SCAN games" not in found[0]
     assert found[0].count("SEARCH games USING COVERING INDEX ix_games_type_status_updated") == 3
 
 
 @pytest.mark.parametrize("status", ["active", "finished", "cancelled"])
 def test_a_page_of_boards_under_one_status_comes_from_the_type_status_board_index(database, status):
-    found = plans(database, lambda s: listing.boards(s, "dodeca", statuses=(status,), before=5000))
+    found = plans(database, lambda s: board_lists.boards(s, "dodeca", statuses=(status,), before=5000))
     assert_indexed(found)
     assert any("ix_games_type_status_board" in plan for plan in found)
 
 
 def test_a_page_of_all_boards_comes_from_the_type_board_key(database):
-    assert_indexed(plans(database, lambda s: listing.boards(s, "cubeo", after=200)))
+    assert_indexed(plans(database, lambda s: board_lists.boards(s, "cubeo", after=200)))
 
 
 def test_a_players_boards_start_from_their_seats(database, alice):
-    found = plans(database, lambda s: listing.boards(s, "cephalopod", player=alice))
+    found = plans(database, lambda s: board_lists.boards(s, "cephalopod", player=alice))
     assert any("ix_seats_player_game" in plan for plan in found), found
 
 
 def test_looking_for_changes_reads_only_the_recent_end_of_the_time_index(database):
     since = datetime.now(timezone.utc) - timedelta(minutes=1)
-    found = plans(database, lambda s: listing.change_marks(s, since))
+    found = plans(database, lambda s: board_lists.change_marks(s, since))
     assert_indexed(found)
     assert "ix_games_updated" in found[0]
 
 
 def test_only_the_games_that_are_news_are_read_whole(database):
-    found = plans(database, lambda s: listing.listed_games(s, [1, 2]))
+    found = plans(database, lambda s: board_lists.listed_games(s, [1, 2]))
     assert "USING INTEGER PRIMARY KEY" in found[0]  # by id; sorting the few found is cheap
 
 
 def test_counting_games_by_type_reads_an_index_not_the_rows(database):
-    [plan] = plans(database, listing.counts_by_type)
+    [plan] = plans(database, board_lists.counts_by_type)
     assert "COVERING INDEX" in plan

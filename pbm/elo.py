@@ -16,6 +16,7 @@ six-player game moves a rating no more than a two-player one.
 from __future__ import annotations
 
 from collections.abc import Sequence, Set
+from dataclasses import dataclass
 
 START = 1600.0
 K = 32.0
@@ -41,3 +42,14 @@ def rate(ratings: Sequence[float], winners: Set[int]) -> list[float]:
 
 def is_provisional(games: int) -> bool:
     return games < PROVISIONAL_GAMES
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    """What a finished game did to one player's rating (rounded as printed)."""
+
+    userid: str
+    before: int
+    after: int
+    provisional: bool
+    """Still provisional after this game: a mail says the rating, not how it moved."""

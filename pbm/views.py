@@ -1,26 +1,28 @@
-"""Read models: what a board mail (or page) shows about a game, ready to render.
+"""Read models: what a mail or a page shows about a game, a player or a rating, ready to render.
 
-Built from a stored game and its engine, so templates need neither the database
-nor the rules. Private data stays out: no addresses, no reply tokens, and the
+The one place a game's state becomes words: mail templates and web pages alike
+read these. Built from stored rows and the game's engine, so templates need
+neither the database nor the rules. Private data stays out: no addresses, no reply tokens, and the
 engine's hidden state only through `public_notes` (a dice commitment, the seed
 once the game is over) and `cells` (what the board shows anyway).
 
 `BoardView` is one game in full (a board mail, a game page); `GameSummary` is
 one line of a list of games, made from the stored row alone, without loading
-the engine state, so lists of many games stay cheap.
+the engine state, so lists of many games stay cheap. Both say where their game
+stands the same way (`Standing`). `RatingView` is a player's rating in one type.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from pbm.games import BoardCell, MoveReport
-from pbm.games import Game as Engine
+from pbm import elo
+from pbm.games import BoardCell, Game, MoveReport
 from pbm.games.fairdice import make_record
-from pbm.store.models import Game, Move
+from pbm.store.models import Board, BoardStatus, MoveRecord, Rating
 
 NUMBER_WIDTH = 5
 """Characters before each move in the move list: its number, right-aligned in four, and a space."""
@@ -84,26 +86,60 @@ def report_data(report: MoveReport) -> dict[str, Any]:
     return data
 
 
-@dataclass(frozen=True)
-class BoardView:
+@dataclass(frozen=True, kw_only=True)
+class Standing:
+    """Where a game stands: its status, whose turn it is, or who won and how; and those in words."""
+
+    status: BoardStatus
+    to_move: SeatView | None
+    winners: list[SeatView]
+    end_reason: str
+    """How it ended, in the words that follow the winners' names (`Board.end_reason`)."""
+
+    @property
+    def result(self) -> str:
+        """How a game that is over ended: ``bob won, holding 13 of the 25 cells``, ``cancelled: ...``."""
+        if self.status == BoardStatus.CANCELLED:
+            return f"cancelled: {self.end_reason}"
+        return f"{joined_names(s.userid for s in self.winners)} {self.end_reason}"
+
+    @property
+    def sentence(self) -> str:
+        """One sentence: ``It is bob's turn (Angle).``, ``bob won, holding 13 of the 25 cells.``"""
+        if self.status == BoardStatus.CANCELLED:
+            return f"The game was cancelled: {self.end_reason}."
+        if self.status == BoardStatus.FINISHED:
+            return self.result + "."
+        assert self.to_move is not None
+        return f"It is {self.to_move.userid}'s turn ({self.to_move.name})."
+
+    @property
+    def standing(self) -> str:
+        """A few words for a list or a subject: ``bob to move``, ``won by bob``, ``tie: alice and bob``."""
+        if self.status == BoardStatus.CANCELLED:
+            return "cancelled"
+        if self.status == BoardStatus.FINISHED:
+            names = joined_names(s.userid for s in self.winners)
+            return f"won by {names}" if len(self.winners) == 1 else f"tie: {names}"
+        return f"{self.to_move.userid} to move" if self.to_move is not None else "active"
+
+
+@dataclass(frozen=True, kw_only=True)
+class BoardView(Standing):
     game_type: str
     title: str
     attribution: str
     board: int
     options: str
     """The challenge options as typed: ``-size=7 -dice=12``, or ``""``."""
-    status: str
     seats: list[SeatView]
     moves: list[MoveView]
     board_text: str
     notes: list[str]
-    to_move: SeatView | None
-    winners: list[SeatView]
-    end_reason: str
     created_at: datetime
     updated_at: datetime
-    cells: list[BoardCell]
-    """The board cell by cell (`Game.cells`), for pictures other than ASCII."""
+    cells: list[BoardCell] = field(default_factory=list)
+    """The board cell by cell (the engine's `cells`), for pictures other than ASCII (pages, not mails)."""
     tally: tuple[int, ...] | None = None
     """Every seat's count of `tally_unit` on this board (cells held), for games that keep one."""
     tally_unit: str = ""
@@ -123,19 +159,14 @@ class BoardView:
 
     @property
     def over(self) -> bool:
-        return self.at_move is None and self.status != "active"
+        return self.at_move is None and self.status != BoardStatus.ACTIVE
 
     @property
     def summary(self) -> str:
-        """One sentence on where the game stands: ``It is bob's turn (Angle).``, ``bob won, holding ...``."""
+        """One sentence on where the game stands, or which earlier board this is."""
         if self.at_move is not None:
             return f"This is the board after move {self.at_move}."
-        if self.status == "cancelled":
-            return f"The game was cancelled: {self.end_reason}."
-        if self.status == "finished":
-            return f"{joined_names(s.userid for s in self.winners)} {self.end_reason}."
-        assert self.to_move is not None
-        return f"It is {self.to_move.userid}'s turn ({self.to_move.name})."
+        return self.sentence
 
     @property
     def viewer_to_move(self) -> bool:
@@ -206,18 +237,7 @@ class BoardView:
         return list(zip(self.seats, used))
 
 
-@dataclass(frozen=True)
-class RatingChange:
-    """What a finished game did to one player's rating (rounded as printed)."""
-
-    userid: str
-    before: int
-    after: int
-    provisional: bool
-    """Still provisional after this game: the mail says the rating, not how it moved."""
-
-
-def options_text(engine: Engine[Any], options: dict[str, Any]) -> str:
+def options_text(engine: Game[Any], options: dict[str, Any]) -> str:
     words = []
     for option in engine.options:
         if option.name in options:
@@ -227,20 +247,23 @@ def options_text(engine: Engine[Any], options: dict[str, Any]) -> str:
 
 
 def board_view(
-    engine: Engine[Any],
-    game: Game,
+    engine: Game[Any],
+    game: Board,
     state: Any,
-    moves: Sequence[Move],
+    moves: Sequence[MoveRecord],
     *,
     viewer: int | None = None,
     at_move: int | None = None,
+    with_cells: bool = False,
 ) -> BoardView:
+    """`game` as `viewer`'s seat sees it (or as it stood after move `at_move`); `with_cells` for pictures."""
     in_play = set(engine.seats_in_play(state))
     seats = [
         SeatView(s.seat, engine.seat_names[s.seat], s.player.userid, out=s.seat not in in_play) for s in game.seats
     ]
     current = at_move is None
-    to_move = seats[game.to_move] if current and game.status == "active" and game.to_move is not None else None
+    active = game.status == BoardStatus.ACTIVE
+    to_move = seats[game.to_move] if current and active and game.to_move is not None else None
     return BoardView(
         game_type=game.game_type,
         title=engine.title,
@@ -251,8 +274,8 @@ def board_view(
         seats=seats,
         moves=[MoveView(m.number, m.seat, m.notation, m.comment, m.created_at, move_report(m.report)) for m in moves],
         board_text=engine.render(state, viewer=viewer),
-        cells=engine.cells(state),
-        notes=engine.public_notes(state, game_over=current and game.status != "active"),
+        cells=engine.cells(state) if with_cells else [],
+        notes=engine.public_notes(state, game_over=current and not active),
         to_move=to_move,
         winners=[seats[i] for i in (game.winners or [])] if current else [],
         end_reason=(game.end_reason or "") if current else "",
@@ -266,13 +289,13 @@ def board_view(
     )
 
 
-def dice_record(engine: Engine[Any], game: Game, state: Any, moves: Sequence[Move]) -> dict[str, Any] | None:
+def dice_record(engine: Game[Any], game: Board, state: Any, moves: Sequence[MoveRecord]) -> dict[str, Any] | None:
     """The record `pbm verify-dice` checks: seed, moves and every published roll.
 
     Only for a finished game with dice: before the end the seed is secret.
     """
     rolls = getattr(state, "rolls", None)
-    if game.secret is None or rolls is None or game.status == "active":
+    if game.secret is None or rolls is None or game.status == BoardStatus.ACTIVE:
         return None
     played = [m.notation for m in moves if m.notation != "resign"]
     return make_record(
@@ -280,37 +303,24 @@ def dice_record(engine: Engine[Any], game: Game, state: Any, moves: Sequence[Mov
     )
 
 
-@dataclass(frozen=True)
-class GameSummary:
+@dataclass(frozen=True, kw_only=True)
+class GameSummary(Standing):
     """One game in a list: who plays, how far it got, whose turn or who won."""
 
     game_type: str
     title: str
     board: int
-    status: str
     seats: list[SeatView]
     move_count: int
-    to_move: SeatView | None
-    winners: list[SeatView]
-    end_reason: str
     created_at: datetime
     updated_at: datetime
-
-    @property
-    def standing(self) -> str:
-        """A few words on where the game stands: ``alice to move``, ``won by bob``."""
-        if self.status == "cancelled":
-            return "cancelled"
-        if self.status == "finished":
-            names = " and ".join(s.userid for s in self.winners)
-            return f"won by {names}" if len(self.winners) == 1 else f"tie: {names}"
-        return f"{self.to_move.userid} to move" if self.to_move is not None else "active"
+    finished_at: datetime | None
 
 
-def game_summary(engine: Engine[Any], game: Game) -> GameSummary:
+def game_summary(engine: Game[Any], game: Board) -> GameSummary:
     """The list line of `game`, from its row and seats alone (the state is not read)."""
     seats = [SeatView(s.seat, engine.seat_names[s.seat], s.player.userid) for s in game.seats]
-    to_move = seats[game.to_move] if game.status == "active" and game.to_move is not None else None
+    to_move = seats[game.to_move] if game.status == BoardStatus.ACTIVE and game.to_move is not None else None
     return GameSummary(
         game_type=game.game_type,
         title=engine.title,
@@ -323,4 +333,34 @@ def game_summary(engine: Engine[Any], game: Game) -> GameSummary:
         end_reason=game.end_reason or "",
         created_at=game.created_at,
         updated_at=game.updated_at,
+        finished_at=game.finished_at,
+    )
+
+
+@dataclass(frozen=True)
+class RatingView:
+    """A player's rating in one game type, as standings and a player's page show it."""
+
+    game_type: str
+    title: str
+    userid: str
+    rating: int
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    provisional: bool
+
+
+def rating_view(engine: Game[Any], rating: Rating) -> RatingView:
+    return RatingView(
+        game_type=rating.game_type,
+        title=engine.title,
+        userid=rating.player.userid,
+        rating=round(rating.rating),
+        games=rating.games,
+        wins=rating.wins,
+        losses=rating.losses,
+        draws=rating.draws,
+        provisional=elo.is_provisional(rating.games),
     )

@@ -2,7 +2,7 @@
 
 import pytest
 
-from pbm.commands.ratings import is_provisional, rate
+from pbm.elo import is_provisional, rate
 
 
 def test_equal_players_move_sixteen_points():

@@ -1,0 +1,215 @@
+"""What every command handler works with: one mail's transaction, its sender, the clock, and
+the checks and lookups the handlers share (passwords, boards, seats, board mails).
+
+A `Context` lives for one command of one mail. It decides and asks the store
+to change; it never adds, flushes or edits rows itself, and commits nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+import pbm.games
+from pbm.commands.effects import OutgoingMail, PasswordCheck, Refused, Sender
+from pbm.config import Limits
+from pbm.elo import RatingChange
+from pbm.games import Game
+from pbm.passwords import Passwords, WeakPassword
+from pbm.store import boards, players
+from pbm.store.models import Board, BoardStatus, MoveRecord, Player
+from pbm.views import BoardView, board_view
+
+
+class Context:
+    def __init__(
+        self,
+        session: Session,
+        passwords: Passwords,
+        limits: Limits,
+        sender: Sender,
+        *,
+        comment: str = "",
+        now: Callable[[], datetime],
+        inbound_id: int | None = None,
+        on_password_check: Callable[[PasswordCheck], None] = lambda check: None,
+    ) -> None:
+        self.session = session
+        self.passwords = passwords
+        self.limits = limits
+        self.sender = sender
+        self.comment = comment
+        """The mail's comment, sent with the boards its command causes."""
+        self.now = now
+        self.inbound_id = inbound_id
+        self.on_password_check = on_password_check
+        """Told of every password checked, right or wrong: the caller counts wrong ones even
+        when the command is refused (and its changes undone)."""
+
+    # -- who is asking -----------------------------------------------------------
+
+    def authenticate(self, userid: str, password: str) -> Player:
+        player = players.find(self.session, userid)
+        if player is None or not player.active:
+            raise Refused(f"There is no player '{userid}' (sign up with: signup userid password)")
+        if player.password_locked_until is not None and player.password_locked_until > self.now():
+            # Not even checked: guessing must not go on while the player waits.
+            raise Refused(
+                f"Too many wrong passwords for {player.userid}: commands with its password are refused "
+                f"until {player.password_locked_until:%Y-%m-%d %H:%M} UTC. Replying to a board mail "
+                "still plays a move without the password"
+            )
+        right = self.passwords.verify(player.password_hash, password)
+        self.on_password_check(PasswordCheck(player.id, right))
+        if not right:
+            raise Refused(f"Wrong password for {player.userid}")
+        return player
+
+    def hash(self, password: str) -> str:
+        try:
+            return self.passwords.hash(password)
+        except WeakPassword as error:
+            raise Refused(str(error)) from None
+
+    def named_players(self, userids: Sequence[str]) -> list[Player]:
+        named = players.named(self.session, userids)
+        missing = [u for u in userids if u not in named]
+        if missing:
+            raise Refused(f"No player is signed up as {', '.join(missing)}")
+        return [named[u] for u in userids]
+
+    # -- boards --------------------------------------------------------------------
+
+    def board(self, game_type: str, number: int, *, for_update: bool = False) -> Board:
+        board = boards.find(self.session, game_type, number, for_update=for_update)
+        if board is None:
+            raise Refused(f"There is no {pbm.games.get(game_type).title} board {number}")
+        return board
+
+    def playing(self, game_type: str, number: int, userid: str, password: str | None) -> tuple[Board, Player]:
+        """The board (locked) and the player a move or a resignation is for.
+
+        A command names the player with a password. A reply to a board mail
+        (`password` None) names them by the token its address carried, checked
+        before it got here, and counts only from an address the player
+        registered: a board mail passed on to someone else does not let them play.
+        """
+        if password is not None:
+            player = self.authenticate(userid, password)
+            return self.board(game_type, number, for_update=True), player
+        board = self.board(game_type, number, for_update=True)
+        player = players.find(self.session, userid)
+        if player is None or not player.active:
+            raise Refused("The player this reply address names no longer plays here")
+        if player not in self.sender.players:
+            raise Refused(
+                f"This reply address is {player.userid}'s, and works only from an address {player.userid} "
+                f"registered. To play from this address, send the move as a command instead: "
+                f"{board.game_type} move {board.board} {player.userid} PASSWORD MOVE",
+                view=self.view(board),
+            )
+        return board, player
+
+    def seat_in_play(self, board: Board, player: Player) -> int:
+        """`player`'s seat at a board still being played; refused otherwise."""
+        seat = boards.seat_of(board, player)
+        title = pbm.games.get(board.game_type).title
+        if seat is None:
+            raise Refused(f"{player.userid} does not play in {title} board {board.board}")
+        if board.status != BoardStatus.ACTIVE:
+            view = self.view(board, viewer=seat)
+            raise Refused(f"{title} board {board.board} is over. {view.summary}", view=view)
+        return seat
+
+    def viewer(self, board: Board) -> int | None:
+        """The sender's seat at `board`, if one of their players sits there."""
+        return next((seat.seat for seat in board.seats if seat.player in self.sender.players), None)
+
+    # -- what mails show ---------------------------------------------------------
+
+    def view(
+        self,
+        board: Board,
+        state: Any = None,
+        *,
+        viewer: int | None = None,
+        moves: Sequence[MoveRecord] | None = None,
+        at_move: int | None = None,
+    ) -> BoardView:
+        """`board` as `viewer` sees it: as it stands, or `state` after `moves` (then `at_move` says which)."""
+        engine = pbm.games.get(board.game_type)
+        if state is None:
+            state = engine.load(board.state, board.secret)
+        moves = boards.moves_of(self.session, board) if moves is None else moves
+        return board_view(engine, board, state, moves, viewer=viewer, at_move=at_move)
+
+    def board_mails(
+        self,
+        engine: Game[Any],
+        board: Board,
+        state: Any,
+        *,
+        author: Player,
+        new: bool = False,
+        announce: bool = False,
+        ratings: Sequence[RatingChange] = (),
+    ) -> list[OutgoingMail]:
+        """The board, mailed to every seated player (each sees it from their seat).
+
+        `announce`: the mail was caused by the last move, and says first what it did.
+        `ratings`: what the game's end did to the players' ratings.
+        """
+        moves = boards.moves_of(self.session, board)
+        mails = []
+        for seat in board.seats:
+            context = {
+                "view": board_view(engine, board, state, moves, viewer=seat.seat),
+                "comment": self.comment,
+                "author": author,
+                "new": new,
+                "announce": announce,
+                "ratings": list(ratings),
+            }
+            mails.append(
+                OutgoingMail(
+                    "board",
+                    seat.player.primary_address,
+                    context,
+                    board_id=board.id,
+                    player_id=seat.player_id,
+                    at_ply=board.move_count if board.status == BoardStatus.ACTIVE else None,
+                    starts_thread=new,
+                )
+            )
+        return mails
+
+    def board_for_sender(self, board: Board, view: BoardView) -> OutgoingMail:
+        """A board for the sender, who may be one of its players (then the mail invites a reply)."""
+        if view.viewer is None:
+            return OutgoingMail("board", self.sender.address or "", {"view": view}, board_id=board.id)
+        at_ply = view.at_move if view.at_move is not None else board.move_count
+        return OutgoingMail(
+            "board",
+            self.sender.address or "",
+            {"view": view},
+            board_id=board.id,
+            player_id=board.seats[view.viewer].player_id,
+            at_ply=at_ply if board.status == BoardStatus.ACTIVE else None,
+        )
+
+    def to_sender(self, template: str, **context: Any) -> OutgoingMail:
+        return OutgoingMail(template, self.sender.address or "", context)
+
+    def to_player(self, account: Player, template: str, **context: Any) -> list[OutgoingMail]:
+        """To every address of `account`, and to the sender if that is another address."""
+        addresses = [a.address for a in account.addresses] + ([self.sender.address] if self.sender.address else [])
+        return [OutgoingMail(template, to, context) for to in dict.fromkeys(addresses)]
+
+
+
+def try_again_after(oldest_counted: datetime, window: timedelta) -> str:
+    """When the oldest event counted in a sliding `window` leaves it: the time to try again."""
+    return f"{oldest_counted + window:%Y-%m-%d %H:%M} UTC"

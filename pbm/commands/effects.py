@@ -1,0 +1,90 @@
+"""What running a command can come to: the mails it causes, or a refusal that says why.
+
+A command never sends mail itself: it returns `OutgoingMail` effects that the
+mail layer renders from templates into the outbox, in the same transaction
+as the command's changes. A refusal raises `Refused` with a message written
+for the player, and changes nothing (the caller runs each command in a
+savepoint).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pbm.store.models import Player
+from pbm.views import BoardView
+
+
+@dataclass(frozen=True)
+class OutgoingMail:
+    """One mail a command causes, to one address, rendered from ``templates/mail/<template>.txt``."""
+
+    template: str
+    to: str
+    context: dict[str, Any] = field(default_factory=dict)
+    board_id: int | None = None
+    player_id: int | None = None
+    """The recipient as a player seated at `board_id`: the mail joins their thread of that game."""
+    at_ply: int | None = None
+    """The move number of the board the mail shows, when a reply to it may play the next move:
+    the mail's reply token names it, so a reply to an older board is stale."""
+    starts_thread: bool = False
+    """The game's first mail to this recipient: later mails refer to it."""
+
+
+@dataclass(frozen=True)
+class ReplyAs:
+    """A player's board in an error mail that, like a board mail, a reply may answer with a move."""
+
+    board_id: int
+    player_id: int
+    at_ply: int
+
+
+@dataclass(frozen=True)
+class BoardRef:
+    """Which board a refusal concerns, for its mail's subject: ``Cephalopod Board 101 Error``."""
+
+    game_type: str
+    board: int
+
+
+class Refused(Exception):
+    """The command cannot run; the message says why.
+
+    `view` is the board involved, shown in the error mail; `about` names the
+    board when there is no view to show; `reply_as` makes the error mail
+    answerable with a move, as a board mail is.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        view: BoardView | None = None,
+        about: BoardRef | None = None,
+        reply_as: ReplyAs | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.view = view
+        self.about = about or (BoardRef(view.game_type, view.board) if view is not None else None)
+        self.reply_as = reply_as
+
+
+@dataclass(frozen=True)
+class Sender:
+    """Who sent the mail: the From address and the players registered with it."""
+
+    address: str | None
+    players: Sequence[Player] = ()
+
+
+@dataclass(frozen=True)
+class PasswordCheck:
+    """A password was checked: the processor records it even when the command is refused."""
+
+    player_id: int
+    right: bool

@@ -1,0 +1,135 @@
+"""The verbs of play: starting a game, moving, resigning.
+
+Each checks what the player may do, asks the engine what the move does,
+and has the store record it; then every seated player is mailed the board.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pbm.games
+from pbm.commands import language as lang
+from pbm.commands.context import Context, try_again_after
+from pbm.commands.effects import OutgoingMail, Refused, ReplyAs
+from pbm.elo import RatingChange
+from pbm.store import boards, players
+from pbm.views import report_data
+
+CHALLENGE_WINDOW = timedelta(hours=1)
+
+
+def challenge(ctx: Context, command: lang.Challenge) -> list[OutgoingMail]:
+    engine = pbm.games.get(command.game)
+    userids = command.userids
+    if len(set(userids)) != len(userids):
+        raise Refused("Each player can take only one seat: a userid is named twice")
+    try:
+        engine.check_players(len(userids))
+    except pbm.games.InvalidOptions as error:
+        raise Refused(str(error)) from None
+    named = players.named(ctx.session, userids)
+    missing = [u for u in userids if u not in named or not named[u].active]
+    if missing:
+        raise Refused(f"No player is signed up as {', '.join(missing)}")
+    challenger = next((p for p in named.values() if p in ctx.sender.players), None)
+    if challenger is None:
+        raise Refused(
+            "You can only start a game you play in: the challenge must come from the registered "
+            f"address of one of {', '.join(userids)}"
+        )
+    now = ctx.now()
+    recent = boards.challenges_by(ctx.session, challenger.id, since=now - CHALLENGE_WINDOW)
+    if len(recent) >= ctx.limits.challenges_per_sender_per_hour:
+        raise Refused(
+            f"{challenger.userid} has started {len(recent)} games in the last hour, as many as one player "
+            f"may; try again after {try_again_after(recent[0], CHALLENGE_WINDOW)}"
+        )
+    state = engine.new(players=len(userids), options=command.options)
+    board = boards.start(
+        ctx.session,
+        engine.name,
+        players=[named[u] for u in userids],
+        options=command.options,
+        state=engine.dump(state),
+        secret=engine.secret_of(state),
+        to_move=state.to_move,
+        challenger=challenger,
+        now=now,
+    )
+    return ctx.board_mails(engine, board, state, author=challenger, new=True)
+
+
+def move(ctx: Context, command: lang.Move) -> list[OutgoingMail]:
+    board, player = ctx.playing(command.game, command.board, command.userid, command.secret)
+    engine = pbm.games.get(board.game_type)
+    seat = ctx.seat_in_play(board, player)
+    state = engine.load(board.state, board.secret)
+    if command.by_reply and command.replied_at is not None and command.replied_at != board.move_count:
+        raise Refused(
+            f"Your reply answers the board after move {command.replied_at}, but the game has moved on "
+            f"since: it is at move {board.move_count + 1} now, and nothing was played. Reply to the "
+            "newest board mail (this one will do) with your move",
+            view=ctx.view(board, state, viewer=seat),
+            reply_as=ReplyAs(board.id, player.id, board.move_count),
+        )
+    if board.to_move != seat:
+        raise Refused(
+            f"It is not your turn: {board.seats[board.to_move].player.userid} is to move",
+            view=ctx.view(board, state, viewer=seat),
+        )
+    try:
+        notation, after = engine.play_notated(state, command.move)
+    except pbm.games.StaleMove as error:
+        raise Refused(f"Stale move: {error}", view=ctx.view(board, state, viewer=seat)) from None
+    except pbm.games.IllegalMove as error:
+        raise Refused(f"Illegal move: {error}", view=ctx.view(board, state, viewer=seat)) from None
+    now = ctx.now()
+    report = report_data(engine.report(state, notation, after))
+    _record(ctx, board, seat, notation, report)
+    boards.set_position(board, engine.dump(after), after.to_move)
+    result = engine.result(after)
+    ratings: list[RatingChange] = []
+    if result is not None:
+        ratings = boards.finish(ctx.session, board, winners=result.winners, reason=result.reason, now=now)
+    return ctx.board_mails(engine, board, after, author=player, announce=True, ratings=ratings)
+
+
+def resign(ctx: Context, command: lang.Resign) -> list[OutgoingMail]:
+    board, player = ctx.playing(command.game, command.board, command.userid, command.secret)
+    engine = pbm.games.get(board.game_type)
+    seat = ctx.seat_in_play(board, player)
+    state = engine.load(board.state, board.secret)
+    now = ctx.now()
+    ratings: list[RatingChange] = []
+    if board.move_count < len(board.seats):
+        # pbmserv: resigning before everyone has moved calls the game off, unrated.
+        boards.cancel(board, f"{player.userid} resigned in the first round", now)
+        return ctx.board_mails(engine, board, state, author=player)
+    after = engine.resign(state, seat)
+    if after is None:
+        _record(ctx, board, seat, pbm.games.RESIGN, {"text": "resigned"})
+        others = [s.seat for s in board.seats if s.seat != seat]
+        outcome = "won" if len(others) == 1 else "tied"
+        reason = f"{outcome} when {player.userid} resigned"
+        ratings = boards.finish(ctx.session, board, winners=others, reason=reason, now=now)
+        return ctx.board_mails(engine, board, state, author=player, announce=True, ratings=ratings)
+    _record(ctx, board, seat, pbm.games.RESIGN, {"text": "resigned and leaves the game; the others play on"})
+    boards.set_position(board, engine.dump(after), after.to_move)
+    result = engine.result(after)
+    if result is not None:
+        ratings = boards.finish(ctx.session, board, winners=result.winners, reason=result.reason, now=now)
+    return ctx.board_mails(engine, board, after, author=player, announce=True, ratings=ratings)
+
+
+def _record(ctx: Context, board: boards.Board, seat: int, notation: str, report: dict[str, object]) -> None:
+    boards.record_move(
+        ctx.session,
+        board,
+        seat=seat,
+        notation=notation,
+        comment=ctx.comment,
+        report=report,
+        now=ctx.now(),
+        inbound_id=ctx.inbound_id,
+    )

@@ -1,0 +1,63 @@
+"""The verbs that only read: showing boards, listing games, history and standings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pbm.games
+from pbm.commands import language as lang
+from pbm.commands.context import Context
+from pbm.commands.effects import OutgoingMail, Refused
+from pbm.store import board_lists, boards, ratings
+from pbm.store.models import Board, BoardStatus
+from pbm.views import game_summary, rating_view
+
+
+def show(ctx: Context, command: lang.Show) -> list[OutgoingMail]:
+    engine = pbm.games.get(command.game)
+    mails = []
+    for number, at_move in command.boards:
+        board = ctx.board(command.game, number)
+        viewer = ctx.viewer(board)
+        if at_move is None:
+            view = ctx.view(board, viewer=viewer)
+        else:
+            moves = boards.moves_of(ctx.session, board)
+            if at_move > len(moves):
+                raise Refused(f"{engine.title} board {number} has {len(moves)} moves, not {at_move}")
+            start = engine.new(players=len(board.seats), options=board.options, seed=board.secret)
+            state = engine.replay(start, [(move.seat, move.notation) for move in moves[:at_move]])
+            view = ctx.view(board, state, viewer=viewer, moves=moves[:at_move], at_move=at_move)
+        mails.append(ctx.board_for_sender(board, view))
+    return mails
+
+
+def games(ctx: Context, command: lang.Games) -> list[OutgoingMail]:
+    named = ctx.named_players(command.userids)
+    found: list[Board]
+    if command.which == "next":
+        waiting = named or list(ctx.sender.players)
+        if not waiting:
+            raise Refused("Whose turn? Name a userid: games userid next")
+        found = [b for player in waiting for b in board_lists.waiting_for(ctx.session, command.game, player.id)]
+    else:
+        statuses = (BoardStatus.ACTIVE,) if command.which == "active" else board_lists.STATUSES
+        found = board_lists.of_players(ctx.session, command.game, player_ids=[p.id for p in named], statuses=statuses)
+    return [_list_mail(ctx, "games", command.game, found, which=command.which, players=named)]
+
+
+def history(ctx: Context, command: lang.History) -> list[OutgoingMail]:
+    named = ctx.named_players(command.userids)
+    found = board_lists.ended(ctx.session, command.game, player_ids=[p.id for p in named])
+    return [_list_mail(ctx, "history", command.game, found, players=named)]
+
+
+def standings(ctx: Context, command: lang.Standings) -> list[OutgoingMail]:
+    engine = pbm.games.get(command.game)
+    rows, _ = ratings.standings(ctx.session, command.game)
+    return [ctx.to_sender("standings", engine=engine, rows=[rating_view(engine, row) for row in rows])]
+
+
+def _list_mail(ctx: Context, template: str, game_type: str, found: list[Board], **context: Any) -> OutgoingMail:
+    engine = pbm.games.get(game_type)
+    return ctx.to_sender(template, engine=engine, games=[game_summary(engine, board) for board in found], **context)

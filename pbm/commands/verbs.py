@@ -1,0 +1,516 @@
+"""The verbs of the language, each defined once: how it is parsed, written, explained and run.
+
+`ACCOUNT_VERBS` and `GAME_VERBS` are the one table the parser
+(`parse_command`), the help mails and the rules page (their usage lines and
+help texts), the password masking (`mask_passwords`) and the executor (each
+verb's handler) all read. A new verb is one entry here and one handler.
+
+`RESERVED_VERBS` are the rest of pbmserv's language, not built yet: known
+here only so that the passwords their lines carry are masked all the same.
+
+Parsing is pure: no database, no mail.
+
+>>> parse_command("Cephalopod MOVE 101 Alice pw c3")
+Move(game='cephalopod', board=101, userid='alice', move='c3', replied_at=None)
+>>> mask_passwords("cephalopod move 101 alice s3cret c3")
+'cephalopod move 101 alice ******** c3'
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import pbm.games
+from pbm.commands import accounts, play, queries
+from pbm.commands import language as lang
+from pbm.commands.context import Context
+from pbm.commands.effects import OutgoingMail
+from pbm.commands.language import CommandError
+
+Handler = Callable[[Context, Any], list[OutgoingMail]]
+
+
+@dataclass(frozen=True)
+class Verb:
+    """One verb: its name (one word, or two for ``change password``), its arguments as a
+    usage line writes them, what it does, how many passwords follow its userid, and how
+    it is parsed and run (None for the pbmserv verbs not built yet)."""
+
+    name: str
+    arguments: str
+    help: str
+    passwords: int = 0
+    command: type[lang.Command] | None = None
+    parse: Callable[[str, list[str]], lang.Command] | None = None
+    """Reads the words after the verb; the first argument is the game's name (empty for account verbs)."""
+    run: Handler | None = None
+
+    def usage(self, game: str | None = None) -> str:
+        """``signup USERID PASSWORD [ADDRESS...]``, ``cephalopod move BOARD ...`` (with `game`)."""
+        return " ".join(word for word in (game, self.name, self.arguments) if word)
+
+    @property
+    def built(self) -> bool:
+        return self.run is not None
+
+
+# -- parsing each verb's arguments ----------------------------------------------------
+
+
+def _help(game: str, args: list[str]) -> lang.Command:
+    if len(args) > 1:
+        raise lang.usage_error(ACCOUNT["help"].usage())
+    return lang.Help(args[0].lower() if args else None)
+
+
+def _list(game: str, args: list[str]) -> lang.Command:
+    if args:
+        raise lang.usage_error(ACCOUNT["list"].usage())
+    return lang.ListGames()
+
+
+def _signup(game: str, args: list[str]) -> lang.Command:
+    if len(args) < 2:
+        raise lang.usage_error(ACCOUNT["signup"].usage())
+    return lang.Signup(lang.userid(args[0]), args[1], lang.addresses(args[2:]))
+
+
+def _change_password(game: str, args: list[str]) -> lang.Command:
+    if len(args) != 3:
+        raise lang.usage_error(ACCOUNT["change password"].usage())
+    return lang.ChangePassword(lang.userid(args[0]), args[1], args[2])
+
+
+def _change_address(game: str, args: list[str]) -> lang.Command:
+    if len(args) < 3:
+        raise lang.usage_error(ACCOUNT["change address"].usage())
+    return lang.ChangeAddress(lang.userid(args[0]), args[1], lang.addresses(args[2:]))
+
+
+def _signoff(game: str, args: list[str]) -> lang.Command:
+    if len(args) != 2:
+        raise lang.usage_error(ACCOUNT["signoff"].usage())
+    return lang.Signoff(lang.userid(args[0]), args[1])
+
+
+def _game_help(game: str, args: list[str]) -> lang.Command:
+    return lang.GameHelp(game)
+
+
+def _challenge(game: str, args: list[str]) -> lang.Command:
+    options = [w for w in args if w.startswith("-")]
+    userids = tuple(lang.userid(w) for w in args if not w.startswith("-"))
+    if not userids:
+        raise lang.usage_error(GAME["challenge"].usage(game))
+    return lang.Challenge(game, userids, lang.options(game, options))
+
+
+def _move(game: str, args: list[str]) -> lang.Command:
+    if len(args) < 4:
+        raise lang.usage_error(GAME["move"].usage(game))
+    return lang.Move(game, lang.board(args[0]), lang.userid(args[1]), args[2], " ".join(args[3:]))
+
+
+def _show(game: str, args: list[str]) -> lang.Command:
+    if not args:
+        raise lang.usage_error(GAME["show"].usage(game))
+    return lang.Show(game, tuple(lang.board_at(w) for w in args))
+
+
+def _games(game: str, args: list[str]) -> lang.Command:
+    which = "active"
+    if args and args[-1].lower() in lang.WHICH_GAMES:
+        which = args[-1].lower()
+        args = args[:-1]
+    return lang.Games(game, tuple(lang.userid(w) for w in args), which)
+
+
+def _resign(game: str, args: list[str]) -> lang.Command:
+    if len(args) != 3:
+        raise lang.usage_error(GAME["resign"].usage(game))
+    return lang.Resign(game, lang.board(args[0]), lang.userid(args[1]), args[2])
+
+
+def _history(game: str, args: list[str]) -> lang.Command:
+    return lang.History(game, tuple(lang.userid(w) for w in args))
+
+
+def _standings(game: str, args: list[str]) -> lang.Command:
+    return lang.Standings(game)
+
+
+# -- the table ------------------------------------------------------------------------------
+
+ACCOUNT_VERBS = (
+    Verb(
+        "help",
+        "[GAME]",
+        "This help, or a game's rules and options.",
+        command=lang.Help,
+        parse=_help,
+        run=accounts.help_,
+    ),
+    Verb(
+        "signup",
+        "USERID PASSWORD [ADDRESS...]",
+        "Sign up. Without an address, the server writes to the one you mail from. "
+        "A userid is 2-32 letters, digits, '.', '_' or '-'.",
+        passwords=1,
+        command=lang.Signup,
+        parse=_signup,
+        run=accounts.signup,
+    ),
+    Verb(
+        "change password",
+        "USERID OLD NEW",
+        "Change your password; every address of yours hears of it.",
+        passwords=2,
+        command=lang.ChangePassword,
+        parse=_change_password,
+        run=accounts.change_password,
+    ),
+    Verb(
+        "change address",
+        "USERID PASSWORD ADDRESS...",
+        "Write to these addresses from now on (the first is where boards go); the old ones hear of it.",
+        passwords=1,
+        command=lang.ChangeAddress,
+        parse=_change_address,
+        run=accounts.change_address,
+    ),
+    Verb(
+        "signoff",
+        "USERID PASSWORD",
+        "Leave the server, once your games are over; finished games and ratings stay in the records.",
+        passwords=1,
+        command=lang.Signoff,
+        parse=_signoff,
+        run=accounts.signoff,
+    ),
+    Verb("list", "", "The games this server plays.", command=lang.ListGames, parse=_list, run=accounts.list_games),
+)
+
+GAME_VERBS = (
+    Verb(
+        "help",
+        "",
+        "The game's rules, its challenge options and its commands.",
+        command=lang.GameHelp,
+        parse=_game_help,
+        run=accounts.game_help,
+    ),
+    Verb(
+        "challenge",
+        "[-options] USERID1 USERID2 [...]",
+        "Start a game. Send it from your own registered address; the first userid named moves first.",
+        command=lang.Challenge,
+        parse=_challenge,
+        run=play.challenge,
+    ),
+    Verb(
+        "move",
+        "BOARD USERID PASSWORD MOVE[#N]",
+        "#N is optional: the move is refused unless it is move N of the game, so a move sent against "
+        "an old board is never misapplied.",
+        passwords=1,
+        command=lang.Move,
+        parse=_move,
+        run=play.move,
+    ),
+    Verb(
+        "show",
+        "BOARD[#N] [BOARD...]",
+        "Mail a board; with #N, the board as it was after move N.",
+        command=lang.Show,
+        parse=_show,
+        run=queries.show,
+    ),
+    Verb(
+        "games",
+        "[USERID...] [active|next|all]",
+        '"next" lists the games where it is that player\'s turn.',
+        command=lang.Games,
+        parse=_games,
+        run=queries.games,
+    ),
+    Verb(
+        "resign",
+        "BOARD USERID PASSWORD",
+        "Resigning before every player has moved cancels the game.",
+        passwords=1,
+        command=lang.Resign,
+        parse=_resign,
+        run=play.resign,
+    ),
+    Verb(
+        "history",
+        "[USERID...]",
+        "The finished games, newest first.",
+        command=lang.History,
+        parse=_history,
+        run=queries.history,
+    ),
+    Verb(
+        "standings",
+        "",
+        "The players' ratings.",
+        command=lang.Standings,
+        parse=_standings,
+        run=queries.standings,
+    ),
+)
+
+RESERVED_VERBS = tuple(
+    Verb(name, "", "", passwords=passwords)
+    for passwords, names in (
+        # Accounts: `add USERID PASSWORD ADDRESS...`, `vacation USERID PASSWORD ...`
+        (1, ("delete", "add", "message", "broadcast", "vacation")),
+        # Per game, without a board: `GAME accept USERID PASSWORD`, `GAME limit USERID PASSWORD N` ...
+        (1, ("accept", "reject", "limit", "notify", "seek")),
+        # Per game, on a board: `GAME queue BOARD USERID PASSWORD MOVE` ...
+        (1, ("queue", "qmove", "moveq", "qboard", "boardq", "chat", "subscribe", "unsubscribe", "unsub")),
+        (1, ("submit", "confirm", "join")),
+        # Without a password: `password reset USERID`, `GAME preview BOARD MOVE` ...
+        (0, ("password", "all", "showas", "ratings", "chall", "board", "preview", "prev")),
+    )
+    for name in names
+)
+"""The rest of pbmserv's language, not built yet: their passwords are masked all the same.
+In all of them the password is the word right after the userid, and the userid
+the first word after the verb that is not a board number."""
+
+ACCOUNT = {verb.name: verb for verb in ACCOUNT_VERBS}
+GAME = {verb.name: verb for verb in GAME_VERBS}
+_FIRST_ACCOUNT_WORDS = {verb.name.split()[0] for verb in ACCOUNT_VERBS}
+_HANDLERS: dict[type[lang.Command], Handler] = {
+    verb.command: verb.run for verb in (*ACCOUNT_VERBS, *GAME_VERBS) if verb.command and verb.run
+}
+
+
+def account_commands() -> list[str]:
+    """The words an account command starts with, as an error mail lists them."""
+    return list(dict.fromkeys(verb.name.split()[0] for verb in ACCOUNT_VERBS))
+
+
+# -- parsing a line -------------------------------------------------------------------------
+
+
+def parse_command(line: str) -> lang.Command:
+    """Parse one line; raises `CommandError` with a message for the player."""
+    try:
+        words = lang.words_of(line)
+        if not words:
+            raise CommandError("The line is empty")
+        first = words[0].lower()
+        if first in pbm.games.names():
+            command = _per_game(first, words[1:])
+        else:
+            command = _account(words)
+        return _with_line(command, line)
+    except CommandError as error:
+        error.line = line
+        raise
+
+
+def _with_line(command: lang.Command, line: str) -> lang.Command:
+    object.__setattr__(command, "line", line)  # frozen: the line is set once, here
+    return command
+
+
+def _account(words: list[str]) -> lang.Command:
+    first = words[0].lower()
+    verb = _account_verb([w.lower() for w in words])
+    if verb is not None:
+        assert verb.parse is not None
+        return verb.parse("", words[len(verb.name.split()) :])
+    if first == "change":
+        usages = "  |  ".join(v.usage() for v in ACCOUNT_VERBS if v.name.startswith("change "))
+        raise lang.usage_error(usages)
+    if first in GAME:
+        example = f"{pbm.games.names()[0]} {' '.join(words[:2])} ..."  # not the rest: it may hold a password
+        raise CommandError(f"'{words[0]}' needs the name of the game first, e.g. {example}")
+    game = _near(first, pbm.games.names())
+    if game is not None:
+        raise CommandError(f"'{words[0]}' is not a command; did you mean {game}?")
+    known = ", ".join([*account_commands(), *pbm.games.names()])
+    raise CommandError(f"'{words[0]}' is not a command; a command starts with one of: {known}")
+
+
+def _account_verb(lowered: list[str]) -> Verb | None:
+    """The account verb a line's first word (or first two words) name."""
+    return ACCOUNT.get(" ".join(lowered[:2])) or ACCOUNT.get(lowered[0])
+
+
+def _per_game(game: str, args: list[str]) -> lang.Command:
+    if not args:
+        raise CommandError(f"What should {game} do? Try: {game} help")
+    verb = GAME.get(args[0].lower())
+    if verb is not None:
+        assert verb.parse is not None
+        return verb.parse(game, args[1:])
+    near = _near(args[0].lower(), GAME)
+    if near is not None:
+        raise CommandError(f"'{args[0]}' is not a {game} command; did you mean {near}?")
+    raise CommandError(f"'{args[0]}' is not a {game} command; the {game} commands are: {', '.join(GAME)}")
+
+
+def is_command_line(line: str) -> bool:
+    """Whether a line of a mail is meant as a command (and so is answered, even when wrong).
+
+    It is when it starts with a verb or a game name, or with a near miss of a
+    game name followed by one of its verbs (``cephalopd move ...``), or with a
+    game's verb and a board number but no game (``move 103 ...``): those are
+    answered with what to write instead. A line that starts like a command but
+    cannot be one is text, so that a comment may begin with a game's name:
+    a game name followed by a word that is neither one of its verbs nor a near
+    miss of one (``Cephalopod is hard``), ``help`` followed by more than one
+    word, ``list`` followed by anything.
+
+    >>> [is_command_line(line) for line in ("cephalopod show 101", "Cephalopod is hard, right?", "help me understand")]
+    [True, False, False]
+    >>> [is_command_line(line) for line in ("cephalopd move 101 alice pw c3", "move 101 alice pw c3", "Move on!")]
+    [True, True, False]
+    """
+    words = [word.lower() for word in lang.words_of(line)]
+    if not words:
+        return False
+    first, rest = words[0], words[1:]
+    if first == "help":
+        return len(rest) <= 1
+    if first == "list":
+        return not rest
+    if first in _FIRST_ACCOUNT_WORDS:
+        return True
+    second = rest[0] if rest else ""
+    if first in pbm.games.names():
+        return not rest or second in GAME or _near(second, GAME) is not None
+    if first in GAME:
+        return second.partition("#")[0].isdecimal()
+    return second in GAME and _near(first, pbm.games.names()) is not None
+
+
+def _near(word: str, known: Iterable[str]) -> str | None:
+    """The one known word `word` is a likely typo of, if any (``cephalopd`` -> ``cephalopod``)."""
+    if len(word) < 4:
+        return None
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+# -- masking passwords ----------------------------------------------------------------------
+
+_WORD = re.compile(r"\S+")
+MASK = "********"
+_ALL_VERBS = (*ACCOUNT_VERBS, *GAME_VERBS, *RESERVED_VERBS)
+_KNOWN_FIRST_WORDS = {verb.name.split()[0] for verb in _ALL_VERBS}
+PASSWORD_VERBS = frozenset(verb.name.split()[0] for verb in _ALL_VERBS if verb.passwords)
+"""Every verb (its first word) whose command carries a password, built or not yet."""
+
+
+def mask_passwords(text: str, secrets: Collection[str] = (), *, unparsed: bool = False) -> str:
+    """The text with every password starred, for quoting, comments and logs.
+
+    The passwords are found first, then every word containing one is starred
+    wherever it stands, so a password written again in passing is hidden too:
+
+    - `secrets`, the passwords the mail's commands carried;
+    - the password of every line shaped like a command with a password, by
+      the grammar of its verb (`Verb.passwords`, reserved verbs included),
+      whether or not it parsed: the verb may come first, after a game's name,
+      or after a near miss of one, and may itself be a near miss (``mvoe``);
+    - in a line that parses as nothing, every word after its first
+      userid-shaped word: in a line shaped like a command with an unknown verb
+      and a board number (``cephalopod frobnicate 101 alice s3cret c3``), and,
+      with `unparsed`, in every line (a mail in which no command was found).
+
+    >>> mask_passwords("change password alice old new")
+    'change password alice ******** ********'
+    >>> mask_passwords("move 103 bob s3cret c3\\nThanks! My password is s3cret.")
+    'move 103 bob ******** c3\\nThanks! My password is ********'
+    >>> mask_passwords("Cubeo with eight d8s and removal.")
+    'Cubeo with eight d8s and removal.'
+    >>> mask_passwords("frobnicate alice s3cret", unparsed=True)
+    'frobnicate alice ********'
+    """
+    lines = text.split("\n")
+    found = {word for line in lines for word in _passwords_in(line, unparsed=unparsed)}
+    found.update(secret for secret in secrets if secret)
+    return "\n".join(_mask_line(line, found) for line in lines)
+
+
+def _word_spans(line: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _WORD.finditer(line) if m.group() != "**"]
+
+
+def _passwords_in(line: str, *, unparsed: bool) -> list[str]:
+    """The words of `line` that stand where a password would."""
+    words = [line[a:b] for a, b in _word_spans(line)]
+    lowered = [word.lower() for word in words]
+    verb_at = _verb_position(lowered)
+    if verb_at is not None:
+        verb = _verb_named(lowered[verb_at:])
+        if verb is not None:
+            return [words[i] for i in _password_positions(lowered, verb_at, verb)]
+    if unparsed or _unknown_verb_on_a_board(lowered):
+        start = next((i for i, word in enumerate(lowered) if i > 0 and lang.USERID.match(word)), None)
+        return words[start + 1 :] if start is not None else []
+    return []
+
+
+def _verb_position(words: list[str]) -> int | None:
+    """Where the verb of a command-shaped line stands: first, or after a game's name (or a near miss of one)."""
+    if not words:
+        return None
+    if words[0] in _KNOWN_FIRST_WORDS:
+        return 0
+    if len(words) > 1 and (words[0] in pbm.games.names() or _near(words[0], pbm.games.names())):
+        if _verb_named(words[1:]) is not None:
+            return 1
+    return None
+
+
+def _verb_named(words: list[str]) -> Verb | None:
+    """The verb the words from a line's verb on name, or are a near miss of (a near miss of a verb
+    with a password counts only after a game's name: at the start of a line, ``Moved to c3`` is prose)."""
+    for verb in _ALL_VERBS:
+        if words[: len(verb.name.split())] == verb.name.split():
+            return verb
+    if words and words[0] == "change":
+        return ACCOUNT["change address"]  # a change of something unknown: the one password after the userid
+    near = _near(words[0], PASSWORD_VERBS) if words else None
+    return next((verb for verb in _ALL_VERBS if verb.name == near), None)
+
+
+def _password_positions(words: list[str], verb_at: int, verb: Verb) -> list[int]:
+    userid_at = verb_at + len(verb.name.split())
+    while userid_at < len(words) and words[userid_at].partition("#")[0].isdecimal():
+        userid_at += 1  # the board
+    return [i for i in range(userid_at + 1, userid_at + 1 + verb.passwords) if i < len(words)]
+
+
+def _unknown_verb_on_a_board(words: list[str]) -> bool:
+    """``[GAME] VERB BOARD ...`` with a verb nobody knows: a command, misspelt beyond recognition."""
+    offset = 1 if words and (words[0] in pbm.games.names() or _near(words[0], pbm.games.names())) else 0
+    return len(words) > offset + 2 and words[offset + 1].partition("#")[0].isdecimal()
+
+
+def _mask_line(line: str, secrets: Collection[str]) -> str:
+    spans = _word_spans(line)
+    hidden = {i for i, (a, b) in enumerate(spans) if any(s in line[a:b] for s in secrets)}
+    if not hidden:
+        return line
+    pieces, last = [], 0
+    for index, (start, end) in enumerate(spans):
+        if index in hidden:
+            pieces.append(line[last:start] + MASK)
+            last = end
+    return "".join(pieces) + line[last:]
+
+
+def run(ctx: Context, command: lang.Command) -> list[OutgoingMail]:
+    """Run `command` by its verb's handler, in `ctx`'s transaction (the caller's savepoint)."""
+    return _HANDLERS[type(command)](ctx, command)

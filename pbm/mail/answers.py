@@ -1,0 +1,92 @@
+"""Answering a sender about their own mail: what went wrong, with what they wrote quoted.
+
+An error mail says which command could not be carried out and why, shows
+the board when one is involved, and quotes the mail back (a bounded number of
+lines, passwords starred) so the sender can see what the server read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pbm.games
+from pbm.commands import language as lang
+from pbm.commands import verbs
+from pbm.commands.effects import BoardRef, OutgoingMail, Refused
+from pbm.commands.plan import Plan
+
+
+def capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def sentence(message: str) -> str:
+    """A reason as a mail prints it, ending in a full stop (or ? ! :)."""
+    return message if message.endswith((".", "?", "!", ":")) else message + "."
+
+
+@dataclass(frozen=True)
+class Answers:
+    quoted_lines: int
+    """How many lines of the original an answer quotes (`Limits.quoted_lines`)."""
+
+    def error(
+        self,
+        to: str | None,
+        body: str,
+        plan: Plan,
+        reason: Refused | lang.CommandError | pbm.games.GameError | str,
+        *,
+        command: lang.Command | None = None,
+        about: BoardRef | None = None,
+    ) -> OutgoingMail:
+        """The error mail for `reason`, met by `command` (or by a line of `plan` that is no command).
+
+        `about` names the board the mail concerns when neither the command nor
+        the refusal does (an error in a reply to a board mail).
+        """
+        refusal = reason if isinstance(reason, Refused) else None
+        view = refusal.view if refusal is not None else None
+        board = (refusal.about if refusal is not None else None) or _board_of(command) or about
+        secrets = plan.secrets()
+        if command is not None:
+            shown = verbs.mask_passwords(command.line, secrets)
+        else:
+            # A line that parsed as nothing may hide a password anywhere after its userid.
+            line = reason.line if isinstance(reason, lang.CommandError) else ""
+            shown = verbs.mask_passwords(line, secrets, unparsed=True)
+        nothing_parsed = not any(isinstance(step, lang.Command) for step in plan.steps)
+        context = {
+            "reason": sentence(reason.message if refusal is not None else str(reason)),
+            "command": shown,
+            "view": view,
+            "title": pbm.games.get(board.game_type).title if board is not None else _title_of(command),
+            "board_number": board.board if board is not None else None,
+            "replyable": refusal is not None and refusal.reply_as is not None,
+            **self.quotable(body, secrets, unparsed=nothing_parsed),
+        }
+        reply_as = refusal.reply_as if refusal is not None else None
+        if reply_as is None:
+            return OutgoingMail("error", to or "", context)
+        return OutgoingMail(
+            "error", to or "", context, board_id=reply_as.board_id, player_id=reply_as.player_id, at_ply=reply_as.at_ply
+        )
+
+    def failure(self, to: str, body: str) -> OutgoingMail:
+        """The mail telling a sender that the server failed on their mail."""
+        return OutgoingMail("failure", to, self.quotable(body, set()))
+
+    def quotable(self, body: str, secrets: set[str], *, unparsed: bool = False) -> dict[str, Any]:
+        """What an answer quotes of a mail: at most `quoted_lines` lines, passwords starred,
+        and how many lines were left out (``original``, ``not_quoted`` in the templates)."""
+        lines = verbs.mask_passwords(body, secrets, unparsed=unparsed).splitlines()
+        return {"original": "\n".join(lines[: self.quoted_lines]), "not_quoted": max(0, len(lines) - self.quoted_lines)}
+
+
+def _board_of(command: lang.Command | None) -> BoardRef | None:
+    return BoardRef(command.game, command.board) if isinstance(command, lang.BoardCommand) else None
+
+
+def _title_of(command: lang.Command | None) -> str:
+    return pbm.games.get(command.game).title if isinstance(command, lang.GameCommand) else ""

@@ -1,0 +1,167 @@
+"""Boards: one game each, from its start through its moves to its end.
+
+The unit of work of play: starting a board, recording a move or a
+resignation, cancelling or finishing it (and rating it). A board row carries
+its engine state (the engine's `dump`), so a move loads one row, plays and
+writes it back: a move costs the same in game 1 and game 100 000, in move 3
+and move 300.
+
+Everything here runs inside a session the caller owns; nothing commits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from pbm.elo import RatingChange
+from pbm.store import ratings
+from pbm.store.models import Board, BoardCounter, BoardStatus, MoveRecord, Player, Seat
+
+FIRST_BOARD = 101
+
+
+def find(session: Session, game_type: str, number: int, *, for_update: bool = False) -> Board | None:
+    """The board; `for_update` locks it, so moves on one board are applied one at a time."""
+    query = select(Board).where(Board.game_type == game_type, Board.board == number)
+    return session.scalar(query.with_for_update() if for_update else query)
+
+
+def by_id(session: Session, board_id: int, *, for_update: bool = False) -> Board | None:
+    query = select(Board).where(Board.id == board_id)
+    return session.scalar(query.with_for_update() if for_update else query)
+
+
+@dataclass(frozen=True)
+class ReplyNames:
+    """What a reply address's board and player ids stand for."""
+
+    userid: str
+    game_type: str
+    board: int
+
+
+def reply_names(session: Session, board_id: int, player_id: int) -> ReplyNames | None:
+    row = session.execute(
+        select(Player.userid, Board.game_type, Board.board)
+        .join(Seat, Seat.player_id == Player.id)
+        .join(Board, Board.id == Seat.game_id)
+        .where(Board.id == board_id, Player.id == player_id)
+    ).first()
+    return ReplyNames(row.userid, row.game_type, row.board) if row is not None else None
+
+
+def seat_of(board: Board, player: Player) -> int | None:
+    return next((seat.seat for seat in board.seats if seat.player_id == player.id), None)
+
+
+def moves_of(session: Session, board: Board) -> list[MoveRecord]:
+    return list(session.scalars(select(MoveRecord).where(MoveRecord.game_id == board.id).order_by(MoveRecord.number)))
+
+
+def challenges_by(session: Session, player_id: int, *, since: datetime) -> list[datetime]:
+    """When `player_id` started games since `since`, oldest first."""
+    query = select(Board.created_at).where(Board.challenger_id == player_id, Board.created_at >= since)
+    return list(session.scalars(query.order_by(Board.created_at)))
+
+
+def start(
+    session: Session,
+    game_type: str,
+    *,
+    players: Sequence[Player],
+    options: dict[str, Any],
+    state: dict[str, Any],
+    secret: bytes | None,
+    to_move: int,
+    challenger: Player,
+    now: datetime,
+) -> Board:
+    """A new board of `game_type` with `players` seated in order, numbered next for its type."""
+    board = Board(
+        game_type=game_type,
+        board=_next_number(session, game_type),
+        options=dict(options),
+        status=BoardStatus.ACTIVE,
+        state=state,
+        secret=secret,
+        move_count=0,
+        to_move=to_move,
+        created_at=now,
+        updated_at=now,
+        challenger_id=challenger.id,
+    )
+    board.seats = [Seat(seat=i, player=player) for i, player in enumerate(players)]
+    session.add(board)
+    session.flush()
+    return board
+
+
+def _next_number(session: Session, game_type: str) -> int:
+    """The next board number of `game_type`, from 101; safe when two games start at once."""
+    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+    session.execute(
+        insert(BoardCounter).values(game_type=game_type, next_board=FIRST_BOARD).on_conflict_do_nothing()
+    )
+    counter = session.scalars(select(BoardCounter).where(BoardCounter.game_type == game_type).with_for_update()).one()
+    number = counter.next_board
+    counter.next_board = number + 1
+    return number
+
+
+def record_move(
+    session: Session,
+    board: Board,
+    *,
+    seat: int,
+    notation: str,
+    comment: str,
+    report: dict[str, Any],
+    now: datetime,
+    inbound_id: int | None,
+) -> None:
+    """Add a move (or a resignation, `pbm.games.RESIGN`) to the board's record, numbered next."""
+    board.move_count += 1
+    board.updated_at = now
+    session.add(
+        MoveRecord(
+            game_id=board.id,
+            number=board.move_count,
+            seat=seat,
+            notation=notation,
+            comment=comment,
+            created_at=now,
+            inbound_id=inbound_id,
+            report=report,
+        )
+    )
+
+
+def set_position(board: Board, state: dict[str, Any], to_move: int) -> None:
+    """The engine state after the last move, and the seat to move in it."""
+    board.state = state
+    board.to_move = to_move
+
+
+def cancel(board: Board, reason: str, now: datetime) -> None:
+    """Call the game off, unrated: it never counted."""
+    board.status = BoardStatus.CANCELLED
+    board.to_move = None
+    board.end_reason = reason
+    board.finished_at = board.updated_at = now
+
+
+def finish(session: Session, board: Board, *, winners: Sequence[int], reason: str, now: datetime) -> list[RatingChange]:
+    """End the game with `winners` (several: a shared result) and rate it; returns each rating's change."""
+    board.status = BoardStatus.FINISHED
+    board.to_move = None
+    board.winners = list(winners)
+    board.end_reason = reason
+    board.finished_at = board.updated_at = now
+    return ratings.rate(session, [seat.player for seat in board.seats], board.game_type, set(winners))

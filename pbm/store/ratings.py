@@ -1,0 +1,74 @@
+"""Ratings: each player's Elo rating per game type, changed when a game is rated.
+
+The arithmetic is `pbm.elo`; this keeps the rows. Everything here runs inside a
+session the caller owns; nothing commits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence, Set
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from pbm import elo
+from pbm.store.models import Player, Rating
+
+
+def rate(session: Session, players: Sequence[Player], game_type: str, winners: Set[int]) -> list[elo.RatingChange]:
+    """Rate a finished game of `players` (in seat order) won by the seats `winners`."""
+    rows = _locked(session, players, game_type)
+    new = elo.rate([row.rating for row in rows], winners)
+    changes = []
+    for seat, (row, value) in enumerate(zip(rows, new)):
+        before = round(row.rating)
+        row.rating = value
+        row.games += 1
+        if seat in winners and len(winners) == 1:
+            row.wins += 1
+        elif seat in winners:
+            row.draws += 1
+        else:
+            row.losses += 1
+        changes.append(elo.RatingChange(players[seat].userid, before, round(value), elo.is_provisional(row.games)))
+    return changes
+
+
+def _locked(session: Session, players: Sequence[Player], game_type: str) -> list[Rating]:
+    """The players' rating rows in `game_type` (in the order given), locked; new ones at the start value.
+
+    Locked in the order of player ids, whatever the order of the seats: two games
+    ending at once with the same players never wait for each other in a circle.
+    """
+    found = {
+        rating.player_id: rating
+        for rating in session.scalars(
+            select(Rating)
+            .where(Rating.player_id.in_([p.id for p in players]), Rating.game_type == game_type)
+            .order_by(Rating.player_id)
+            .with_for_update(of=Rating)
+        )
+    }
+    for player in players:
+        if player.id not in found:
+            found[player.id] = Rating(
+                player=player, game_type=game_type, rating=elo.START, games=0, wins=0, losses=0, draws=0
+            )
+            session.add(found[player.id])
+    return [found[player.id] for player in players]
+
+
+def standings(
+    session: Session, game_type: str, *, offset: int = 0, limit: int | None = None
+) -> tuple[list[Rating], int]:
+    """The type's rated players, best first (a page of them when `limit` is given), and how many there are."""
+    rated = (Rating.game_type == game_type, Rating.games > 0)
+    query = select(Rating).where(*rated).order_by(Rating.rating.desc(), Rating.games.desc(), Rating.id)
+    total = session.scalar(select(func.count()).select_from(Rating).where(*rated))
+    return list(session.scalars(query.offset(offset).limit(limit))), total or 0
+
+
+def of_player(session: Session, player: Player) -> list[Rating]:
+    """The player's ratings in the types they have finished a rated game of."""
+    query = select(Rating).where(Rating.player_id == player.id, Rating.games > 0).order_by(Rating.game_type)
+    return list(session.scalars(query))
