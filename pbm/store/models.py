@@ -205,20 +205,7 @@ class Board(Base):
     challenger_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), default=None)
     """Who started the game, so challenges per sender can be counted."""
 
-    seats: Mapped[list[Seat]] = relationship(
-        back_populates="game", order_by="Seat.seat", cascade="all, delete-orphan", lazy="selectin"
-    )
-    moves: Mapped[list[MoveRecord]] = relationship(
-        back_populates="game", order_by="MoveRecord.number", lazy="raise_on_sql"
-    )
-
-    @property
-    def player_to_move(self) -> Player | None:
-        return (
-            self.seats[self.to_move].player
-            if self.status == BoardStatus.ACTIVE and self.to_move is not None
-            else None
-        )
+    seats: Mapped[list[Seat]] = relationship(order_by="Seat.seat", cascade="all, delete-orphan", lazy="selectin")
 
 
 class Seat(Base):
@@ -233,7 +220,6 @@ class Seat(Base):
     seat: Mapped[int] = mapped_column(Integer)
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
 
-    game: Mapped[Board] = relationship(back_populates="seats")
     player: Mapped[Player] = relationship(lazy="joined")
 
 
@@ -255,7 +241,6 @@ class MoveRecord(Base):
     JSON): the captures, who it put out of the game and every seat's count at that moment.
     Kept because the state after the move no longer shows who was eliminated, or why."""
 
-    game: Mapped[Board] = relationship(back_populates="moves")
 
 
 class Rating(Base):

@@ -92,6 +92,10 @@ def test_binary_garbage_is_stored_and_answered_without_a_crash(game, sink):
     game.send(f"From: {BOB}\nSubject: \x01\x02\n\n".encode() + garbage, BOB)
     (answer,) = sink.wait(1)
     assert answer["Subject"] == "PBeM Server Error"
+    assert answer["To"].addresses[0].addr_spec == BOB
+    text = body_of(answer)
+    assert "No command found in your mail" in text
+    assert "---------- your message ----------" in text and "\x00" not in text
     assert snapshot(game) == before
     assert inbound_rows(game)[-1].status == "processed"
 

@@ -425,8 +425,9 @@ def test_games_lists_boards_and_next_lists_those_waiting_for_a_player(game):
     assert "   101     0  active     alice         alice, bob" in listing
     assert "   102     0  active     bob           bob, carol" in listing
     game.send(mail(BOB, "cephalopod games next"))
-    listing = body_of(the_only(game.replies()))
-    assert "102" in listing and "101" not in listing.split("\n", 1)[1]
+    waiting = body_of(the_only(game.replies()))
+    assert "   102     0  active     bob           bob, carol" in waiting
+    assert "   101 " not in waiting, "alice, not bob, is to move at 101"
 
 
 def test_history_lists_finished_games(game):

@@ -13,8 +13,16 @@ def test_migrated_schema_matches_the_models(database):
 
 
 def test_upgrading_twice_changes_nothing(database):
+    def revision_and_schema():
+        with database.engine.connect() as connection:
+            context = MigrationContext.configure(connection, opts={"compare_type": True})
+            return context.get_current_revision(), compare_metadata(context, Base.metadata)
+
     database.upgrade()
+    once = revision_and_schema()
     database.upgrade()
+    assert revision_and_schema() == once
+    assert once[1] == [] and once[0] is not None
 
 
 def test_the_newest_migration_can_be_undone_and_done_again(database):

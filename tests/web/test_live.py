@@ -190,7 +190,21 @@ def test_a_stream_opened_after_the_feed_closed_ends_at_once(database):
 
 
 def test_waking_a_feed_that_never_started_does_nothing(database):
-    GameChanges(database).wake()
+    changes = GameChanges(database)
+    changes.wake()
+
+    async def scenario():
+        # Started after the wake, the feed still begins at the present: nothing is pending for it.
+        await changes.start()
+        try:
+            async with asyncio.timeout(0.5):
+                return [item async for item in changes.follow(None, heartbeat=60)]
+        except TimeoutError:
+            return []
+        finally:
+            await changes.close()
+
+    assert run(scenario) == []
 
 
 def test_a_page_hears_only_of_the_games_it_shows():

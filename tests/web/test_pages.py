@@ -48,7 +48,7 @@ def test_front_page_shows_a_current_game_with_players_moves_and_whose_turn(clien
     words = text_of(row.group(0))
     assert "Cephalopod 101" in words
     assert "alice" in words and "bob" in words
-    assert " 4 " in words
+    assert re.search(r'<td class="num">4</td>', row.group(0)), "the number of moves"
     assert "alice to move" in words
 
 
@@ -282,7 +282,10 @@ def test_player_page_shows_ratings_and_finished_games(client, club):
 
 
 def test_player_page_finds_the_player_whatever_the_case(client, played):
-    assert client.get("/players/Alice").status_code == 200
+    page = client.get("/players/Alice")
+    assert page.status_code == 200
+    assert "<h1>alice</h1>" in page.text
+    assert 'href="/cephalopod/101"' in page.text
 
 
 def test_unknown_player_is_not_found(client):
