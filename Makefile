@@ -28,6 +28,7 @@ faults: $(BIN)/.installed
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check pbm tests benchmarks migrations
+	$(BIN)/mypy
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m benchmarks

@@ -21,6 +21,7 @@ import hmac
 import secrets
 import threading
 from collections import OrderedDict
+from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -68,6 +69,7 @@ class Passwords:
             if key in self._verdicts:
                 self._verdicts.move_to_end(key)
                 return self._verdicts[key]
+        verdict: bool
         try:
             verdict = self._hasher.verify(password_hash, password)
         except (VerificationError, InvalidHashError):
@@ -81,7 +83,7 @@ class Passwords:
         message = "\0".join(parts).encode("utf-8", "surrogatepass")
         return hmac.new(self._key, message, hashlib.sha256).digest()
 
-    def _trim(self, remembered: OrderedDict[bytes, object]) -> None:
+    def _trim(self, remembered: OrderedDict[bytes, Any]) -> None:
         while len(remembered) > self._remember:
             remembered.popitem(last=False)
 

@@ -46,7 +46,7 @@ LONGEST_OUTAGE_WAIT = 10.0
 """While the database is unreachable, processing tries again after a wait that doubles
 from FIRST_OUTAGE_WAIT up to this, and at once when a mail arrives: the listener could
 store it, so the database is back."""
-STOP_GRACE_SECONDS = 10.0
+STOP_GRACE_SECONDS = 10
 """How long a stopping server lets a worker finish the mail in hand."""
 
 

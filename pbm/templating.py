@@ -42,7 +42,7 @@ def duration(span: timedelta) -> str:
     ('1 hour 1 minute', 'under a minute')
     """
     seconds = int(span.total_seconds())
-    words = []
+    words: list[str] = []
     for unit, size in _UNITS:
         count, seconds = divmod(seconds, size)
         if count or words:

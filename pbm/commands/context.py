@@ -101,9 +101,10 @@ class Context:
             player = self.authenticate(userid, password)
             return self.board(game_type, number, for_update=True), player
         board = self.board(game_type, number, for_update=True)
-        player = players.find(self.session, userid)
-        if player is None or not player.active:
+        named = players.find(self.session, userid)
+        if named is None or not named.active:
             raise Refused("The player this reply address names no longer plays here")
+        player = named
         if player not in self.sender.players:
             raise Refused(
                 f"This reply address is {player.userid}'s, and works only from an address {player.userid} "

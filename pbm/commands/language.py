@@ -39,9 +39,9 @@ WHICH_GAMES = ("active", "next", "all")
 """The filters of ``GAME games``: the games going on, those waiting for the player, all of them."""
 
 
-def secret() -> Any:
-    """A field holding a password: never printed, and masked wherever the mail is quoted."""
-    return field(repr=False, metadata={"secret": True})
+SECRET = {"secret": True}
+"""The metadata of a field holding a password: it is never printed (``repr=False`` too), and it is
+masked wherever the mail is quoted."""
 
 
 @dataclass(frozen=True)
@@ -81,28 +81,28 @@ class Help(Command):
 @dataclass(frozen=True)
 class Signup(Command):
     userid: str
-    secret: str = secret()
+    secret: str = field(repr=False, metadata=SECRET)
     addresses: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class ChangePassword(Command):
     userid: str
-    old: str = secret()
-    new: str = secret()
+    old: str = field(repr=False, metadata=SECRET)
+    new: str = field(repr=False, metadata=SECRET)
 
 
 @dataclass(frozen=True)
 class ChangeAddress(Command):
     userid: str
-    secret: str = secret()
+    secret: str = field(repr=False, metadata=SECRET)
     addresses: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class Signoff(Command):
     userid: str
-    secret: str = secret()
+    secret: str = field(repr=False, metadata=SECRET)
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,7 @@ class Move(BoardCommand):
     """A move for `userid`: with their password, or (`secret` None) by a reply to a board mail."""
 
     userid: str
-    secret: str | None = secret()
+    secret: str | None = field(repr=False, metadata=SECRET)
     move: str
     """The move as written, possibly with a ``#N`` guard; the engine parses it."""
     replied_at: int | None = field(default=None, kw_only=True)
@@ -145,7 +145,7 @@ class Resign(BoardCommand):
     """`userid` resigns: with their password, or (`secret` None) by a reply to a board mail."""
 
     userid: str
-    secret: str | None = secret()
+    secret: str | None = field(repr=False, metadata=SECRET)
 
     @property
     def by_reply(self) -> bool:

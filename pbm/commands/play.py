@@ -74,6 +74,7 @@ def move(ctx: Context, command: lang.Move) -> list[OutgoingMail]:
             reply_as=ReplyAs(board.id, player.id, board.move_count),
         )
     if board.to_move != seat:
+        assert board.to_move is not None, "an active board has a seat to move"
         raise Refused(
             f"It is not your turn: {board.seats[board.to_move].player.userid} is to move",
             view=ctx.view(board, state, viewer=seat),

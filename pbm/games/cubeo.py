@@ -459,8 +459,8 @@ def generate_legal_moves(state: State) -> list[str]:
 
     if len(mine) >= 3:
         for source in mine:
-            partners = [board.get((source.x + dx, source.y + dy)) for dx, dy in SIDES]
-            partners = [p for p in partners if p is not None and p.owner == seat]
+            around = (board.get((source.x + dx, source.y + dy)) for dx, dy in SIDES)
+            partners = [p for p in around if p is not None and p.owner == seat]
             if rules.samevalue:
                 partners = [p for p in partners if p.pips == source.pips or p.pips + source.pips <= rules.dice]
             if partners and can_leave(source):

@@ -58,7 +58,7 @@ class Answers:
             shown = verbs.mask_passwords(line, secrets, unparsed=True)
         nothing_parsed = not any(isinstance(step, lang.Command) for step in plan.steps)
         context = {
-            "reason": sentence(reason.message if refusal is not None else str(reason)),
+            "reason": sentence(refusal.message if refusal is not None else str(reason)),
             "command": shown,
             "view": view,
             "title": pbm.games.get(board.game_type).title if board is not None else _title_of(command),

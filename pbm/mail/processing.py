@@ -213,11 +213,10 @@ class Processor:
         now = self.now()
         with self.database.transaction() as session:
             for unread, reading in zip(claimed, readings):
-                if isinstance(reading, _Read):
-                    reading = self._record_reading(session, unread, reading, now)
-                if isinstance(reading, Exception):
-                    log.error("inbound %d could not be read", unread.id, exc_info=reading)
-                    inbox.record_failure(session, unread.id, f"reading failed: {type(reading).__name__}", now)
+                failure = self._record_reading(session, unread, reading, now) if isinstance(reading, _Read) else reading
+                if failure is not None:
+                    log.error("inbound %d could not be read", unread.id, exc_info=failure)
+                    inbox.record_failure(session, unread.id, f"reading failed: {type(failure).__name__}", now)
         return len(claimed)
 
     def _read_one(self, unread: inbox.Unread) -> _Read | Exception:

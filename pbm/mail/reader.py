@@ -187,7 +187,7 @@ class MailReader:
 def _importable_name(parse: Parse) -> tuple[str, str]:
     """The module and name the child imports `parse` by."""
     module, name = getattr(parse, "__module__", None), getattr(parse, "__qualname__", None)
-    if module == "__main__" or getattr(sys.modules.get(module or ""), name or "", None) is not parse:
+    if not module or not name or module == "__main__" or getattr(sys.modules.get(module), name, None) is not parse:
         raise ValueError(f"the mail reader's child cannot import {parse!r} by name")
     return module, name
 
@@ -196,9 +196,11 @@ class _Child:
     """One child process and the parent's ends of its pipes."""
 
     def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        assert process.stdin is not None and process.stdout is not None, "started with both pipes"
         self.process = process
-        self._requests = process.stdin.fileno()
-        self._answers = process.stdout.fileno()
+        self._stdin, self._stdout = process.stdin, process.stdout
+        self._requests = self._stdin.fileno()
+        self._answers = self._stdout.fileno()
         # Non-blocking, with a deadline for each wait: a child that stops reading or
         # answering can never hold the parent.
         os.set_blocking(self._requests, False)
@@ -256,7 +258,7 @@ class _Child:
 
     def close(self, *, timeout: float) -> None:
         """Let the child finish and exit (EOF on its input); kill it if it does not."""
-        self.process.stdin.close()
+        self._stdin.close()
         try:
             self.process.wait(timeout)
         except subprocess.TimeoutExpired:
@@ -266,8 +268,8 @@ class _Child:
     def kill(self) -> None:
         self.process.kill()  # nothing if it has exited already
         self.process.wait()
-        self.process.stdin.close()
-        self.process.stdout.close()
+        self._stdin.close()
+        self._stdout.close()
 
     def _send(self, data: bytes, deadline: float) -> None:
         unsent = memoryview(data)

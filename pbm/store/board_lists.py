@@ -43,7 +43,7 @@ _LIST_COLUMNS = load_only(
 )
 
 
-def _listed() -> Select[tuple[Board]]:
+def _listed() -> Select[Board]:
     return select(Board).options(_LIST_COLUMNS, selectinload(Board.seats))
 
 

@@ -42,9 +42,7 @@ from sqlalchemy.orm import Session, aliased
 
 from pbm.mail.headers import one_line
 from pbm.store.database import Database
-from pbm.store.models import InboundKey, InboundMessage, utcnow
-
-MAX_KEY = InboundKey.__table__.c.key.type.length
+from pbm.store.models import MAX_KEY, InboundKey, InboundMessage, InboundStatus, utcnow
 
 MAX_ENVELOPE_ADDRESS = 320
 """The `envelope_from` column; envelope recipients are cut to it too."""
@@ -115,7 +113,7 @@ def save_inbound(
     )
     try:
         with database.transaction(urgent=True) as session:
-            row = InboundMessage(dedupe_key=key, status="pending", **fields)
+            row = InboundMessage(dedupe_key=key, status=InboundStatus.PENDING, **fields)
             session.add(row)
         return row
     except IntegrityError:
@@ -123,7 +121,7 @@ def save_inbound(
             first = session.scalar(select(InboundMessage.id).where(InboundMessage.dedupe_key == key))
             row = InboundMessage(
                 dedupe_key=None,
-                status="duplicate",
+                status=InboundStatus.DUPLICATE,
                 note=f"a copy of inbound message {first}, which was processed instead",
                 processed_at=utcnow(),
                 **fields,
@@ -154,7 +152,7 @@ def claim_unread(session: Session, *, worker: str, now: datetime, lease: timedel
     query = (
         select(InboundMessage)
         .where(
-            InboundMessage.status == "pending",
+            InboundMessage.status == InboundStatus.PENDING,
             InboundMessage.read_at.is_(None),
             or_(
                 InboundMessage.read_claimed_until.is_(None),
@@ -189,11 +187,11 @@ def extend_read_claims(session: Session, ids: Collection[int], *, worker: str, u
 def reading_claims(session: Session) -> list[tuple[int, str]]:
     """(mail id, worker) of every mail being read now."""
     query = select(InboundMessage.id, InboundMessage.read_claim).where(
-        InboundMessage.status == "pending",
+        InboundMessage.status == InboundStatus.PENDING,
         InboundMessage.read_at.is_(None),
         InboundMessage.read_claim.is_not(None),
     )
-    return [(inbound_id, claim) for inbound_id, claim in session.execute(query)]
+    return [(inbound_id, claim) for inbound_id, claim in session.execute(query) if claim is not None]
 
 
 def release_reading_claims(session: Session, ids: Collection[int]) -> None:
@@ -221,7 +219,7 @@ def record_reading(
         update(InboundMessage)
         .where(
             InboundMessage.id == inbound_id,
-            InboundMessage.status == "pending",
+            InboundMessage.status == InboundStatus.PENDING,
             InboundMessage.read_at.is_(None),
             InboundMessage.read_claim == worker,
         )
@@ -234,7 +232,7 @@ def record_reading(
             read_peak_kb=peak_kb,
         )
     )
-    if stored.rowcount != 1:
+    if stored.rowcount != 1:  # type: ignore[attr-defined]  # an UPDATE gives a CursorResult
         return False
     session.add_all(InboundKey(inbound_id=inbound_id, key=key) for key in sorted({_fitting(k) for k in keys}))
     return True
@@ -247,11 +245,11 @@ def _fitting(key: str) -> str:
     return "sha256:" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _ready_query() -> Select[tuple[InboundMessage]]:
+def _ready_query() -> Select[InboundMessage]:
     earlier = aliased(InboundMessage)
     unread_before = (
         select(earlier.id)
-        .where(earlier.status == "pending", earlier.read_at.is_(None), earlier.id < InboundMessage.id)
+        .where(earlier.status == InboundStatus.PENDING, earlier.read_at.is_(None), earlier.id < InboundMessage.id)
         .exists()
     )
     mine, theirs = aliased(InboundKey), aliased(InboundKey)
@@ -263,7 +261,12 @@ def _ready_query() -> Select[tuple[InboundMessage]]:
     )
     return (
         select(InboundMessage)
-        .where(InboundMessage.status == "pending", InboundMessage.read_at.is_not(None), ~unread_before, ~shares_a_key)
+        .where(
+            InboundMessage.status == InboundStatus.PENDING,
+            InboundMessage.read_at.is_not(None),
+            ~unread_before,
+            ~shares_a_key,
+        )
         .order_by(InboundMessage.id)
         .limit(1)
         .with_for_update(skip_locked=True, of=InboundMessage)
@@ -278,7 +281,7 @@ def claim_ready(session: Session) -> InboundMessage | None:
     return session.scalar(_READY)
 
 
-def finish(session: Session, inbound: InboundMessage, status: str, note: str, now: datetime) -> None:
+def finish(session: Session, inbound: InboundMessage, status: InboundStatus, note: str, now: datetime) -> None:
     """The mail is done: record how, and free what it held up."""
     inbound.status = status
     inbound.note = _note(note)
@@ -291,7 +294,7 @@ def record_failure(session: Session, inbound_id: int, note: str, now: datetime) 
     session.execute(
         update(InboundMessage)
         .where(InboundMessage.id == inbound_id)
-        .values(status="failed", note=_note(note), processed_at=now)
+        .values(status=InboundStatus.FAILED, note=_note(note), processed_at=now)
     )
     session.execute(delete(InboundKey).where(InboundKey.inbound_id == inbound_id))
 
@@ -306,10 +309,12 @@ def requeue_failed(database: Database, ids: Sequence[int]) -> list[int]:
     """Put failed mails back in the queue (after the bug that failed them is fixed)."""
     with database.transaction() as session:
         rows = session.scalars(
-            select(InboundMessage).where(InboundMessage.id.in_(ids), InboundMessage.status == "failed")
+            select(InboundMessage).where(
+                InboundMessage.id.in_(ids), InboundMessage.status == InboundStatus.FAILED
+            )
         ).all()
         for row in rows:
-            row.status = "pending"
+            row.status = InboundStatus.PENDING
             row.note = _note(f"requeued after: {row.note}")
             # Read again: the reader may be what was fixed.
             row.read_at = row.parsed = row.read_claim = row.read_claimed_until = None
@@ -319,7 +324,8 @@ def requeue_failed(database: Database, ids: Sequence[int]) -> list[int]:
 
 def needing_attention(session: Session) -> list[InboundMessage]:
     """Mail not (yet) answered: pending, failed, or ignored as automatic; oldest first."""
-    query = select(InboundMessage).where(InboundMessage.status.in_(("pending", "failed", "ignored")))
+    unanswered = (InboundStatus.PENDING, InboundStatus.FAILED, InboundStatus.IGNORED)
+    query = select(InboundMessage).where(InboundMessage.status.in_(unanswered))
     return list(session.scalars(query.order_by(InboundMessage.id)))
 
 
@@ -333,7 +339,7 @@ def oldest_pending_received_at(session: Session) -> datetime | None:
     """When the oldest mail still waiting to be processed arrived (``None``: nothing waits)."""
     query = (
         select(InboundMessage.received_at)
-        .where(InboundMessage.status == "pending")
+        .where(InboundMessage.status == InboundStatus.PENDING)
         .order_by(InboundMessage.id)
         .limit(1)
     )

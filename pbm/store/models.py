@@ -306,6 +306,10 @@ class InboundMessage(Base):
     read_peak_kb: Mapped[int | None] = mapped_column(Integer, default=None)
 
 
+MAX_KEY = 320
+"""The longest key stored as it is; a longer one is stored as its digest (`pbm.store.inbox`)."""
+
+
 class InboundKey(Base):
     """What a pending mail touches: its sender, the players and boards its commands name.
 
@@ -321,7 +325,7 @@ class InboundKey(Base):
     inbound_id: Mapped[int] = mapped_column(
         ForeignKey("inbound_messages.id", ondelete="CASCADE"), primary_key=True
     )
-    key: Mapped[str] = mapped_column(String(320), primary_key=True)
+    key: Mapped[str] = mapped_column(String(MAX_KEY), primary_key=True)
 
 
 class OutboxMessage(Base):

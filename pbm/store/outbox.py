@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from pbm.store.models import OutboxMessage
+from pbm.store.models import OutboxMessage, OutboxStatus
 
 LEASE = timedelta(seconds=15)
 """How long a claim holds without renewal: how long a dead worker's rows wait."""
@@ -28,7 +28,7 @@ def claim_due(session: Session, now: datetime, held_until: datetime, *, limit: i
     due = list(
         session.scalars(
             select(OutboxMessage)
-            .where(OutboxMessage.status == "pending", OutboxMessage.next_attempt_at <= now)
+            .where(OutboxMessage.status == OutboxStatus.PENDING, OutboxMessage.next_attempt_at <= now)
             .order_by(OutboxMessage.next_attempt_at, OutboxMessage.id)
             .limit(limit)
             .with_for_update(skip_locked=True)
@@ -54,7 +54,7 @@ def renew_lease(
         update(OutboxMessage)
         .where(
             OutboxMessage.id.in_(message_ids),
-            OutboxMessage.status == "pending",
+            OutboxMessage.status == OutboxStatus.PENDING,
             OutboxMessage.next_attempt_at == held_until,
         )
         .values(next_attempt_at=until)
@@ -68,7 +68,7 @@ def mark_sent(session: Session, message_id: int, now: datetime) -> None:
     session.execute(
         update(OutboxMessage)
         .where(OutboxMessage.id == message_id)
-        .values(status="sent", sent_at=now, attempts=OutboxMessage.attempts + 1, last_error="")
+        .values(status=OutboxStatus.SENT, sent_at=now, attempts=OutboxMessage.attempts + 1, last_error="")
     )
 
 
@@ -76,7 +76,7 @@ def mark_failed_attempt(session: Session, message_id: int, error: str, retry_at:
     """Record a failed attempt: retry at `retry_at`, or give up for good when it is None."""
     values: dict[str, object] = {"attempts": OutboxMessage.attempts + 1, "last_error": error[:2000]}
     if retry_at is None:
-        values["status"] = "failed"
+        values["status"] = OutboxStatus.FAILED
     else:
         values["next_attempt_at"] = retry_at
     session.execute(update(OutboxMessage).where(OutboxMessage.id == message_id).values(**values))
@@ -85,7 +85,7 @@ def mark_failed_attempt(session: Session, message_id: int, error: str, retry_at:
 def most_overdue(session: Session, now: datetime) -> datetime | None:
     """When the longest-waiting reply that is due (pending, its time come) fell due; ``None``: none is."""
     query = select(func.min(OutboxMessage.next_attempt_at)).where(
-        OutboxMessage.status == "pending", OutboxMessage.next_attempt_at <= now
+        OutboxMessage.status == OutboxStatus.PENDING, OutboxMessage.next_attempt_at <= now
     )
     return session.scalar(query)
 
@@ -99,7 +99,7 @@ def rows(session: Session, *, include_sent: bool = False) -> list[OutboxMessage]
     """The outbox, oldest first: what waits or failed for good (and what went, if asked)."""
     query = select(OutboxMessage).order_by(OutboxMessage.id)
     if not include_sent:
-        query = query.where(OutboxMessage.status != "sent")
+        query = query.where(OutboxMessage.status != OutboxStatus.SENT)
     return list(session.scalars(query))
 
 
@@ -121,7 +121,7 @@ def enqueue(
         message_id=message_id,
         raw=raw,
         kind=kind,
-        status="suppressed" if suppressed else "pending",
+        status=OutboxStatus.SUPPRESSED if suppressed else OutboxStatus.PENDING,
         last_error=suppressed or "",
         attempts=0,
         next_attempt_at=now,
@@ -138,7 +138,7 @@ def mails_to(session: Session, recipient: str, since: datetime, *, kinds: Collec
     query = select(func.count()).where(
         OutboxMessage.recipient == recipient,
         OutboxMessage.created_at >= since,
-        OutboxMessage.status != "suppressed",
+        OutboxMessage.status != OutboxStatus.SUPPRESSED,
     )
     if kinds:
         query = query.where(OutboxMessage.kind.in_(kinds))

@@ -24,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from pbm.games import BoardCell
+from pbm.store.models import BoardStatus
 from pbm.views import BoardView, GameSummary, MoveView, RatingView, SeatView
 from pbm.web import params
 from pbm.web.live import GameChanges, Interest, event_stream
@@ -137,7 +138,7 @@ def overview_json(types: list[TypeOverview], position: str) -> dict[str, Any]:
                 "attribution": t.engine.attribution,
                 "url": f"/{t.engine.name}",
                 "api": f"/api/{t.engine.name}",
-                "counts": {status: t.counts.get(status, 0) for status in ("active", "finished", "cancelled")},
+                "counts": {status.value: t.counts.get(status, 0) for status in BoardStatus},
                 "games": [summary_json(g) for g in t.games],
             }
             for t in types

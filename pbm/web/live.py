@@ -32,7 +32,7 @@ from typing import Any
 
 from pbm.store import board_lists
 from pbm.store.database import Database
-from pbm.store.models import Board, utcnow
+from pbm.store.models import Board, BoardStatus, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ RESET = "reset"
 
 def _change(seq: int, game: Board) -> Change:
     players = tuple(seat.player.userid for seat in game.seats)
-    to_move = players[game.to_move] if game.status == "active" and game.to_move is not None else None
+    to_move = players[game.to_move] if game.status == BoardStatus.ACTIVE and game.to_move is not None else None
     return Change(seq, game.game_type, game.board, game.status, game.move_count, to_move, players, game.updated_at)
 
 

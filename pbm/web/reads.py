@@ -37,7 +37,7 @@ class TypeOverview:
 
     @property
     def over(self) -> int:
-        return self.counts.get("finished", 0) + self.counts.get("cancelled", 0)
+        return sum(self.counts.get(status, 0) for status in board_lists.ENDED)
 
 
 @dataclass(frozen=True)
