@@ -12,6 +12,7 @@ from datetime import timedelta
 import jinja2
 
 from pbm import elo
+from pbm.commands import verbs
 from pbm.resources import resource_dir
 
 
@@ -27,6 +28,8 @@ def make_environment() -> jinja2.Environment:
     environment.filters["duration"] = duration
     # What the standings say of ratings: where everyone starts, how long a rating is provisional.
     environment.globals["elo"] = {"start": round(elo.START), "provisional_games": elo.PROVISIONAL_GAMES}
+    # The commands' usage lines and help texts, as the help mails and the rules page list them.
+    environment.globals["verbs"] = verbs
     return environment
 
 
