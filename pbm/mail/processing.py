@@ -30,7 +30,7 @@ import os
 import secrets
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TypeVar
 
@@ -44,13 +44,14 @@ from pbm.commands.effects import BoardRef, OutgoingMail, PasswordCheck, Refused,
 from pbm.commands.plan import Plan, ReplyFacts, conflict_keys, plan_mail
 from pbm.config import Limits
 from pbm.mail import headers
-from pbm.mail.answers import Answers, capital, sentence
-from pbm.mail.compose import Answering, Composer
+from pbm.mail.answers import Answers
+from pbm.mail.compose import Composer
+from pbm.mail.outgoing import Outgoing
 from pbm.mail.parse import ParsedMail, fresh_text
 from pbm.mail.reader import MailReader
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.passwords import Passwords
-from pbm.store import boards, inbox, outbox, players
+from pbm.store import boards, inbox, players
 from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
 from pbm.store.models import InboundMessage, InboundStatus, utcnow
@@ -64,8 +65,6 @@ GIVE_UP_READING_AFTER = 3
 """Attempts at reading a mail (each one ended by the worker dying) before it is given up."""
 PASSING_RETRIES = 3
 """Attempts at applying a mail that meets a deadlock or a lock timeout, before it counts as failed."""
-ERROR_KINDS = ("error", "failure")
-"""Reply templates that answer a mistake: counted apart, to break loops with auto-responders."""
 
 
 @dataclass(frozen=True)
@@ -134,6 +133,7 @@ class Processor:
         self.reader = reader
         self.limits = limits
         self.answers = Answers(limits.quoted_lines)
+        self.outgoing = Outgoing(composer, limits, self.answers)
         self.read_lease = timedelta(seconds=max(30.0, 3 * read_seconds))
         self.database_timeout = database_timeout
         self.now = now
@@ -343,7 +343,7 @@ class Processor:
         if mail.unreadable:
             reason = f"Your mail could not be read: {mail.unreadable}. Nothing in it was carried out"
             error = self.answers.error(sender.address, mail.body, Plan(), reason)
-            notes = self._queue(session, inbound, mail, [error])
+            notes = self.outgoing.queue(session, inbound.id, mail, [error], now=now)
             status_note = "; ".join([f"unreadable: {mail.unreadable}", *notes])
             inbox.finish(session, inbound, InboundStatus.FAILED, status_note, now)
             log.info("inbound %d failed: unreadable", inbound.id)
@@ -383,7 +383,7 @@ class Processor:
         notes = [f"{done} command(s) carried out, {refused} refused"]
         if not sender.address:
             notes.append("no usable From address, so no answer to the sender")
-        notes.extend(self._queue(session, inbound, mail, mails, sender=sender))
+        notes.extend(self.outgoing.queue(session, inbound.id, mail, mails, now=now))
         inbox.finish(session, inbound, InboundStatus.PROCESSED, "; ".join(notes), now)
         log.info("inbound %d processed: %d carried out, %d refused", inbound.id, done, refused)
 
@@ -426,72 +426,6 @@ class Processor:
         reply = self._reply_facts(session, envelope_to)
         return BoardRef(reply.game_type, reply.board) if isinstance(reply, ReplyFacts) else None
 
-    def _queue(
-        self,
-        session: Session,
-        inbound: InboundMessage,
-        mail: ParsedMail,
-        replies: list[OutgoingMail],
-        *,
-        sender: Sender | None = None,
-    ) -> list[str]:
-        """Render `replies` into the outbox, within the volume limits; returns notes on what was held back."""
-        notes = []
-        now = self.now()
-        answering = Answering(mail.message_id, mail.references)
-        replies = [r for r in replies if r.to]
-        limit = self.limits.replies_per_mail
-        if len(replies) > limit:
-            notes.append(f"{len(replies) - limit + 1} replies not sent: over {limit} for one mail")
-            summary = (
-                f"Your mail caused {len(replies)} answers, more than the {limit} one mail may; "
-                f"only the first {limit - 1} were sent"
-            )
-            replies = replies[: limit - 1]
-            if sender is not None:
-                replies.append(self.answers.error(sender.address, mail.body, Plan(), summary))
-        for reply in replies:
-            recipient = headers.mail_address(reply.to)
-            if recipient is None:
-                notes.append("a reply to an address that cannot be written to was not sent")
-                continue
-            held, last = self._held_back(session, recipient, reply.template, now)
-            if last:
-                reply = replace(reply, context={**reply.context, "last_answer": True})
-            if mail.notes and recipient == mail.from_address:
-                notes_ = [sentence(capital(note)) for note in mail.notes]
-                reply = replace(reply, context={**reply.context, "mail_notes": notes_})
-            composed = self.composer.compose(reply, now=now, answering=answering)
-            outbox.enqueue(
-                session,
-                recipient=recipient,
-                message_id=composed.message_id,
-                raw=composed.raw,
-                kind=reply.template,
-                now=now,
-                inbound_id=inbound.id,
-                game_id=reply.board_id,
-                suppressed=held,
-            )
-            if held:
-                notes.append(f"a {reply.template} mail was not sent: {held}")
-        return notes
-
-    def _held_back(self, session: Session, recipient: str, kind: str, now: datetime) -> tuple[str | None, bool]:
-        """Why a mail to `recipient` must not be sent (or None), and whether it is the last error answer for a while."""
-        hour = now - timedelta(hours=1)
-        last = False
-        if kind in ERROR_KINDS:
-            errors = outbox.mails_to(session, recipient, hour, kinds=ERROR_KINDS)
-            allowed = self.limits.error_replies_per_sender_per_hour
-            if errors >= allowed:
-                return f"{allowed} error answers were sent to this address within the hour (a mail loop?)", False
-            last = errors == allowed - 1
-        allowed = self.limits.mails_per_address_per_hour
-        if outbox.mails_to(session, recipient, hour) >= allowed:
-            return f"{allowed} mails were sent to this address within the hour", False
-        return None, last
-
     def _record_failure(self, inbound_id: int, error: Exception) -> None:
         """Mark the mail failed and tell its sender; if telling fails, mark it failed all the same."""
         note = f"{type(error).__name__}: {error}"
@@ -504,7 +438,8 @@ class Processor:
                     mail = ParsedMail.from_json(inbound.parsed)
                     address = headers.mail_address(mail.from_address)
                     if address and not mail.auto_reason:
-                        self._queue(session, inbound, mail, [self.answers.failure(address, mail.body)])
+                        failure = self.answers.failure(address, mail.body)
+                        self.outgoing.queue(session, inbound_id, mail, [failure], now=self.now(), answer_sender=False)
         except Exception as second:
             if classify(second) is Failure.OUTAGE and not self.database.reachable(self.database_timeout):
                 raise DatabaseUnavailable(type(second).__name__) from second
