@@ -47,13 +47,33 @@ def main(argv: list[str] | None = None) -> int:
     process.add_argument("--sender", help="the envelope sender (default: the Return-Path header)")
     process.add_argument("--recipient", action="append", help="the envelope recipient (default: PBM_ADDRESS)")
 
-    perft = commands.add_parser("perft", help="count move sequences of a game (engine validation)", add_help=False)
-    perft.add_argument("args", nargs=argparse.REMAINDER)
+    perft = commands.add_parser(
+        "perft",
+        help="count move sequences of a game (engine validation)",
+        description="Count the legal move sequences of each length up to DEPTH and time the count.",
+    )
+    perft.add_argument("game", help="the game, e.g. cephalopod")
+    perft.add_argument("depth", type=int, help="the longest sequence to count (0 or more)")
+    perft.add_argument("--size", type=int, help="board size option (-size=N)")
+    perft.add_argument("--dice", type=int, help="dice option (-dice=N)")
+    perft.add_argument("--players", type=int, default=2, help="number of players (default 2)")
+    perft.add_argument("--position", help="start from this position instead of the initial one")
+    perft.add_argument(
+        "--generic", action="store_true", help="walk legal_moves/apply even where the game has a faster counter"
+    )
+    perft.add_argument("--divide", action="store_true", help="also print the count at DEPTH for each first move")
 
     verify = commands.add_parser(
-        "verify-dice", help="recompute every dice roll of a finished game from its revealed seed", add_help=False
+        "verify-dice",
+        help="recompute every dice roll of a finished game from its revealed seed",
+        description="Recompute every dice roll of a finished game from its revealed seed.",
+        epilog=(
+            'RECORD is a JSON file {"game", "players", "options", "commitment", "seed", "moves", "rolls"}'
+            " as the server exports it; - or nothing reads standard input."
+        ),
     )
-    verify.add_argument("args", nargs=argparse.REMAINDER)
+    verify.add_argument("record", nargs="?", default="-", help="the game record (JSON); - for standard input")
+    verify.add_argument("--list", action="store_true", help="print every recomputed roll")
 
     record = commands.add_parser("dice-record", help="print the dice record of a finished game (for verify-dice)")
     record.add_argument("game", help="the game type, e.g. dodeca")
@@ -69,13 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     _configure_logging(args.command)
 
     if args.command == "perft":
-        from pbm.games import perft as perft_module
-
-        return perft_module.main(args.args)
+        return _perft(perft, args)
     if args.command == "verify-dice":
-        from pbm.games import fairdice
-
-        return fairdice.main(args.args)
+        return _verify_dice(args)
     if args.command == "process":
         return _process(args)
     try:
@@ -152,6 +168,66 @@ def _process(args: argparse.Namespace) -> int:
         log.exception("delivering the outbox failed; replies stay in it")
     print(f"stored inbound message {row.id} ({row.status}); processed {processed}; delivered {sent}")
     return 0
+
+
+def _perft(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``pbm perft``: each depth's count of move sequences, with the time it took."""
+    import time
+
+    import pbm.games
+    from pbm.games.perft import divide, perft
+
+    if args.depth < 0:
+        parser.error("DEPTH must be 0 or more")
+    options = {name: value for name in ("size", "dice") if (value := getattr(args, name)) is not None}
+    try:
+        game = pbm.games.get(args.game)
+        if args.position is not None:
+            state = game.from_position(args.position, options)
+        else:
+            state = game.new(players=args.players, options=options)
+    except pbm.games.GameError as error:
+        print(f"pbm perft: {error}", file=sys.stderr)
+        return 2
+    fast = not args.generic
+    print(f"{'depth':>5} {'nodes':>14} {'seconds':>10} {'nodes/s':>12}")
+    for depth in range(min(args.depth, 1), args.depth + 1):
+        start = time.perf_counter()
+        nodes = perft(game, state, depth, fast=fast)
+        seconds = time.perf_counter() - start
+        print(f"{depth:>5} {nodes:>14,} {seconds:>10.3f} {nodes / max(seconds, 1e-9):>12,.0f}")
+    if args.divide and args.depth > 0:
+        for move, nodes in divide(game, state, args.depth, fast=fast).items():
+            print(f"{move} {nodes}")
+    return 0
+
+
+def _verify_dice(args: argparse.Namespace) -> int:
+    """``pbm verify-dice``: 0 when every roll matches, 1 on a mismatch, 2 on a record that cannot be read."""
+    import json
+
+    from pbm.games import fairdice
+
+    try:
+        text = sys.stdin.read() if args.record == "-" else Path(args.record).read_text(encoding="utf-8")
+        record = json.loads(text)
+        if not isinstance(record, dict):
+            raise fairdice.RecordError("the record must be a JSON object")
+        result = fairdice.verify(record)
+    except (OSError, json.JSONDecodeError, fairdice.RecordError) as error:
+        print(f"verify-dice: {error}", file=sys.stderr)
+        return 2
+    if args.list:
+        for r in result.rolls:
+            print(f"{r.index:5}  d{r.sides:<3} {r.face:3}  {r.what}")
+    for problem in result.problems:
+        print(problem)
+    if result.ok:
+        checked = "compared with the published faces" if "rolls" in record else "listed (no published faces given)"
+        print(f"OK: the commitment matches the seed; {len(result.rolls)} rolls recomputed and {checked}")
+        return 0
+    print(f"FAILED: {len(result.problems)} problem(s)")
+    return 1
 
 
 def _not_stored(error: Exception) -> int:

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pbm import elo
-from pbm.games import BoardCell, Game, MoveReport
+from pbm.games import RESIGN, BoardCell, Game, MoveReport
 from pbm.games.fairdice import make_record
 from pbm.store.models import Board, BoardStatus, MoveRecord, Rating
 
@@ -63,7 +63,7 @@ class MoveView:
         """What the move did, after the mover's name: ``played c3=b3+d3, capturing 2 dice (...)``."""
         if self.report is not None:
             return self.report.text
-        return "resigned" if self.notation == "resign" else f"played {self.notation}"
+        return "resigned" if self.notation == RESIGN else f"played {self.notation}"
 
 
 def move_report(data: dict[str, Any] | None) -> MoveReport | None:
@@ -95,6 +95,8 @@ class Standing:
     winners: list[SeatView]
     end_reason: str
     """How it ended, in the words that follow the winners' names (`Board.end_reason`)."""
+    end_code: str = ""
+    """The kind of ending (`Board.end_code`); empty while the game goes on."""
 
     @property
     def result(self) -> str:
@@ -279,6 +281,7 @@ def board_view(
         to_move=to_move,
         winners=[seats[i] for i in (game.winners or [])] if current else [],
         end_reason=(game.end_reason or "") if current else "",
+        end_code=(game.end_code or "") if current else "",
         created_at=game.created_at,
         updated_at=game.updated_at,
         tally=engine.tally(state),
@@ -294,10 +297,10 @@ def dice_record(engine: Game[Any], game: Board, state: Any, moves: Sequence[Move
 
     Only for a finished game with dice: before the end the seed is secret.
     """
-    rolls = getattr(state, "rolls", None)
+    rolls = engine.published_rolls(state)
     if game.secret is None or rolls is None or game.status == BoardStatus.ACTIVE:
         return None
-    played = [m.notation for m in moves if m.notation != "resign"]
+    played = [m.notation for m in moves if m.notation != RESIGN]
     return make_record(
         game=game.game_type, seed=game.secret, moves=played, rolls=rolls, options=game.options, players=len(game.seats)
     )
@@ -331,6 +334,7 @@ def game_summary(engine: Game[Any], game: Board) -> GameSummary:
         to_move=to_move,
         winners=[seats[i] for i in (game.winners or [])],
         end_reason=game.end_reason or "",
+        end_code=game.end_code or "",
         created_at=game.created_at,
         updated_at=game.updated_at,
         finished_at=game.finished_at,

@@ -92,7 +92,9 @@ def move(ctx: Context, command: lang.Move) -> list[OutgoingMail]:
     result = engine.result(after)
     ratings: list[RatingChange] = []
     if result is not None:
-        ratings = boards.finish(ctx.session, board, winners=result.winners, reason=result.reason, now=now)
+        ratings = boards.finish(
+            ctx.session, board, winners=result.winners, code=result.code, reason=result.reason, now=now
+        )
     return ctx.board_mails(engine, board, after, author=player, announce=True, ratings=ratings)
 
 
@@ -113,13 +115,15 @@ def resign(ctx: Context, command: lang.Resign) -> list[OutgoingMail]:
         others = [s.seat for s in board.seats if s.seat != seat]
         outcome = "won" if len(others) == 1 else "tied"
         reason = f"{outcome} when {player.userid} resigned"
-        ratings = boards.finish(ctx.session, board, winners=others, reason=reason, now=now)
+        ratings = boards.finish(ctx.session, board, winners=others, code=boards.RESIGNED, reason=reason, now=now)
         return ctx.board_mails(engine, board, state, author=player, announce=True, ratings=ratings)
     _record(ctx, board, seat, pbm.games.RESIGN, {"text": "resigned and leaves the game; the others play on"})
     boards.set_position(board, engine.dump(after), after.to_move)
     result = engine.result(after)
     if result is not None:
-        ratings = boards.finish(ctx.session, board, winners=result.winners, reason=result.reason, now=now)
+        ratings = boards.finish(
+            ctx.session, board, winners=result.winners, code=result.code, reason=result.reason, now=now
+        )
     return ctx.board_mails(engine, board, after, author=player, announce=True, ratings=ratings)
 
 

@@ -8,15 +8,25 @@
 
 The registry below is the one place that knows which games exist; the command
 layer, the help pages and the web ask it instead of repeating that knowledge.
+It is filled from the ``pbm.games`` entry-point group, where pbm registers its
+own three games (``pyproject.toml``), so a club adds a game by installing a
+package that registers one::
+
+    [project.entry-points."pbm.games"]
+    stones = "stones_game:GAME"
 """
 
 from __future__ import annotations
 
 import functools
+from importlib.metadata import entry_points
 from typing import Any
 
 from pbm.games.base import (
+    DIE,
+    MARKER,
     RESIGN,
+    STONE,
     BoardCell,
     Game,
     GameError,
@@ -32,7 +42,11 @@ from pbm.games.base import (
 )
 
 __all__ = [
+    "BadGame",
+    "DIE",
+    "MARKER",
     "RESIGN",
+    "STONE",
     "BoardCell",
     "Game",
     "GameError",
@@ -48,6 +62,7 @@ __all__ = [
     "check_guard",
     "get",
     "names",
+    "refresh",
     "split_guard",
 ]
 
@@ -56,13 +71,32 @@ class UnknownGame(GameError):
     """No game of that name is played here."""
 
 
+ENTRY_POINTS = "pbm.games"
+BUILT_IN = ("cephalopod", "cubeo", "dodeca")
+"""pbm's own games, listed first and in this order; installed ones follow by name."""
+
+
+class BadGame(Exception):
+    """An installed game package registers something that is not a game, or a name taken twice."""
+
+
 @functools.cache
 def _registry() -> dict[str, Game[Any]]:
-    # Imported here so that importing one engine does not import them all.
-    from pbm.games import cephalopod, cubeo, dodeca
+    found: dict[str, Game[Any]] = {}
+    for entry in entry_points(group=ENTRY_POINTS):
+        game = entry.load()
+        if not isinstance(game, Game) or game.name != entry.name:
+            raise BadGame(f"the {ENTRY_POINTS} entry point {entry.name!r} ({entry.value}) is no game by that name")
+        if entry.name in found and found[entry.name] is not game:
+            raise BadGame(f"two packages register a game called {entry.name!r}")
+        found[entry.name] = game
+    order = sorted(found, key=lambda name: (BUILT_IN.index(name) if name in BUILT_IN else len(BUILT_IN), name))
+    return {name: found[name] for name in order}
 
-    games: tuple[Game[Any], ...] = (cephalopod.GAME, cubeo.GAME, dodeca.GAME)
-    return {game.name: game for game in games}
+
+def refresh() -> None:
+    """Look for installed games again (after a game package was installed while running)."""
+    _registry.cache_clear()
 
 
 def all_games() -> list[Game[Any]]:

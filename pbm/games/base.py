@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from pbm.games.fairdice import Roll
 
 RESIGN = "resign"
 """What a game's record holds for a player's resignation, where a move would stand."""
@@ -46,12 +49,15 @@ class InvalidPosition(GameError):
 
 @dataclass(frozen=True)
 class Result:
-    """How a game ended: the winning seats (0-based) and the words that say so.
+    """How a game ended: the winning seats (0-based), the kind of ending, and the words that say so.
 
     Several winners mean a shared result (a draw or a tie among them).
     """
 
     winners: list[int]
+    code: str
+    """The kind of ending, a short stable word a program can test (each game lists its own):
+    ``most-cells``, ``tie``, ``merged``. Stored with the result; the words are for people."""
     reason: str
     """The words that follow the winners' names, which the caller writes.
 
@@ -85,14 +91,23 @@ class MoveReport:
     """
 
 
+DIE = "die"
+"""A die: it has an owner, shows a value and has a number of sides (and maybe a kind)."""
+STONE = "stone"
+"""A stone: it has an owner and nothing else."""
+MARKER = "marker"
+"""A marker: a short label on a cell (a last-move sign, a count), owned or not."""
+
+
 @dataclass(frozen=True)
 class BoardCell:
-    """One cell of a board as a picture draws it: where it is and the die on it, if any.
+    """One cell of a board as a picture draws it: where it is and the piece on it, if any.
 
     `x` grows to the right and `y` upward; `column` and `row` are the labels
     the ASCII board prints on its edges, and `name` is the cell as the move
-    notation writes it. An empty cell has `owner`, `value`, `sides` and `kind`
-    all ``None``.
+    notation writes it. An empty cell has `piece` ``None``; a cell that is not
+    part of the board at all (the corners of a hexagonal board drawn in a
+    rectangle) has `exists` false.
     """
 
     x: int
@@ -101,13 +116,18 @@ class BoardCell:
     row: str
     name: str
     owner: int | None = None
-    """The seat (0-based) whose die stands here."""
+    """The seat (0-based) whose piece stands here."""
     value: int | None = None
-    """The face the die shows (its pips)."""
+    """The face a die shows (its pips)."""
     sides: int | None = None
-    """How many faces the die has: 6, 8, 10, 12 ..."""
+    """How many faces a die has: 6, 8, 10, 12 ..."""
     kind: str | None = None
     """The kind of die, for games with several (Dodeca's ``Tetra``, ``Cube`` ...)."""
+    piece: str | None = None
+    """What stands here: `DIE`, `STONE`, `MARKER`, or ``None`` on an empty cell."""
+    label: str | None = None
+    """A marker's text."""
+    exists: bool = True
 
 
 @dataclass(frozen=True)
@@ -198,6 +218,11 @@ class Game(ABC, Generic[S]):
     options: ClassVar[tuple[Option, ...]] = ()
     tally_unit: ClassVar[str] = ""
     """What `tally` counts, in the singular (``cell``); empty when the game keeps no score."""
+    help_text: ClassVar[str]
+    """The rules in a player's words, plain text under a title line and a line of ``=``: what
+    ``GAME help`` mails and the rules page shows. Options and commands are added to it."""
+    notes_heading: ClassVar[str] = "Notes"
+    """How a page heads the game's `public_notes` (Dodeca's are about its fair dice)."""
 
     # -- options -------------------------------------------------------------
 
@@ -385,6 +410,11 @@ class Game(ABC, Generic[S]):
 
     def secret_of(self, state: S) -> bytes | None:
         """Hidden state that must never be shown before the game ends (dice seeds)."""
+        return None
+
+    def published_rolls(self, state: S) -> Sequence[Roll] | None:
+        """The dice the server rolled so far, in order, for the game's dice record (see
+        `pbm.games.fairdice`); ``None`` for a game that rolls no dice on the server."""
         return None
 
     def public_notes(self, state: S, *, game_over: bool = False) -> list[str]:

@@ -141,7 +141,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, NamedTuple
 
-from pbm.games.base import BoardCell, Game, IllegalMove, InvalidPosition, MoveReport, Option, Result
+from pbm.games.base import DIE, BoardCell, Game, IllegalMove, InvalidPosition, MoveReport, Option, Result
 
 SEAT_NAMES = ("Paren", "Angle", "Square", "Curly", "Slash", "Bar")
 SEAT_LETTERS = "abcdef"
@@ -425,6 +425,44 @@ _CELL = re.compile(r"[a-z]\d+")
 _POSITION_CELL = re.compile(r"\.|[a-z]\d*|.")
 
 
+HELP = """\
+Cephalopod, a game by Mark Steere
+=================================
+
+Cephalopod is played on a 5x5 board that starts empty. Each turn a player
+places one die of their own on an empty cell; dice never move and nobody
+may pass. When the board is full, whoever holds the most cells wins.
+
+Placing and capturing
+    Look at the dice orthogonally next to the chosen cell. Any two or
+    more of them whose pips add up to 6 or less can be captured: they
+    are taken off the board (back to their owners, whoever owns them)
+    and the new die shows their sum. If such a group exists at the cell,
+    a capture there is compulsory, but you choose which group. If none
+    exists, the new die shows a 1. You are always free to pick a cell
+    where no capture is possible instead.
+
+Writing moves
+    c3          place on c3 (a capture if exactly one is possible there)
+    c3=b3+c2    place on c3, capturing the dice on b3 and c2
+    c3=4        the capture at c3 that makes a 4, when only one does
+    Columns are letters from a (left), rows numbers from 1 (bottom).
+
+The board
+    Paren's dice print as (n), Angle's as <n>; with more players also
+    [n] Square, {n} Curly, /n/ Slash and |n| Bar. The first player named
+    in the challenge is Paren and moves first.
+
+Three to six players
+    Turns go round in the order of the challenge. When the board is full
+    and one player holds the most cells, that player wins. If several
+    tie for the most, everyone tied for the fewest is out: their dice
+    leave the board and play goes on with the next player still in. If
+    everyone left is tied, the game is a tie between them all.
+"""
+"""The rules in a player's words: what ``cephalopod help`` mails and the rules page shows."""
+
+
 class Cephalopod(Game[State]):
     """The rules of Cephalopod; see the module documentation for the game itself."""
 
@@ -435,6 +473,7 @@ class Cephalopod(Game[State]):
     max_players: ClassVar[int] = 6
     seat_names: ClassVar[tuple[str, ...]] = SEAT_NAMES
     tally_unit: ClassVar[str] = "cell"
+    help_text: ClassVar[str] = HELP
     options: ClassVar[tuple[Option, ...]] = (
         Option("size", "play on an N x N board instead of 5 x 5", choices=tuple(range(3, 10)), default=5),
         Option("dice", "twelve-sided dice: captures may add up to 12", choices=(6, 12), default=6),
@@ -709,23 +748,25 @@ class Cephalopod(Game[State]):
     def result(self, state: State) -> Result | None:
         """``None`` until the board is full; then the leader, or everyone tied.
 
-        The reason follows the winners' names (see `Result.reason`):
+        The codes: ``most-cells`` (one leader on a full board), ``tie`` (everyone
+        left tied), ``last-player`` (the others were eliminated or resigned). The
+        reason follows the winners' names (see `Result.reason`):
 
         >>> GAME.result(GAME.from_position("a1a1b1/b1a1b1/a1b1a1 b"))
-        Result(winners=[0], reason='won, holding 5 of the 9 cells')
+        Result(winners=[0], code='most-cells', reason='won, holding 5 of the 9 cells')
         >>> GAME.result(GAME.from_position("a1a1b1/b1c1c1/a1b1c1 c"))
-        Result(winners=[0, 1, 2], reason='tied, each holding 3 cells')
+        Result(winners=[0, 1, 2], code='tie', reason='tied, each holding 3 cells')
         """
         if len(state.in_play) == 1:
-            return Result(list(state.in_play), "won as the last player left")
+            return Result(list(state.in_play), "last-player", "won as the last player left")
         if 0 in state.values:
             return None
         held = state.cells_held()
         most = max(held.values())
         leaders = [seat for seat, count in held.items() if count == most]
         if len(leaders) == 1:
-            return Result(leaders, f"won, holding {most} of the {len(state.values)} cells")
-        return Result(leaders, f"tied, each holding {most} {'cell' if most == 1 else 'cells'}")
+            return Result(leaders, "most-cells", f"won, holding {most} of the {len(state.values)} cells")
+        return Result(leaders, "tie", f"tied, each holding {most} {'cell' if most == 1 else 'cells'}")
 
     def resign(self, state: State, seat: int) -> State | None:
         """With more than two players, a resigning player leaves as if eliminated.
@@ -849,8 +890,9 @@ class Cephalopod(Game[State]):
         >>> state = GAME.from_position("b2../.../a1.. a")
         >>> [(c.name, c.owner, c.value) for c in GAME.cells(state) if c.value]
         [('a3', 1, 2), ('a1', 0, 1)]
-        >>> GAME.cells(state)[0]
-        BoardCell(x=0, y=2, column='A', row='3', name='a3', owner=1, value=2, sides=6, kind=None)
+        >>> cell = GAME.cells(state)[0]
+        >>> cell.x, cell.y, cell.column, cell.row, cell.name, cell.piece, cell.owner, cell.value, cell.sides
+        (0, 2, 'A', '3', 'a3', 'die', 1, 2, 6)
         """
         size = state.size
         cells = []
@@ -860,7 +902,7 @@ class Cephalopod(Game[State]):
                 name = f"{COLUMNS[column]}{row + 1}"
                 cell = BoardCell(column, row, COLUMNS[column].upper(), str(row + 1), name)
                 if state.values[i]:
-                    cell = replace(cell, owner=state.owners[i], value=state.values[i], sides=state.dice)
+                    cell = replace(cell, piece=DIE, owner=state.owners[i], value=state.values[i], sides=state.dice)
                 cells.append(cell)
         return cells
 

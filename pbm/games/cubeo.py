@@ -96,6 +96,7 @@ from functools import cached_property
 from typing import Any
 
 from pbm.games.base import (
+    DIE,
     BoardCell,
     Game,
     IllegalMove,
@@ -514,6 +515,48 @@ def render_board(state: State, width: int = MAIL_WIDTH) -> str:
     return "\n".join(lines)
 
 
+HELP = """\
+Cubeo, a game by Marek J. Kolcun
+================================
+
+Two players, each with six six-sided dice, build one formation of dice on
+an open table. It starts with one die of each player side by side, both
+showing 1; the first player named in the challenge moves first. The dice
+must always form a single group joined edge to edge.
+
+A turn is one of
+    Add     put a new die showing 1 on an empty cell next to one of your
+            dice and next to no enemy die. It must be able to slide in
+            from outside: no dropping it into an enclosed hole.
+    Move    slide one of your dice showing p around the formation exactly
+            p steps. A step goes to a neighbouring cell, or round the
+            outer corner of a die; the die must keep touching the others
+            all the way, may not squeeze between two dice that touch only
+            at a corner, and may not end where it started. A die whose
+            removal would split the formation is pinned and cannot move.
+    Merge   with at least three dice on the table, lift an unpinned die
+            of yours off and add its pips to a neighbouring die of yours.
+            The lifted die returns to your hand.
+
+Winning
+    Merge two dice into more than 6 pips and you win at once (exactly 6
+    is an ordinary move). A player who has no legal turn loses.
+
+Writing moves (x grows to the right, y grows upward; both may be negative)
+    +x,y            add a die at x,y               e.g. +-1,0
+    p,x,y->x2,y2    move the p at x,y to x2,y2     e.g. 2,0,1->1,2
+    p,x,y+>x2,y2    merge the p at x,y into x2,y2  e.g. 1,0,0+>1,0
+    -x,y            take a die off (with -remove)
+    The pip count in front may be left out; spaces are allowed.
+
+The board
+    The drawing shows the formation with a margin of one cell and the
+    absolute coordinates around it; seat 1's dice print as (n), seat 2's
+    as <n>. A very wide formation is drawn in bands, one under another.
+"""
+"""The rules in a player's words: what ``cubeo help`` mails and the rules page shows."""
+
+
 class Cubeo(Game[State]):
     """The Cubeo rules; see the module text."""
 
@@ -523,6 +566,7 @@ class Cubeo(Game[State]):
     min_players = 2
     max_players = 2
     seat_names = ("Paren", "Angle")
+    help_text = HELP
     options = (
         Option("strict", "a move may not leave the formation looking as before (up to rotation or reflection)"),
         Option("dice", "each player has that many dice with that many faces", choices=(6, 8, 10, 12), default=6),
@@ -624,14 +668,17 @@ class Cubeo(Game[State]):
     def result(self, state: State) -> Result | None:
         """The merger of a die above the die size, or the player who left the other no turn.
 
+        The codes: ``merged`` (a merge made a die above the die size), ``no-move``
+        (the player to move had no legal turn).
+
         >>> GAME.result(GAME.from_position("1:7@0,0 1:1@0,1 2:1@1,0 / 2 / 20"))
-        Result(winners=[0], reason='won by merging to 7')
+        Result(winners=[0], code='merged', reason='won by merging to 7')
         """
         promoted = state.promoted
         if promoted is not None:
-            return Result(winners=[promoted.owner], reason=f"won by merging to {promoted.pips}")
+            return Result([promoted.owner], "merged", f"won by merging to {promoted.pips}")
         if not state.legal:
-            return Result(winners=[1 - state.to_move], reason="won, leaving the opponent no legal turn")
+            return Result([1 - state.to_move], "no-move", "won, leaving the opponent no legal turn")
         return None
 
     def report(self, before: State, notation: str, after: State) -> MoveReport:
@@ -841,7 +888,7 @@ class Cubeo(Game[State]):
                 cell = BoardCell(x, y, str(x), str(y), cell_text((x, y)))
                 die = board.get((x, y))
                 if die is not None:
-                    cell = replace(cell, owner=die.owner, value=die.pips, sides=state.options.dice)
+                    cell = replace(cell, piece=DIE, owner=die.owner, value=die.pips, sides=state.options.dice)
                 cells.append(cell)
         return cells
 

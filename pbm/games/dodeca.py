@@ -104,7 +104,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
-from pbm.games.base import BoardCell, Game, IllegalMove, InvalidPosition, MoveReport, Result
+from pbm.games.base import DIE, BoardCell, Game, IllegalMove, InvalidPosition, MoveReport, Result
 from pbm.games.fairdice import (
     Roll,
     check_seed,
@@ -246,6 +246,49 @@ _MOVE = re.compile(r"(?P<origin>\S+?)\s*[-x]\s*(?P<target>[a-z]\d*)\s*(?:=\s*(?P
 _ROLL = re.compile(r"(?:re)?roll(?:\s+(?P<square>\S+))?")
 
 
+HELP = """\
+Dodeca, from the Warpspawn games pages
+======================================
+
+A chess-like game on a 10x10 board where the pieces are dice. Each side has
+ten Tetras (d4), four Cubes (d6), four Octos (d8) and two Dodecas (d10).
+South sets up on rows 1-2 and North on rows 9-10: the Tetras on the second
+row, and on the back row from column a to j: Cube, Cube, Octo, Octo,
+Dodeca, Dodeca, Octo, Octo, Cube, Cube. Every die is rolled as it is set
+up, and a d10 each decides who starts (ties roll again).
+
+A turn is one of
+    Move    one of your dice exactly as many squares as it shows, in a
+            straight line, over empty squares only:
+                Tetra   moves orthogonally, captures diagonally
+                Cube    moves diagonally,   captures orthogonally
+                Octo    moves and captures diagonally
+                Dodeca  moves and captures orthogonally
+            A capture ends on an enemy die, which leaves the game. After
+            moving or capturing, turn the die one face up or down, as you
+            choose (a 1 must become 2; the top face must go down).
+    Reroll  one of your dice where it stands. You may not reroll on two
+            turns in a row unless none of your dice can move.
+
+Winning
+    Capture both enemy Dodecas.
+
+Writing moves
+    c2-c6=3     move c2 to c6 and turn it to 3
+    c2xd3=5     capture on d3 and turn to 5 (- and x are interchangeable)
+    roll c2     reroll the die on c2
+    "=face" may be left out when only one new face is possible.
+
+Fair dice
+    The server rolls every die. Before the first move each game publishes
+    a commitment: the SHA-256 of its secret seed. When the game ends the
+    seed is revealed; roll number i is HMAC-SHA256(seed, "roll:i") mapped
+    onto the die without bias, so anyone can recompute every roll of the
+    game (pbm verify-dice, or a few lines of Python).
+"""
+"""The rules in a player's words: what ``dodeca help`` mails and the rules page shows."""
+
+
 class Dodeca(Game[State]):
     """The rules of Dodeca; `GAME` is the instance the registry serves."""
 
@@ -256,6 +299,8 @@ class Dodeca(Game[State]):
     min_players = 2
     max_players = 2
     seat_names = SEATS
+    help_text = HELP
+    notes_heading = "Fair dice"
     options = ()
 
     # -- starting a game ---------------------------------------------------------
@@ -362,14 +407,14 @@ class Dodeca(Game[State]):
         return State(tuple(board), 1 - seat, state.ply + 1, (rerolled[0], rerolled[1]), rolls, state.seed)
 
     def result(self, state: State) -> Result | None:
-        """The winner once a side has no Dodeca left, else ``None``."""
+        """The winner once a side has no Dodeca left (code ``dodecas-captured``), else ``None``."""
         has_dodeca = [False, False]
         for die in state.board:
             if die is not None and die.kind is DODECA:
                 has_dodeca[die.seat] = True
         for loser in (0, 1):
             if not has_dodeca[loser]:
-                return Result([1 - loser], "won by capturing both enemy Dodecas")
+                return Result([1 - loser], "dodecas-captured", "won by capturing both enemy Dodecas")
         return None
 
     def report(self, before: State, notation: str, after: State) -> MoveReport:
@@ -443,8 +488,9 @@ class Dodeca(Game[State]):
         """The 100 squares, row 10 first, each with its die's kind, sides and face.
 
         >>> cells = Dodeca().cells(Dodeca().new(seed=bytes(32)))
-        >>> cells[0]
-        BoardCell(x=0, y=9, column='a', row='10', name='a10', owner=1, value=4, sides=6, kind='Cube')
+        >>> cell = cells[0]
+        >>> cell.name, cell.piece, cell.kind, cell.owner, cell.value, cell.sides
+        ('a10', 'die', 'Cube', 1, 4, 6)
         >>> sum(cell.owner is None for cell in cells)
         60
         """
@@ -455,9 +501,15 @@ class Dodeca(Game[State]):
                 cell = BoardCell(column, row, COLUMNS[column], str(row + 1), square_name(square))
                 die = state.board[square]
                 if die is not None:
-                    cell = replace(cell, owner=die.seat, value=die.face, sides=die.kind.sides, kind=die.kind.name)
+                    cell = replace(
+                        cell, piece=DIE, owner=die.seat, value=die.face, sides=die.kind.sides, kind=die.kind.name
+                    )
                 cells.append(cell)
         return cells
+
+    def published_rolls(self, state: State) -> tuple[Roll, ...]:
+        """Every roll of the game so far, in roll order: the dice record `pbm verify-dice` checks."""
+        return state.rolls
 
     def public_notes(self, state: State, *, game_over: bool = False) -> list[str]:
         """The dice commitment, who won the roll-off (first board), a reroll reminder; the seed at the end."""

@@ -51,19 +51,16 @@ module lists the order of its rolls). This module computes exactly this:
 [3, 6, 2, 5, 1, 5, 5, 2]
 
 `verify` does the whole check for a finished game from a JSON record (the
-format is described there); ``python -m pbm.games.fairdice record.json`` (or
-``pbm verify-dice``) runs it from the command line.
+format is described there); ``pbm verify-dice record.json`` runs it from the
+command line.
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import hmac
-import json
 import re
 import secrets
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -292,46 +289,3 @@ def _record_faces(record: Mapping[str, Any]) -> list[int] | None:
     if not isinstance(faces, list) or not all(isinstance(f, int) and not isinstance(f, bool) for f in faces):
         raise RecordError('"rolls" must be a list of faces (whole numbers), in roll order')
     return faces
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``pbm verify-dice [--list] [RECORD]``: exit 0 when every roll matches, 1 on a mismatch, 2 on a bad record."""
-    parser = argparse.ArgumentParser(
-        prog="pbm verify-dice",
-        description="Recompute every dice roll of a finished game from its revealed seed.",
-        epilog=(
-            'RECORD is a JSON file {"game", "players", "options", "commitment", "seed", "moves", "rolls"}'
-            " as the server exports it; - or nothing reads standard input."
-        ),
-    )
-    parser.add_argument("record", nargs="?", default="-", help="the game record (JSON); - for standard input")
-    parser.add_argument("--list", action="store_true", help="print every recomputed roll")
-    args = parser.parse_args(argv)
-    try:
-        if args.record == "-":
-            text = sys.stdin.read()
-        else:
-            with open(args.record, encoding="utf-8") as file:
-                text = file.read()
-        record = json.loads(text)
-        if not isinstance(record, dict):
-            raise RecordError("the record must be a JSON object")
-        result = verify(record)
-    except (OSError, json.JSONDecodeError, RecordError) as error:
-        print(f"verify-dice: {error}", file=sys.stderr)
-        return 2
-    if args.list:
-        for r in result.rolls:
-            print(f"{r.index:5}  d{r.sides:<3} {r.face:3}  {r.what}")
-    for problem in result.problems:
-        print(problem)
-    if result.ok:
-        checked = "compared with the published faces" if "rolls" in record else "listed (no published faces given)"
-        print(f"OK: the commitment matches the seed; {len(result.rolls)} rolls recomputed and {checked}")
-        return 0
-    print(f"FAILED: {len(result.problems)} problem(s)")
-    return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -36,6 +36,7 @@ _LIST_COLUMNS = load_only(
     Board.move_count,
     Board.to_move,
     Board.winners,
+    Board.end_code,
     Board.end_reason,
     Board.created_at,
     Board.updated_at,

@@ -25,6 +25,9 @@ from pbm.store import ratings
 from pbm.store.models import Board, BoardCounter, BoardStatus, MoveRecord, Player, Seat
 
 FIRST_BOARD = 101
+RESIGNED = "resigned"
+"""The end code of a game a resignation ended (the others come from the engine's `Result.code`)."""
+CANCELLED = "cancelled"
 
 
 def find(session: Session, game_type: str, number: int, *, for_update: bool = False) -> Board | None:
@@ -153,15 +156,22 @@ def cancel(board: Board, reason: str, now: datetime) -> None:
     """Call the game off, unrated: it never counted."""
     board.status = BoardStatus.CANCELLED
     board.to_move = None
+    board.end_code = CANCELLED
     board.end_reason = reason
     board.finished_at = board.updated_at = now
 
 
-def finish(session: Session, board: Board, *, winners: Sequence[int], reason: str, now: datetime) -> list[RatingChange]:
-    """End the game with `winners` (several: a shared result) and rate it; returns each rating's change."""
+def finish(
+    session: Session, board: Board, *, winners: Sequence[int], code: str, reason: str, now: datetime
+) -> list[RatingChange]:
+    """End the game with `winners` (several: a shared result) and rate it; returns each rating's change.
+
+    `code` is the kind of ending, `reason` its words (see `Board.end_code`, `Board.end_reason`).
+    """
     board.status = BoardStatus.FINISHED
     board.to_move = None
     board.winners = list(winners)
+    board.end_code = code
     board.end_reason = reason
     board.finished_at = board.updated_at = now
     return ratings.rate(session, [seat.player for seat in board.seats], board.game_type, set(winners))

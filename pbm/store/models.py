@@ -196,6 +196,9 @@ class Board(Base):
     to_move: Mapped[int | None] = mapped_column(Integer, default=0)
     """Seat to move while active, kept beside the state so lists need no engine."""
     winners: Mapped[list[int] | None] = mapped_column(JSON, default=None)
+    end_code: Mapped[str | None] = mapped_column(String(32), default=None)
+    """The kind of ending: the engine's `pbm.games.Result.code` (``most-cells``, ``merged`` ...),
+    or ``resigned``, or for a cancelled game ``cancelled``."""
     end_reason: Mapped[str | None] = mapped_column(Text, default=None)
     """How it ended, in the words that follow the winners' names (`pbm.games.Result.reason`):
     ``won, holding 15 of the 25 cells``, ``won when alice resigned``; for a cancelled game, why."""

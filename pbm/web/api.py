@@ -52,6 +52,7 @@ def summary_json(game: GameSummary) -> dict[str, Any]:
         "to_move": game.to_move.userid if game.to_move else None,
         "winners": [s.userid for s in game.winners],
         "end_reason": game.end_reason or None,
+        "end_code": game.end_code or None,
         "created_at": _time(game.created_at),
         "updated_at": _time(game.updated_at),
     }
@@ -66,6 +67,9 @@ def cell_json(cell: BoardCell) -> dict[str, Any]:
         "value": cell.value,
         "sides": cell.sides,
         "kind": cell.kind,
+        "piece": cell.piece,
+        "label": cell.label,
+        "exists": cell.exists,
     }
 
 
@@ -101,6 +105,7 @@ def board_json(page: GamePage) -> dict[str, Any]:
         "to_move": view.to_move.userid if view.to_move else None,
         "winners": [s.userid for s in view.winners],
         "end_reason": view.end_reason or None,
+        "end_code": view.end_code or None,
         "tally": dict(zip((s.userid for s in view.seats), view.tally)) if view.tally is not None else None,
         "tally_unit": view.tally_unit or None,
         "move_count": view.move_count,

@@ -86,8 +86,8 @@ class Pages:
 
     async def rules(self, request: Request) -> Response:
         engine = params.engine_of(request)
-        # The text the `help` mail sends: rendered as plain text, then escaped on the page like any value.
-        lines = self.templates.get_template(f"help/{engine.name}.txt").render().splitlines()
+        # The text the `help` mail sends, escaped on the page like any value.
+        lines = engine.help_text.splitlines()
         if len(lines) > 1 and lines[1] and set(lines[1]) == {"="}:
             lines = lines[2:]  # the text's title: the page has its own heading, with the attribution
         return self.render("rules.html", engine=engine, text="\n".join(lines).strip("\n"))

@@ -23,13 +23,19 @@ def playout(name: str, seed: int, *, players: int = 2, options: dict | None = No
     return states
 
 
-GAMES = [
-    ("cephalopod", 2, {}),
-    ("cephalopod", 4, {"size": 7, "dice": 12}),
-    ("cubeo", 2, {}),
-    ("cubeo", 2, {"dice": 8, "remove": True}),
-    ("dodeca", 2, {}),
-]
+def _every_game() -> list:
+    """Each registered game as challenged plainly, and with more players and every option set."""
+    found = []
+    for engine in pbm.games.all_games():
+        found.append(pytest.param(engine.name, engine.min_players, {}, id=engine.name))
+        options = {o.name: True if o.is_flag else o.choices[-1] for o in engine.options}
+        players = min(engine.max_players, 4)
+        if options or players != engine.min_players:
+            found.append(pytest.param(engine.name, players, options, id=f"{engine.name}-{players}-all-options"))
+    return found
+
+
+GAMES = _every_game()
 
 
 @pytest.mark.parametrize(("name", "players", "options"), GAMES)
@@ -45,12 +51,19 @@ def test_cells_fill_a_rectangle_top_row_first_and_left_to_right(name, players, o
 
 
 @pytest.mark.parametrize(("name", "players", "options"), GAMES)
-def test_an_empty_cell_carries_no_die_and_a_full_one_all_of_it(name, players, options):
+def test_a_cell_carries_all_of_its_piece_and_an_empty_one_nothing(name, players, options):
     engine = pbm.games.get(name)
     for state in playout(name, 5, players=players, options=options):
         for cell in engine.cells(state):
-            die = (cell.owner, cell.value, cell.sides)
-            assert None not in die or die == (None, None, None)
+            held = (cell.owner, cell.value, cell.sides)
+            if cell.piece == pbm.games.DIE:
+                assert None not in held
+            elif cell.piece == pbm.games.STONE:
+                assert cell.owner is not None and (cell.value, cell.sides) == (None, None)
+            elif cell.piece == pbm.games.MARKER:
+                assert cell.label
+            else:
+                assert cell.piece is None and held == (None, None, None) and cell.label is None
             assert 0 <= (cell.owner or 0) < players
 
 

@@ -1,7 +1,8 @@
 """Perft from the empty 5x5 board, and the perft command line."""
 
+from pbm.cli import main as pbm_main
 from pbm.games.cephalopod import GAME
-from pbm.games.perft import divide, main, perft
+from pbm.games.perft import divide, perft
 
 # The number of five-move sequences from the empty 5x5 board, as published with
 # the reference counts for depths 1-4 (see the oracle file).
@@ -38,17 +39,17 @@ def test_divide_splits_the_count_by_first_move():
 
 
 def test_command_prints_each_depth_with_nodes_per_second(capsys):
-    assert main(["cephalopod", "--size", "3", "2"]) == 0
+    assert pbm_main(["perft", "cephalopod", "--size", "3", "2"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["depth", "nodes", "seconds", "nodes/s"]
     assert [line.split()[:2] for line in lines[1:]] == [["1", "9"], ["2", "72"]]
 
 
 def test_command_starts_from_a_given_position(capsys):
-    assert main(["cephalopod", "--position", "a1../.../b1.. a", "1"]) == 0
+    assert pbm_main(["perft", "cephalopod", "--position", "a1../.../b1.. a", "1"]) == 0
     assert capsys.readouterr().out.splitlines()[1].split()[:2] == ["1", "7"]
 
 
 def test_command_refuses_options_the_game_does_not_have(capsys):
-    assert main(["cephalopod", "--size", "12", "1"]) == 2
+    assert pbm_main(["perft", "cephalopod", "--size", "12", "1"]) == 2
     assert "out of range" in capsys.readouterr().err

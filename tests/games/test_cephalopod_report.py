@@ -143,7 +143,7 @@ def test_a_win_reads_after_the_winners_name():
 def test_two_players_level_on_an_even_board_tied():
     state = GAME.play(GAME.from_position(position("aaaa bbbb aaaa bbb.", "b")), "d1")
     result = GAME.result(state)
-    assert (result.winners, result.reason) == ([0, 1], "tied, each holding 8 cells")
+    assert (result.winners, result.code, result.reason) == ([0, 1], "tie", "tied, each holding 8 cells")
 
 
 def test_everybody_level_tied():

@@ -27,7 +27,7 @@ def test_the_last_player_left_wins():
     state = GAME.resign(GAME.from_position("a1b1c1/.../... a", players=3), 2)
     final = GAME.resign(state, 1)
     assert GAME.result(final).winners == [0]
-    assert GAME.result(final).reason == "won as the last player left"
+    assert (GAME.result(final).code, GAME.result(final).reason) == ("last-player", "won as the last player left")
 
 
 def test_a_player_already_out_cannot_resign_again():

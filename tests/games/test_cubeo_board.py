@@ -66,7 +66,7 @@ def test_too_many_dice_for_the_die_size_are_refused():
 
 def test_a_won_position_reads_back_as_won():
     state = GAME.from_position("1:7@0,0 1:1@0,1 2:1@1,0 / 2 / 20")
-    assert GAME.result(state) == cubeo.Result(winners=[0], reason="won by merging to 7")
+    assert GAME.result(state) == cubeo.Result(winners=[0], code="merged", reason="won by merging to 7")
 
 
 # -- storage ----------------------------------------------------------------------

@@ -73,4 +73,4 @@ def test_a_blockade_reads_won_leaving_the_opponent_no_legal_turn():
     # Angle closes the last side of Paren's only die.
     state = GAME.play(GAME.from_position("2:1@0,0 1:1@1,0 2:1@2,0 2:1@1,1 2:1@2,-1 / 2 / 7"), "1,2,-1->1,-1")
     result = GAME.result(state)
-    assert (result.winners, result.reason) == ([1], "won, leaving the opponent no legal turn")
+    assert (result.winners, result.code, result.reason) == ([1], "no-move", "won, leaving the opponent no legal turn")

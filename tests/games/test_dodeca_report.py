@@ -75,4 +75,5 @@ def test_dodeca_keeps_no_score():
 
 def test_the_win_reads_won_by_capturing_both_enemy_dodecas():
     result = GAME.result(GAME.play(state_with(a1="ad2", a3="bd5", j1="ad1", j10="bt1"), "a1xa3=3"))
-    assert (result.winners, result.reason) == ([0], "won by capturing both enemy Dodecas")
+    assert (result.winners, result.code) == ([0], "dodecas-captured")
+    assert result.reason == "won by capturing both enemy Dodecas"

@@ -15,6 +15,7 @@ from collections import Counter
 
 import pytest
 
+from pbm.cli import main as pbm_main
 from pbm.games import fairdice
 from pbm.games.dodeca import GAME
 
@@ -264,7 +265,7 @@ def test_commitments_differ_per_game_and_match_the_revealed_seed():
 def test_verify_dice_exits_0_on_an_honest_record(finished_game, tmp_path, capsys):
     path = tmp_path / "record.json"
     path.write_text(json.dumps(_record(finished_game)))
-    assert fairdice.main([str(path)]) == 0
+    assert pbm_main(["verify-dice", str(path)]) == 0
     assert capsys.readouterr().out.startswith("OK: the commitment matches the seed;")
 
 
@@ -274,7 +275,7 @@ def test_verify_dice_exits_1_and_names_each_mismatch(finished_game, tmp_path, ca
     record["commitment"] = "0" * 64
     path = tmp_path / "record.json"
     path.write_text(json.dumps(record))
-    assert fairdice.main([str(path)]) == 1
+    assert pbm_main(["verify-dice", str(path)]) == 1
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("commitment mismatch")
     assert lines[1].startswith("roll mismatch at roll 5 (setup f1: South Dodeca, d10)")
@@ -283,7 +284,7 @@ def test_verify_dice_exits_1_and_names_each_mismatch(finished_game, tmp_path, ca
 
 def test_verify_dice_reads_standard_input_and_lists_rolls(finished_game, monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(_record(finished_game))))
-    assert fairdice.main(["--list"]) == 0
+    assert pbm_main(["verify-dice", "--list"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == len(finished_game[2].rolls) + 1
     assert lines[0].split() == ["0", "d6", str(finished_game[2].rolls[0].face), "setup", "a1:", "South", "Cube"]
@@ -292,15 +293,15 @@ def test_verify_dice_reads_standard_input_and_lists_rolls(finished_game, monkeyp
 def test_verify_dice_exits_2_on_a_broken_record(tmp_path, capsys):
     path = tmp_path / "record.json"
     path.write_text("{not json")
-    assert fairdice.main([str(path)]) == 2
+    assert pbm_main(["verify-dice", str(path)]) == 2
     assert capsys.readouterr().err.startswith("verify-dice: ")
 
 
-def test_verify_dice_runs_as_a_module(finished_game, tmp_path):
+def test_verify_dice_runs_as_a_program(finished_game, tmp_path):
     path = tmp_path / "record.json"
     path.write_text(json.dumps(_record(finished_game)))
     done = subprocess.run(
-        [sys.executable, "-m", "pbm.games.fairdice", str(path)], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "pbm", "verify-dice", str(path)], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stderr
     assert f"{len(finished_game[2].rolls)} rolls recomputed" in done.stdout

@@ -38,8 +38,8 @@ def test_the_newest_migration_can_be_undone_and_done_again(database):
         assert compare_metadata(context, Base.metadata) == []
 
 
-def test_results_recorded_in_older_words_are_worded_after_the_winners_names(database):
-    """0004: a finished game's end_reason becomes the words after the winners' names."""
+def test_results_recorded_before_get_their_code_and_are_worded_after_the_winners_names(database):
+    """0004: a finished game gets the code of its ending, and its end_reason the words after the winners' names."""
     from alembic import command
     from sqlalchemy import insert, select
 
@@ -52,9 +52,9 @@ def test_results_recorded_in_older_words_are_worded_after_the_winners_names(data
     cephalopod = pbm.games.get("cephalopod")
     full = cephalopod.from_position("a1a1b1/b1a1b1/a1b1a1 b")
     old_words = {
-        101: ("Paren wins, holding 5 of the 9 cells", "won, holding 5 of the 9 cells"),
-        102: ("alice resigned", "won when alice resigned"),
-        103: ("won, holding 5 of the 9 cells", "won, holding 5 of the 9 cells"),
+        101: ("Paren wins, holding 5 of the 9 cells", ("most-cells", "won, holding 5 of the 9 cells")),
+        102: ("alice resigned", ("resigned", "won when alice resigned")),
+        103: ("won, holding 5 of the 9 cells", ("most-cells", "won, holding 5 of the 9 cells")),
     }
     with database.engine.begin() as connection:
         for board, (old, _) in old_words.items():
@@ -72,5 +72,5 @@ def test_results_recorded_in_older_words_are_worded_after_the_winners_names(data
             )
     command.upgrade(config, "head")
     with database.engine.connect() as connection:
-        reasons = dict(connection.execute(select(Board.board, Board.end_reason)).all())
-    assert reasons == {board: new for board, (_, new) in old_words.items()}
+        rows = connection.execute(select(Board.board, Board.end_code, Board.end_reason)).all()
+    assert {board: (code, reason) for board, code, reason in rows} == {b: new for b, (_, new) in old_words.items()}

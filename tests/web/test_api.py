@@ -49,7 +49,18 @@ def test_api_board_gives_the_whole_game(client, club):
     }
     assert len(game["cells"]) == 9
     assert [c for c in game["cells"] if c["value"]] == [
-        {"name": "b2", "x": 1, "y": 1, "owner": 0, "value": 1, "sides": 6, "kind": None}
+        {
+            "name": "b2",
+            "x": 1,
+            "y": 1,
+            "owner": 0,
+            "value": 1,
+            "sides": 6,
+            "kind": None,
+            "piece": "die",
+            "label": None,
+            "exists": True,
+        }
     ]
     assert "(1)" in game["board_text"]
     assert game["winners"] == [] and game["end_reason"] is None

@@ -9,7 +9,6 @@ from html import unescape
 import pytest
 
 import pbm.games
-from pbm.resources import resource_dir
 
 
 def text_of(page: str) -> str:
@@ -318,7 +317,7 @@ def test_standings_of_an_unknown_game_are_not_found(client):
 def test_rules_page_gives_the_help_text_with_the_designers_attribution(client, engine):
     page = client.get(f"/{engine.name}/rules")
     assert page.status_code == 200
-    lines = (resource_dir("templates") / "help" / f"{engine.name}.txt").read_text().splitlines()
+    lines = engine.help_text.splitlines()
     assert f'<p class="byline attribution">{engine.attribution} ·' in page.text
     assert text_of(html.escape(lines[3])) in text_of(page.text)
     assert f"{engine.name} move BOARD USERID PASSWORD MOVE[#N]" in page.text
