@@ -46,8 +46,9 @@ from pbm.config import Limits
 from pbm.mail import headers
 from pbm.mail.answers import Answers
 from pbm.mail.compose import Composer
+from pbm.mail.fresh import fresh_text
 from pbm.mail.outgoing import Outgoing
-from pbm.mail.parse import ParsedMail, fresh_text
+from pbm.mail.parse import ParsedMail
 from pbm.mail.reader import MailReader
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.passwords import Passwords

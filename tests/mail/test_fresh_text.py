@@ -2,7 +2,7 @@
 
 import pytest
 
-from pbm.mail.parse import fresh_text
+from pbm.mail.fresh import fresh_text
 from tests.mail.builders import BOARD, fixture, message, parse, quoted
 
 BOARD_LINE = "    5  ... (1) ... ... ...  5"

@@ -4,7 +4,7 @@ import base64
 
 import pytest
 
-from pbm.mail.parse import fresh_text
+from pbm.mail.fresh import fresh_text
 from tests.mail.builders import fixture, message, parse
 
 
@@ -453,12 +453,12 @@ def test_two_megabyte_html_body_is_converted():
 
 
 def test_html_converter_failure_falls_back_to_stripping_tags(monkeypatch):
-    from pbm.mail import parse as parse_module
+    from pbm.mail import html_text
 
     def broken(self, markup):
         raise ValueError("html2text bug")
 
-    monkeypatch.setattr(parse_module._PlainHTML2Text, "handle", broken)
+    monkeypatch.setattr(html_text._PlainHTML2Text, "handle", broken)
     mail = parse(
         message(b"<div>c3=b3+c2</div><div>bien&nbsp;jou&eacute;</div>", content_type="text/html")
     )

@@ -5,10 +5,10 @@ import pytest
 from tests.mail.builders import fixture, message, parse
 
 
-def test_from_address_and_display_name_are_read():
+def test_from_address_is_read_beside_a_display_name():
     mail = parse(message(from_="Alice Smith <alice@example.com>"))
     assert mail.from_address == "alice@example.com"
-    assert mail.from_name == "Alice Smith"
+    assert mail.notes == ()
 
 
 def test_from_domain_is_lower_cased_but_local_part_kept():
@@ -16,24 +16,23 @@ def test_from_domain_is_lower_cased_but_local_part_kept():
     assert mail.from_address == "Bob.Jones@contoso.com"
 
 
-def test_bare_from_address_has_an_empty_name():
-    mail = parse(message(from_="alice@example.com"))
-    assert (mail.from_address, mail.from_name) == ("alice@example.com", "")
+def test_bare_from_address_is_read():
+    assert parse(message(from_="alice@example.com")).from_address == "alice@example.com"
 
 
-def test_encoded_display_name_is_decoded():
+def test_from_address_is_read_beside_an_encoded_display_name():
     mail = parse(message(from_="=?utf-8?q?Ren=C3=A9_Dupont?= <rene@example.fr>"))
-    assert mail.from_name == "René Dupont"
+    assert (mail.from_address, mail.notes) == ("rene@example.fr", ())
 
 
-def test_eight_bit_utf8_display_name_is_decoded():
+def test_from_address_is_read_beside_an_eight_bit_utf8_display_name():
     mail = parse(message(from_="Jörg Müller <joerg@example.de>".encode()))
-    assert (mail.from_address, mail.from_name) == ("joerg@example.de", "Jörg Müller")
+    assert (mail.from_address, mail.notes) == ("joerg@example.de", ())
 
 
-def test_eight_bit_latin1_display_name_is_decoded():
+def test_from_address_is_read_beside_an_eight_bit_latin1_display_name():
     mail = parse(message(from_="René <rene@example.fr>".encode("latin-1")))
-    assert mail.from_name == "René"
+    assert (mail.from_address, mail.notes) == ("rene@example.fr", ())
 
 
 def test_missing_from_gives_no_address_and_a_note():
@@ -123,17 +122,6 @@ def test_empty_or_missing_message_id_is_none():
     assert parse(message().replace(b"Message-ID: <m1@example.com>\r\n", b"")).message_id is None
 
 
-def test_in_reply_to_is_the_first_message_id():
-    mail = parse(
-        message(headers={"In-Reply-To": "<board.101.1@example.org> (Cephalopod's message)"})
-    )
-    assert mail.in_reply_to == "<board.101.1@example.org>"
-
-
-def test_missing_in_reply_to_is_none():
-    assert parse(message()).in_reply_to is None
-
-
 def test_references_are_split_over_folded_lines():
     refs = "<a@example.org>\r\n <b@example.org>\t<c@example.org>"
     mail = parse(message(headers={"References": refs}))
@@ -147,6 +135,5 @@ def test_missing_references_are_empty():
 def test_threading_headers_of_a_client_reply():
     mail = parse(fixture("gmail_reply.eml"))
     assert mail.message_id == "<CAH8yC8kZ2vQ+Lm0wXf=Jk3p@mail.gmail.com>"
-    assert mail.in_reply_to == "<board.101.1@example.org>"
     assert mail.references == ("<board.101.1@example.org>",)
     assert mail.subject == "Re: Cephalopod Board 101 alice"
