@@ -432,11 +432,10 @@ class Processor:
         note = f"{type(error).__name__}: {error}"
         try:
             with self.database.transaction() as session:
-                inbound = session.get(InboundMessage, inbound_id)
-                assert inbound is not None
+                parsed = inbox.what_was_read(session, inbound_id)
                 inbox.record_failure(session, inbound_id, note, self.now())
-                if inbound.parsed is not None:
-                    mail = ParsedMail.from_json(inbound.parsed)
+                if parsed is not None:
+                    mail = ParsedMail.from_json(parsed)
                     address = headers.mail_address(mail.from_address)
                     if address and not mail.auto_reason:
                         failure = self.answers.failure(address, mail.body)

@@ -289,6 +289,11 @@ def finish(session: Session, inbound: InboundMessage, status: InboundStatus, not
     session.execute(delete(InboundKey).where(InboundKey.inbound_id == inbound.id))
 
 
+def what_was_read(session: Session, inbound_id: int) -> dict[str, object] | None:
+    """What reading the mail found (`ParsedMail.to_json`), or None if it was never read."""
+    return session.scalar(select(InboundMessage.parsed).where(InboundMessage.id == inbound_id))
+
+
 def record_failure(session: Session, inbound_id: int, note: str, now: datetime) -> None:
     """Mark a mail failed, by plain statements that need nothing from the mail but its id."""
     session.execute(

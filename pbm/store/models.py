@@ -1,4 +1,4 @@
-"""The database schema: players, games, moves, and every mail in and out.
+"""The database schema: players, boards and their move records, ratings, and every mail in and out.
 
 Alembic migrations in ``migrations/`` create these tables; the models here are
 the source of truth for both. A game row carries its engine state (the engine's

@@ -25,7 +25,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from pbm.games import BoardCell
 from pbm.store.models import BoardStatus
-from pbm.views import BoardView, GameSummary, MoveView, RatingView, SeatView
+from pbm.views import BoardView, GameSummary, MoveView, RatingView, SeatView, Standing
 from pbm.web import params
 from pbm.web.live import GameChanges, Interest, event_stream
 from pbm.web.reads import BoardList, GamePage, PlayerPage, Reads, Standings, TypeOverview
@@ -39,20 +39,27 @@ def seat_json(seat: SeatView) -> dict[str, Any]:
     return {"seat": seat.index, "name": seat.name, "userid": seat.userid, "url": f"/players/{seat.userid}"}
 
 
+def standing_json(game: Standing) -> dict[str, Any]:
+    """Where a game stands, the same in a list and on its own page."""
+    return {
+        "status": game.status,
+        "standing": game.standing,
+        "to_move": game.to_move.userid if game.to_move else None,
+        "winners": [s.userid for s in game.winners],
+        "end_reason": game.end_reason or None,
+        "end_code": game.end_code or None,
+    }
+
+
 def summary_json(game: GameSummary) -> dict[str, Any]:
     return {
         "game": game.game_type,
         "board": game.board,
         "url": f"/{game.game_type}/{game.board}",
         "api": f"/api/{game.game_type}/{game.board}",
-        "status": game.status,
-        "standing": game.standing,
+        **standing_json(game),
         "players": [seat_json(s) for s in game.seats],
         "move_count": game.move_count,
-        "to_move": game.to_move.userid if game.to_move else None,
-        "winners": [s.userid for s in game.winners],
-        "end_reason": game.end_reason or None,
-        "end_code": game.end_code or None,
         "created_at": _time(game.created_at),
         "updated_at": _time(game.updated_at),
     }
@@ -99,13 +106,9 @@ def board_json(page: GamePage) -> dict[str, Any]:
         "board": view.board,
         "url": f"/{view.game_type}/{view.board}",
         "options": view.options,
-        "status": view.status,
+        **standing_json(view),
         "summary": view.summary,
         "players": [{**seat_json(s), "out": s.out} for s in view.seats],
-        "to_move": view.to_move.userid if view.to_move else None,
-        "winners": [s.userid for s in view.winners],
-        "end_reason": view.end_reason or None,
-        "end_code": view.end_code or None,
         "tally": dict(zip((s.userid for s in view.seats), view.tally)) if view.tally is not None else None,
         "tally_unit": view.tally_unit or None,
         "move_count": view.move_count,
