@@ -26,6 +26,48 @@ EX_TEMPFAIL = 75
 
 
 def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    _configure_logging(args.command)
+
+    if args.command == "perft":
+        return _perft(parser, args)
+    if args.command == "verify-dice":
+        return _verify_dice(args)
+    if args.command == "process":
+        return _process(args)
+    try:
+        settings = load_settings()
+    except ConfigError as error:
+        print(f"pbm: {error}", file=sys.stderr)
+        return 2
+
+    from pbm.server import SchemaOutOfDate, Server
+
+    if args.command == "db":
+        from pbm.store.database import Database
+
+        Database(settings.database_url, timeout=settings.database_timeout).upgrade()
+        print("database schema is up to date")
+        return 0
+    try:
+        server = Server(settings)
+        if args.command == "serve":
+            asyncio.run(server.run(process=not args.no_process))
+            return 0
+        server.check_schema()
+    except (SchemaOutOfDate, ConfigError) as error:
+        print(f"pbm: {error}", file=sys.stderr)
+        return 2
+    if args.command == "dice-record":
+        return _dice_record(server, args.game, args.board)
+    if args.command == "inbox":
+        return _inbox(server, args.retry or [])
+    return _outbox(server, args.all)
+
+
+def _parser() -> argparse.ArgumentParser:
+    """Every subcommand with its arguments: what ``pbm --help`` and ``pbm COMMAND --help`` print."""
     parser = argparse.ArgumentParser(prog="pbm", description="A play-by-email board-game server.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -85,43 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     outbox = commands.add_parser("outbox", help="show mail waiting for delivery or failed")
     outbox.add_argument("--all", action="store_true", help="also list delivered mail")
 
-    args = parser.parse_args(argv)
-    _configure_logging(args.command)
-
-    if args.command == "perft":
-        return _perft(perft, args)
-    if args.command == "verify-dice":
-        return _verify_dice(args)
-    if args.command == "process":
-        return _process(args)
-    try:
-        settings = load_settings()
-    except ConfigError as error:
-        print(f"pbm: {error}", file=sys.stderr)
-        return 2
-
-    from pbm.server import SchemaOutOfDate, Server
-
-    if args.command == "db":
-        from pbm.store.database import Database
-
-        Database(settings.database_url, timeout=settings.database_timeout).upgrade()
-        print("database schema is up to date")
-        return 0
-    try:
-        server = Server(settings)
-        if args.command == "serve":
-            asyncio.run(server.run(process=not args.no_process))
-            return 0
-        server.check_schema()
-    except (SchemaOutOfDate, ConfigError) as error:
-        print(f"pbm: {error}", file=sys.stderr)
-        return 2
-    if args.command == "dice-record":
-        return _dice_record(server, args.game, args.board)
-    if args.command == "inbox":
-        return _inbox(server, args.retry or [])
-    return _outbox(server, args.all)
+    return parser
 
 
 def _process(args: argparse.Namespace) -> int:
@@ -178,7 +184,7 @@ def _perft(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from pbm.games.perft import divide, perft
 
     if args.depth < 0:
-        parser.error("DEPTH must be 0 or more")
+        parser.error("perft: DEPTH must be 0 or more")
     options = {name: value for name in ("size", "dice") if (value := getattr(args, name)) is not None}
     try:
         game = pbm.games.get(args.game)
