@@ -300,7 +300,7 @@ def dice_record(engine: Game[Any], game: Board, state: Any, moves: Sequence[Move
     rolls = engine.published_rolls(state)
     if game.secret is None or rolls is None or game.status == BoardStatus.ACTIVE:
         return None
-    played = [m.notation for m in moves if m.notation != RESIGN]
+    played = [m.notation for m in moves if m.notation != RESIGN]  # undo entries stay: verify replays them
     return make_record(
         game=game.game_type, seed=game.secret, moves=played, rolls=rolls, options=game.options, players=len(game.seats)
     )

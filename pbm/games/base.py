@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 RESIGN = "resign"
 """What a game's record holds for a player's resignation, where a move would stand."""
+UNDO = "undo"
+"""What a game's record holds where the players agreed to take back the move before it."""
 
 
 class GameError(ValueError):
@@ -346,15 +348,29 @@ class Game(ABC, Generic[S]):
         """The state after `plays` from `state`, as a game's record keeps them.
 
         Each play is a (seat, move in canonical notation); a move `RESIGN` is
-        that seat resigning. A resignation that ended the game left the
-        position as it was.
+        that seat resigning (a resignation that ended the game left the position
+        as it was), and `UNDO` takes back the last move still standing.
         """
+        before: list[S] = []
         for seat, move in plays:
             if move == RESIGN:
                 state = self.resign(state, seat) or state
+            elif move == UNDO:
+                state = self.undo(before.pop(), state)
             else:
+                before.append(state)
                 state = self.apply(state, move)
         return state
+
+    def undo(self, before: S, after: S) -> S:
+        """The position `before` a move, once the players agreed to take that move back.
+
+        It counts as a ply of its own: the record numbers the undo as a move,
+        and ``#N`` guards count it too. A game with hidden state that must not
+        be taken back (dice already rolled) keeps that part of `after`. The
+        default refuses: a game says it can take moves back by overriding this.
+        """
+        raise IllegalMove(f"{self.title} cannot take a move back")
 
     # -- telling players what happened --------------------------------------------
 

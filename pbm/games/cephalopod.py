@@ -768,6 +768,17 @@ class Cephalopod(Game[State]):
             return Result(leaders, "most-cells", f"won, holding {most} of the {len(state.values)} cells")
         return Result(leaders, "tie", f"tied, each holding {most} {'cell' if most == 1 else 'cells'}")
 
+    def undo(self, before: State, after: State) -> State:
+        """The position before the move taken back; the undo counts as a ply.
+
+        >>> before = GAME.new(players=2)
+        >>> after = GAME.play(before, "c3")
+        >>> undone = GAME.undo(before, after)
+        >>> GAME.to_position(undone) == GAME.to_position(before), undone.ply
+        (True, 2)
+        """
+        return replace(before, ply=after.ply + 1)
+
     def resign(self, state: State, seat: int) -> State | None:
         """With more than two players, a resigning player leaves as if eliminated.
 

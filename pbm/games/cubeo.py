@@ -665,6 +665,10 @@ class Cubeo(Game[State]):
     def legal_moves(self, state: State) -> list[str]:
         return list(state.legal)
 
+    def undo(self, before: State, after: State) -> State:
+        """The position before the move taken back; the undo counts as a ply."""
+        return replace(before, ply=after.ply + 1)
+
     def result(self, state: State) -> Result | None:
         """The merger of a die above the die size, or the player who left the other no turn.
 

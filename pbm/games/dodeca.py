@@ -406,6 +406,16 @@ class Dodeca(Game[State]):
         rerolled[seat] = action.target is None
         return State(tuple(board), 1 - seat, state.ply + 1, (rerolled[0], rerolled[1]), rolls, state.seed)
 
+    def undo(self, before: State, after: State) -> State:
+        """The position before the move taken back, with every roll made since kept.
+
+        A roll is never taken back: the next roll of the game is the next
+        number of the fair-dice record whatever was undone, so the record stays
+        verifiable and a player cannot undo a reroll to roll again for a better
+        face. The undo counts as a ply.
+        """
+        return replace(before, ply=after.ply + 1, rolls=after.rolls)
+
     def result(self, state: State) -> Result | None:
         """The winner once a side has no Dodeca left (code ``dodecas-captured``), else ``None``."""
         has_dodeca = [False, False]

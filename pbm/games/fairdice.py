@@ -192,7 +192,9 @@ def make_record(
     - ``players``, ``options``: as the game was challenged;
     - ``commitment``: the hex SHA-256 published with the first board;
     - ``seed``: the revealed seed in hex;
-    - ``moves``: the game's moves in order, as the move list printed them;
+    - ``moves``: the game's moves in order, as the move list printed them; ``undo``
+      where the players took back the move still standing before it (its rolls
+      stay rolled: the next roll is the next number whatever was undone);
     - ``rolls``: every face the game published, in roll order (for Dodeca: the
       40 setup faces, the roll-off, then one face per reroll).
 
@@ -220,7 +222,7 @@ def verify(record: Mapping[str, Any]) -> Verification:
     differs, a count of published rolls that differs, a move that cannot be
     replayed. Raises `RecordError` when the record itself is unusable.
     """
-    from pbm.games import GameError, get
+    from pbm.games import UNDO, GameError, get
 
     seed = _record_seed(record)
     published = _record_faces(record)
@@ -244,13 +246,13 @@ def verify(record: Mapping[str, Any]) -> Verification:
         state = game.new(players=int(record.get("players", 2)), options=options, seed=seed)
     except (GameError, TypeError, ValueError) as error:
         raise RecordError(f"cannot start the game the record describes: {error}") from None
-    if not hasattr(state, "rolls"):
+    if game.published_rolls(state) is None:
         raise RecordError(f"{game.title} rolls no dice on the server; there is nothing to verify")
 
     recomputed: list[Roll] = []
 
     def check_new_rolls() -> None:
-        for logged in state.rolls[len(recomputed) :]:
+        for logged in (game.published_rolls(state) or ())[len(recomputed) :]:
             face = roll(seed, len(recomputed), logged.sides)
             recomputed.append(Roll(len(recomputed), logged.sides, face, logged.move, logged.what))
             if published is not None and logged.index < len(published) and published[logged.index] != face:
@@ -260,9 +262,16 @@ def verify(record: Mapping[str, Any]) -> Verification:
                 )
 
     check_new_rolls()
+    before: list[Any] = []
     for number, move in enumerate(moves, start=1):
         try:
-            state = game.play(state, move)
+            if move == UNDO:
+                if not before:
+                    raise GameError("there is no move to take back")
+                state = game.undo(before.pop(), state)
+            else:
+                before.append(state)
+                state = game.play(state, move)
         except GameError as error:
             problems.append(f"move {number} '{move}' cannot be replayed from the revealed seed: {error}")
             break
