@@ -20,9 +20,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pbm import elo
-from pbm.games import RESIGN, BoardCell, Game, MoveReport
+from pbm.games import RESIGN, UNDO, BoardCell, Game, MoveReport
 from pbm.games.fairdice import make_record
-from pbm.store.models import Board, BoardStatus, MoveRecord, Rating
+from pbm.store.models import Board, BoardStatus, MoveRecord, Offer, OfferKind, Rating
 
 NUMBER_WIDTH = 5
 """Characters before each move in the move list: its number, right-aligned in four, and a space."""
@@ -49,6 +49,31 @@ class SeatView:
 
 
 @dataclass(frozen=True)
+class OfferView:
+    """A proposal waiting at a board: who made it, what it would do, who still has to answer."""
+
+    kind: str
+    """``draw`` or ``undo``."""
+    proposer: str
+    waiting: list[str]
+    """The userids that have not voted yet."""
+    takes_back: MoveView | None = None
+    """For an undo, the move it would take back."""
+
+
+@dataclass(frozen=True)
+class OfferNews:
+    """What just happened to a proposal, for the first line of the mails it causes."""
+
+    kind: str
+    userid: str
+    """Who did it: the proposer, or the player who voted."""
+    action: str
+    """``proposed``, ``accepted``, ``rejected``, or ``withdrawn`` (by a move)."""
+    proposer: str
+
+
+@dataclass(frozen=True)
 class MoveView:
     number: int
     seat: int
@@ -64,6 +89,11 @@ class MoveView:
         if self.report is not None:
             return self.report.text
         return "resigned" if self.notation == RESIGN else f"played {self.notation}"
+
+    @property
+    def shown(self) -> str:
+        """The move as the move list writes it: its notation, ``resign``, or ``UNDO``."""
+        return "UNDO" if self.notation == UNDO else self.notation
 
 
 def move_report(data: dict[str, Any] | None) -> MoveReport | None:
@@ -146,6 +176,8 @@ class BoardView(Standing):
     """Every seat's count of `tally_unit` on this board (cells held), for games that keep one."""
     tally_unit: str = ""
     finished_at: datetime | None = None
+    offer: OfferView | None = None
+    """A draw or an undo waiting for the players' votes."""
     at_move: int | None = None
     """Set when this is the board as it stood after an earlier move."""
     viewer: int | None = None
@@ -257,8 +289,10 @@ def board_view(
     viewer: int | None = None,
     at_move: int | None = None,
     with_cells: bool = False,
+    offer: Offer | None = None,
 ) -> BoardView:
-    """`game` as `viewer`'s seat sees it (or as it stood after move `at_move`); `with_cells` for pictures."""
+    """`game` as `viewer`'s seat sees it (or as it stood after move `at_move`); `with_cells` for pictures;
+    `offer`, the proposal waiting at the board."""
     in_play = set(engine.seats_in_play(state))
     seats = [
         SeatView(s.seat, engine.seat_names[s.seat], s.player.userid, out=s.seat not in in_play) for s in game.seats
@@ -266,6 +300,7 @@ def board_view(
     current = at_move is None
     active = game.status == BoardStatus.ACTIVE
     to_move = seats[game.to_move] if current and active and game.to_move is not None else None
+    move_views = [MoveView(m.number, m.seat, m.notation, m.comment, m.created_at, move_report(m.report)) for m in moves]
     return BoardView(
         game_type=game.game_type,
         title=engine.title,
@@ -274,7 +309,7 @@ def board_view(
         options=options_text(engine, game.options),
         status=game.status,
         seats=seats,
-        moves=[MoveView(m.number, m.seat, m.notation, m.comment, m.created_at, move_report(m.report)) for m in moves],
+        moves=move_views,
         board_text=engine.render(state, viewer=viewer),
         cells=engine.cells(state) if with_cells else [],
         notes=engine.public_notes(state, game_over=current and not active),
@@ -287,9 +322,16 @@ def board_view(
         tally=engine.tally(state),
         tally_unit=engine.tally_unit,
         finished_at=game.finished_at if current else None,
+        offer=_offer_view(offer, seats, in_play, move_views) if offer is not None and current else None,
         at_move=at_move,
         viewer=viewer,
     )
+
+
+def _offer_view(offer: Offer, seats: list[SeatView], in_play: set[int], moves: list[MoveView]) -> OfferView:
+    waiting = [seats[seat].userid for seat in sorted(in_play) if seat not in offer.accepted]
+    takes_back = moves[-1] if offer.kind == OfferKind.UNDO and moves else None
+    return OfferView(offer.kind, seats[offer.proposer].userid, waiting, takes_back)
 
 
 def dice_record(engine: Game[Any], game: Board, state: Any, moves: Sequence[MoveRecord]) -> dict[str, Any] | None:

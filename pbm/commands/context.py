@@ -19,9 +19,9 @@ from pbm.config import Limits
 from pbm.elo import RatingChange
 from pbm.games import Game
 from pbm.passwords import Passwords, WeakPassword
-from pbm.store import boards, players
+from pbm.store import boards, offers, players
 from pbm.store.models import Board, BoardStatus, MoveRecord, Player
-from pbm.views import BoardView, board_view
+from pbm.views import BoardView, OfferNews, board_view
 
 
 class Context:
@@ -145,7 +145,8 @@ class Context:
         if state is None:
             state = engine.load(board.state, board.secret)
         moves = boards.moves_of(self.session, board) if moves is None else moves
-        return board_view(engine, board, state, moves, viewer=viewer, at_move=at_move)
+        offer = offers.pending(self.session, board) if at_move is None else None
+        return board_view(engine, board, state, moves, viewer=viewer, at_move=at_move, offer=offer)
 
     def board_mails(
         self,
@@ -157,22 +158,26 @@ class Context:
         new: bool = False,
         announce: bool = False,
         ratings: Sequence[RatingChange] = (),
+        offer_news: OfferNews | None = None,
     ) -> list[OutgoingMail]:
         """The board, mailed to every seated player (each sees it from their seat).
 
         `announce`: the mail was caused by the last move, and says first what it did.
         `ratings`: what the game's end did to the players' ratings.
+        `offer_news`: what just happened to a draw or undo proposal.
         """
         moves = boards.moves_of(self.session, board)
+        offer = offers.pending(self.session, board)
         mails = []
         for seat in board.seats:
             context = {
-                "view": board_view(engine, board, state, moves, viewer=seat.seat),
+                "view": board_view(engine, board, state, moves, viewer=seat.seat, offer=offer),
                 "comment": self.comment,
                 "author": author,
                 "new": new,
                 "announce": announce,
                 "ratings": list(ratings),
+                "offer_news": offer_news,
             }
             mails.append(
                 OutgoingMail(

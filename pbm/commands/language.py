@@ -55,6 +55,14 @@ class Command:
         found = (getattr(self, f.name) for f in fields(self) if f.metadata.get("secret"))
         return tuple(value for value in found if value)
 
+    def credentials(self) -> tuple[str, str] | None:
+        """The (userid, password) a command of one player's is checked by; None for commands that
+        carry no password, or (a reply to a board mail) are checked by their reply address."""
+        userid, password = getattr(self, "userid", None), getattr(self, "secret", None)
+        if isinstance(userid, str) and isinstance(password, str) and password:
+            return userid, password
+        return None
+
 
 @dataclass(frozen=True)
 class GameCommand(Command):
@@ -146,6 +154,39 @@ class Resign(BoardCommand):
 
     userid: str
     secret: str | None = field(repr=False, metadata=SECRET)
+
+    @property
+    def by_reply(self) -> bool:
+        return self.secret is None
+
+
+OFFER_WORDS = {"propose": "draw", "draw": "draw", "undo": "undo"}
+"""Words that, where a move would stand, propose to the other players: a draw, or taking back the last move."""
+VOTE_WORDS = {"accept": True, "reject": False}
+"""Words that, where a move would stand, answer a pending proposal."""
+
+
+@dataclass(frozen=True)
+class Propose(BoardCommand):
+    """`userid` proposes a draw, or to take back the last move: ``move 101 alice pw propose``."""
+
+    userid: str
+    secret: str | None = field(repr=False, metadata=SECRET)
+    kind: str
+    """``draw`` or ``undo``."""
+
+    @property
+    def by_reply(self) -> bool:
+        return self.secret is None
+
+
+@dataclass(frozen=True)
+class Vote(BoardCommand):
+    """`userid` answers the pending proposal at a board: ``move 101 bob pw accept``."""
+
+    userid: str
+    secret: str | None = field(repr=False, metadata=SECRET)
+    accept: bool
 
     @property
     def by_reply(self) -> bool:

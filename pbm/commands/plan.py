@@ -5,10 +5,11 @@ in, a `Plan` out; no database and no mail objects. What a reply address
 stands for (`ReplyFacts`) is looked up by the caller and handed in.
 
 - A reply to a board mail (its reply address named a board and a player)
-  carries a move on its first line: a move, ``resign`` or ``show`` for that
-  player at that board, planned as the commands a player would write (a move
-  or a resignation without a password: the reply address stands for it); a
-  full command on that line works too. The rest is the comment.
+  carries a move on its first line: a move, ``resign``, ``show``, or a word
+  about a proposal (``propose``, ``undo``, ``accept``, ``reject``) for that
+  player at that board, planned as the commands a player would write (without
+  a password: the reply address stands for it); a full command on that line
+  works too. The rest is the comment.
 - Otherwise the Subject, when it parses as a command, with the body as the
   comment; else the body's **command block**: one run of consecutive command
   lines (`language.is_command_line`), after an optional greeting. The first
@@ -125,13 +126,17 @@ def _reply_plan(reply: ReplyFacts, text: str, max_commands: int) -> Plan:
     comment = "\n".join(lines[first + 1 :]).strip("\n")
     game, board, userid = reply.game_type, reply.board, reply.userid
     command: lang.Command
-    match line.lower():
-        case "show":
-            command = lang.Show(game, ((board, None),), line=line)
-        case "resign":
-            command = lang.Resign(game, board, userid, None, line=line)
-        case _:
-            command = lang.Move(game, board, userid, None, line, replied_at=reply.at_ply, line=line)
+    word = line.lower()
+    if word == "show":
+        command = lang.Show(game, ((board, None),), line=line)
+    elif word == "resign":
+        command = lang.Resign(game, board, userid, None, line=line)
+    elif word in lang.OFFER_WORDS:
+        command = lang.Propose(game, board, userid, None, lang.OFFER_WORDS[word], line=line)
+    elif word in lang.VOTE_WORDS:
+        command = lang.Vote(game, board, userid, None, lang.VOTE_WORDS[word], line=line)
+    else:
+        command = lang.Move(game, board, userid, None, line, replied_at=reply.at_ply, line=line)
     return Plan([command], comment)
 
 
@@ -207,7 +212,12 @@ def _touches(command: lang.Command) -> Iterator[str]:
         case lang.Challenge(game=game, userids=userids):
             yield f"counter:{game}"
             yield from (f"player:{userid}" for userid in userids)
-        case lang.Move(game=game, board=board, userid=userid) | lang.Resign(game=game, board=board, userid=userid):
+        case (
+            lang.Move(game=game, board=board, userid=userid)
+            | lang.Resign(game=game, board=board, userid=userid)
+            | lang.Propose(game=game, board=board, userid=userid)
+            | lang.Vote(game=game, board=board, userid=userid)
+        ):
             yield f"board:{game}:{board}"
             yield f"player:{userid}"
         case lang.Show(game=game, boards=boards):

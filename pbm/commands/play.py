@@ -13,8 +13,8 @@ from pbm.commands import language as lang
 from pbm.commands.context import Context, try_again_after
 from pbm.commands.effects import OutgoingMail, Refused, ReplyAs
 from pbm.elo import RatingChange
-from pbm.store import boards, players
-from pbm.views import report_data
+from pbm.store import boards, offers, players
+from pbm.views import OfferNews, report_data
 
 CHALLENGE_WINDOW = timedelta(hours=1)
 
@@ -86,6 +86,7 @@ def move(ctx: Context, command: lang.Move) -> list[OutgoingMail]:
     except pbm.games.IllegalMove as error:
         raise Refused(f"Illegal move: {error}", view=ctx.view(board, state, viewer=seat)) from None
     now = ctx.now()
+    news = _withdraw_offer(ctx, board)
     report = report_data(engine.report(state, notation, after))
     _record(ctx, board, seat, notation, report)
     boards.set_position(board, engine.dump(after), after.to_move)
@@ -95,7 +96,7 @@ def move(ctx: Context, command: lang.Move) -> list[OutgoingMail]:
         ratings = boards.finish(
             ctx.session, board, winners=result.winners, code=result.code, reason=result.reason, now=now
         )
-    return ctx.board_mails(engine, board, after, author=player, announce=True, ratings=ratings)
+    return ctx.board_mails(engine, board, after, author=player, announce=True, ratings=ratings, offer_news=news)
 
 
 def resign(ctx: Context, command: lang.Resign) -> list[OutgoingMail]:
@@ -105,10 +106,11 @@ def resign(ctx: Context, command: lang.Resign) -> list[OutgoingMail]:
     state = engine.load(board.state, board.secret)
     now = ctx.now()
     ratings: list[RatingChange] = []
+    news = _withdraw_offer(ctx, board)
     if board.move_count < len(board.seats):
         # pbmserv: resigning before everyone has moved calls the game off, unrated.
         boards.cancel(board, f"{player.userid} resigned in the first round", now)
-        return ctx.board_mails(engine, board, state, author=player)
+        return ctx.board_mails(engine, board, state, author=player, offer_news=news)
     after = engine.resign(state, seat)
     if after is None:
         _record(ctx, board, seat, pbm.games.RESIGN, {"text": "resigned"})
@@ -116,7 +118,7 @@ def resign(ctx: Context, command: lang.Resign) -> list[OutgoingMail]:
         outcome = "won" if len(others) == 1 else "tied"
         reason = f"{outcome} when {player.userid} resigned"
         ratings = boards.finish(ctx.session, board, winners=others, code=boards.RESIGNED, reason=reason, now=now)
-        return ctx.board_mails(engine, board, state, author=player, announce=True, ratings=ratings)
+        return ctx.board_mails(engine, board, state, author=player, announce=True, ratings=ratings, offer_news=news)
     _record(ctx, board, seat, pbm.games.RESIGN, {"text": "resigned and leaves the game; the others play on"})
     boards.set_position(board, engine.dump(after), after.to_move)
     result = engine.result(after)
@@ -124,7 +126,17 @@ def resign(ctx: Context, command: lang.Resign) -> list[OutgoingMail]:
         ratings = boards.finish(
             ctx.session, board, winners=result.winners, code=result.code, reason=result.reason, now=now
         )
-    return ctx.board_mails(engine, board, after, author=player, announce=True, ratings=ratings)
+    return ctx.board_mails(engine, board, after, author=player, announce=True, ratings=ratings, offer_news=news)
+
+
+def _withdraw_offer(ctx: Context, board: boards.Board) -> OfferNews | None:
+    """A move ends any proposal waiting at the board; returns the news of it, if there was one."""
+    offer = offers.pending(ctx.session, board)
+    if offer is None:
+        return None
+    proposer = board.seats[offer.proposer].player.userid
+    offers.close(ctx.session, board)
+    return OfferNews(offer.kind, proposer, "withdrawn", proposer)
 
 
 def _record(ctx: Context, board: boards.Board, seat: int, notation: str, report: dict[str, object]) -> None:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pbm.games
-from pbm.commands import accounts, play, queries
+from pbm.commands import accounts, play, queries, votes
 from pbm.commands import language as lang
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail
@@ -48,6 +48,9 @@ class Verb:
     parse: Callable[[str, list[str]], lang.Command] | None = None
     """Reads the words after the verb; the first argument is the game's name (empty for account verbs)."""
     run: Handler | None = None
+    also: tuple[tuple[type[lang.Command], Handler], ...] = ()
+    """Other commands a line of this verb may mean, with their handlers (``move 101 bob pw accept``
+    is a vote, not a move)."""
 
     def usage(self, game: str | None = None) -> str:
         """``signup USERID PASSWORD [ADDRESS...]``, ``cephalopod move BOARD ...`` (with `game`)."""
@@ -112,7 +115,13 @@ def _challenge(game: str, args: list[str]) -> lang.Command:
 def _move(game: str, args: list[str]) -> lang.Command:
     if len(args) < 4:
         raise lang.usage_error(GAME["move"].usage(game))
-    return lang.Move(game, lang.board(args[0]), lang.userid(args[1]), args[2], " ".join(args[3:]))
+    board, userid, password, move = lang.board(args[0]), lang.userid(args[1]), args[2], " ".join(args[3:])
+    word = move.lower()
+    if word in lang.OFFER_WORDS:
+        return lang.Propose(game, board, userid, password, lang.OFFER_WORDS[word])
+    if word in lang.VOTE_WORDS:
+        return lang.Vote(game, board, userid, password, lang.VOTE_WORDS[word])
+    return lang.Move(game, board, userid, password, move)
 
 
 def _show(game: str, args: list[str]) -> lang.Command:
@@ -215,11 +224,14 @@ GAME_VERBS = (
         "move",
         "BOARD USERID PASSWORD MOVE[#N]",
         "#N is optional: the move is refused unless it is move N of the game, so a move sent against "
-        "an old board is never misapplied.",
+        "an old board is never misapplied. MOVE may also be: propose (a draw), undo (take back the "
+        "last move), accept or reject (the draw or undo the others proposed): every player still in "
+        "the game must accept, one reject ends the proposal, and any move withdraws it.",
         passwords=1,
         command=lang.Move,
         parse=_move,
         run=play.move,
+        also=((lang.Propose, votes.propose), (lang.Vote, votes.vote)),
     ),
     Verb(
         "show",
@@ -287,7 +299,8 @@ ACCOUNT = {verb.name: verb for verb in ACCOUNT_VERBS}
 GAME = {verb.name: verb for verb in GAME_VERBS}
 _FIRST_ACCOUNT_WORDS = {verb.name.split()[0] for verb in ACCOUNT_VERBS}
 _HANDLERS: dict[type[lang.Command], Handler] = {
-    verb.command: verb.run for verb in (*ACCOUNT_VERBS, *GAME_VERBS) if verb.command and verb.run
+    **{verb.command: verb.run for verb in (*ACCOUNT_VERBS, *GAME_VERBS) if verb.command and verb.run},
+    **{command: run for verb in (*ACCOUNT_VERBS, *GAME_VERBS) for command, run in verb.also},
 }
 
 

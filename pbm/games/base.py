@@ -362,6 +362,11 @@ class Game(ABC, Generic[S]):
                 state = self.apply(state, move)
         return state
 
+    @property
+    def takes_moves_back(self) -> bool:
+        """Whether the players of this game may agree to take a move back (see `undo`)."""
+        return type(self).undo is not Game.undo
+
     def undo(self, before: S, after: S) -> S:
         """The position `before` a move, once the players agreed to take that move back.
 

@@ -285,6 +285,12 @@ Fair dice
     seed is revealed; roll number i is HMAC-SHA256(seed, "roll:i") mapped
     onto the die without bias, so anyone can recompute every roll of the
     game (pbm verify-dice, or a few lines of Python).
+
+Taking a move back
+    When both players agree to take a move back (undo), the dice return to
+    where they stood, but a roll is never taken back: the next roll is the
+    next one of the game, so a reroll cannot be undone to roll again. The
+    undone move stays in the record, and the record still checks out.
 """
 """The rules in a player's words: what ``dodeca help`` mails and the rules page shows."""
 

@@ -59,6 +59,7 @@ a line after ``Subject: `` (9 + 64 characters)."""
 _TOKEN = re.compile(r"[a-z0-9-]+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+_BLANK_LINES = re.compile(r"\n{3,}")
 
 
 class Unaddressable(ValueError):
@@ -156,10 +157,12 @@ class Composer:
 def _plain_text(text: str) -> str:
     """`text` as a mail body carries it, whatever it held: "\\n" line ends, no control
     characters but tab, lone surrogates (which UTF-8 cannot encode) as U+FFFD, no white
-    space at the end of a line, no blank lines around it, one line end at the end."""
+    space at the end of a line, never two blank lines in a row (templates join optional
+    sections, each followed by one), none around it, one line end at the end."""
     text = _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
     text = _SURROGATE.sub("\ufffd", text)
-    return "\n".join(line.rstrip() for line in text.split("\n")).strip("\n") + "\n"
+    text = "\n".join(line.rstrip() for line in text.split("\n"))
+    return _BLANK_LINES.sub("\n\n", text).strip("\n") + "\n"
 
 
 def _thread_of(answering: Answering) -> tuple[str | None, tuple[str, ...]]:

@@ -279,13 +279,8 @@ class Processor:
                 case lang.ChangePassword(userid=userid, old=old, new=new):
                     self._verify_ahead(userid, old)
                     self.passwords.prepare(new)
-                case (
-                    lang.Move(userid=userid, secret=str(password))
-                    | lang.Resign(userid=userid, secret=str(password))
-                    | lang.Signoff(userid=userid, secret=password)
-                    | lang.ChangeAddress(userid=userid, secret=password)
-                ):
-                    self._verify_ahead(userid, password)
+                case lang.Command() if (credentials := step.credentials()) is not None:
+                    self._verify_ahead(*credentials)
 
     def _verify_ahead(self, userid: str, password: str) -> None:
         with self.database.reading() as session:

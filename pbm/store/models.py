@@ -211,6 +211,33 @@ class Board(Base):
     seats: Mapped[list[Seat]] = relationship(order_by="Seat.seat", cascade="all, delete-orphan", lazy="selectin")
 
 
+class OfferKind(enum.StrEnum):
+    DRAW = "draw"
+    """End the game as a tie among the players still in it."""
+    UNDO = "undo"
+    """Take back the last move."""
+
+
+class Offer(Base):
+    """A proposal to the other players of a board that needs every one's yes: a draw, or an undo.
+
+    At most one per board. One reject, or any move, ends it; when every player
+    still in the game has accepted, it is carried out.
+    """
+
+    __tablename__ = "offers"
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    kind: Mapped[OfferKind] = mapped_column(StatusColumn(OfferKind))
+    proposer: Mapped[int] = mapped_column(Integer)
+    """The seat that proposed it (its yes is counted)."""
+    accepted: Mapped[list[int]] = mapped_column(JSON)
+    """The seats that said yes, the proposer first."""
+    at_move: Mapped[int] = mapped_column(Integer)
+    """The board's move count when it was proposed: an undo takes back the move before."""
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
 class Seat(Base):
     __tablename__ = "seats"
     __table_args__ = (

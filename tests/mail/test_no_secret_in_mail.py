@@ -104,6 +104,10 @@ TRAFFIC = st.lists(
             "dodeca",
             "cubeo",
             "signoff",
+            "propose",
+            "undo",
+            "accept",
+            "reject",
         ]
     ),
     min_size=4,
@@ -143,6 +147,10 @@ def test_no_mail_of_any_kind_holds_a_secret(make_mailroom, traffic, passwords):
             "dodeca": f"dodeca move 101 alice {known['alice']} roll",
             "cubeo": f"cubeo challenge alice bob\ncubeo move 101 alice {known['alice']} a1",
             "signoff": f"signoff carol {known['carol']}",
+            "propose": f"cephalopod move 101 alice {known['alice']} propose",
+            "undo": f"cephalopod move 101 alice {known['alice']} undo",
+            "accept": f"cephalopod move 101 bob {known['bob']} accept",
+            "reject": f"cephalopod move 101 bob {known['bob']} reject",
         }[step]
         words = line.split()[:4]
         room.send(mail(carol if "carol" in words else bob if "bob" in words else alice, line))

@@ -1,0 +1,123 @@
+"""Proposals the other players vote on: a draw, or taking back the last move.
+
+pbmserv's way: ``move BOARD USERID PASSWORD propose`` (or ``undo``), then each
+other player still in the game answers ``accept`` or ``reject`` (by the move
+command, or as the first line of a reply to a board mail). One reject ends
+the proposal; when everyone has accepted, a draw ends the game as a tie among
+the players still in it (rated as a tie), and an undo rebuilds the game
+without the last move, writing "UNDO" in the move list. Any move withdraws a
+pending proposal (`play.move`). Every mail about it says who still has to vote.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pbm.games
+from pbm.commands import language as lang
+from pbm.commands.context import Context
+from pbm.commands.effects import OutgoingMail, Refused
+from pbm.store import boards, offers
+from pbm.store.models import Board, OfferKind, Player
+from pbm.views import OfferNews
+
+AGREED = "agreed"
+"""The end code of a game its players agreed to call a tie."""
+
+
+def propose(ctx: Context, command: lang.Propose) -> list[OutgoingMail]:
+    board, player = ctx.playing(command.game, command.board, command.userid, command.secret)
+    engine = pbm.games.get(board.game_type)
+    seat = ctx.seat_in_play(board, player)
+    state = engine.load(board.state, board.secret)
+    kind = OfferKind(command.kind)
+    _check_in_the_game(ctx, board, state, seat, player)
+    waiting = offers.pending(ctx.session, board)
+    if waiting is not None:
+        raise Refused(
+            f"A {_what(waiting.kind)} is already waiting for votes at {engine.title} board {board.board}: "
+            "answer it with accept or reject first",
+            view=ctx.view(board, state, viewer=seat),
+        )
+    if kind is OfferKind.UNDO:
+        _check_a_move_can_be_taken_back(ctx, board, state, seat)
+    offers.propose(ctx.session, board, kind, seat, ctx.now())
+    news = OfferNews(kind, player.userid, "proposed", player.userid)
+    return ctx.board_mails(engine, board, state, author=player, offer_news=news)
+
+
+def vote(ctx: Context, command: lang.Vote) -> list[OutgoingMail]:
+    board, player = ctx.playing(command.game, command.board, command.userid, command.secret)
+    engine = pbm.games.get(board.game_type)
+    seat = ctx.seat_in_play(board, player)
+    state = engine.load(board.state, board.secret)
+    _check_in_the_game(ctx, board, state, seat, player)
+    offer = offers.pending(ctx.session, board)
+    if offer is None:
+        raise Refused(
+            f"Nothing is waiting for votes at {engine.title} board {board.board}: nobody has proposed "
+            "a draw or an undo",
+            view=ctx.view(board, state, viewer=seat),
+        )
+    proposer = board.seats[offer.proposer].player.userid
+    if seat in offer.accepted:
+        said = "proposed it" if seat == offer.proposer else "accepted it already"
+        raise Refused(f"You {said}: the {_what(offer.kind)} waits for the others' votes", view=ctx.view(board, state))
+    kind = offer.kind
+    if not command.accept:
+        offers.close(ctx.session, board)
+        news = OfferNews(kind, player.userid, "rejected", proposer)
+        return ctx.board_mails(engine, board, state, author=player, offer_news=news)
+    offers.accept(offer, seat)
+    news = OfferNews(kind, player.userid, "accepted", proposer)
+    if not set(engine.seats_in_play(state)) <= set(offer.accepted):
+        return ctx.board_mails(engine, board, state, author=player, offer_news=news)
+    offers.close(ctx.session, board)
+    if kind is OfferKind.DRAW:
+        in_play = list(engine.seats_in_play(state))
+        ratings = boards.finish(
+            ctx.session, board, winners=in_play, code=AGREED, reason="tied by agreement", now=ctx.now()
+        )
+        return ctx.board_mails(engine, board, state, author=player, ratings=ratings, offer_news=news)
+    return _take_back(ctx, board, state, player, news)
+
+
+def _take_back(ctx: Context, board: Board, state: Any, player: Player, news: OfferNews) -> list[OutgoingMail]:
+    """Rebuild the game without its last move, and record the undo."""
+    engine = pbm.games.get(board.game_type)
+    moves = boards.moves_of(ctx.session, board)
+    last = moves[-1]
+    start = engine.new(players=len(board.seats), options=board.options, seed=board.secret)
+    before = engine.replay(start, [(move.seat, move.notation) for move in moves[:-1]])
+    undone = engine.undo(before, state)
+    text = f"took back move {last.number} ({last.notation}), as everyone agreed: UNDO successful"
+    boards.record_move(
+        ctx.session,
+        board,
+        seat=last.seat,
+        notation=pbm.games.UNDO,
+        comment=ctx.comment,
+        report={"text": text},
+        now=ctx.now(),
+        inbound_id=ctx.inbound_id,
+    )
+    boards.set_position(board, engine.dump(undone), undone.to_move)
+    return ctx.board_mails(engine, board, undone, author=player, announce=True, offer_news=news)
+
+
+def _check_in_the_game(ctx: Context, board: Board, state: Any, seat: int, player: Player) -> None:
+    if seat not in pbm.games.get(board.game_type).seats_in_play(state):
+        raise Refused(f"{player.userid} is out of this game, and has no say in it any more")
+
+
+def _check_a_move_can_be_taken_back(ctx: Context, board: Board, state: Any, seat: int) -> None:
+    engine = pbm.games.get(board.game_type)
+    if not engine.takes_moves_back:
+        raise Refused(f"{engine.title} does not allow taking a move back")
+    moves = boards.moves_of(ctx.session, board)
+    if not moves or moves[-1].notation in (pbm.games.RESIGN, pbm.games.UNDO):
+        raise Refused("There is no move to take back", view=ctx.view(board, state, viewer=seat))
+
+
+def _what(kind: str) -> str:
+    return "draw proposal" if kind == OfferKind.DRAW else "proposal to take back the last move"
