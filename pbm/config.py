@@ -55,6 +55,7 @@ class Limits:
     error_replies_per_sender_per_hour: int
     signups_per_sender_per_day: int
     challenges_per_sender_per_hour: int
+    talks_per_sender_per_hour: int
     failed_passwords: int
     quoted_lines: int
 
@@ -126,6 +127,8 @@ class Settings(BaseSettings):
     breaks a loop with an auto-responder that does not say it is one."""
     max_signups_per_sender_per_day: int = Field(default=3, ge=1)
     max_challenges_per_sender_per_hour: int = Field(default=10, ge=1)
+    max_talks_per_sender_per_hour: int = Field(default=30, ge=1)
+    """Chats and messages one player may send in an hour."""
     max_failed_passwords: int = Field(default=5, ge=1)
     """Wrong passwords in a row before a player's password commands wait, a minute at
     first and twice as long after each further failure (a day at most)."""
@@ -165,6 +168,7 @@ class Settings(BaseSettings):
             error_replies_per_sender_per_hour=self.max_error_replies_per_sender_per_hour,
             signups_per_sender_per_day=self.max_signups_per_sender_per_day,
             challenges_per_sender_per_hour=self.max_challenges_per_sender_per_hour,
+            talks_per_sender_per_hour=self.max_talks_per_sender_per_hour,
             failed_passwords=self.max_failed_passwords,
             quoted_lines=self.max_quoted_lines,
         )

@@ -114,6 +114,15 @@ class Signoff(Command):
 
 
 @dataclass(frozen=True)
+class Message(Command):
+    """`userid` sends the mail's comment to the players named, whose addresses stay unknown to them."""
+
+    userid: str
+    secret: str = field(repr=False, metadata=SECRET)
+    to: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class ListGames(Command):
     """``list``: the games this server plays."""
 
@@ -187,6 +196,18 @@ class Vote(BoardCommand):
     userid: str
     secret: str | None = field(repr=False, metadata=SECRET)
     accept: bool
+
+    @property
+    def by_reply(self) -> bool:
+        return self.secret is None
+
+
+@dataclass(frozen=True)
+class Chat(BoardCommand):
+    """`userid` sends the mail's comment to the board's players, without moving."""
+
+    userid: str
+    secret: str | None = field(repr=False, metadata=SECRET)
 
     @property
     def by_reply(self) -> bool:

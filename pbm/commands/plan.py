@@ -131,6 +131,8 @@ def _reply_plan(reply: ReplyFacts, text: str, max_commands: int) -> Plan:
         command = lang.Show(game, ((board, None),), line=line)
     elif word == "resign":
         command = lang.Resign(game, board, userid, None, line=line)
+    elif word == "chat":
+        command = lang.Chat(game, board, userid, None, line=line)
     elif word in lang.OFFER_WORDS:
         command = lang.Propose(game, board, userid, None, lang.OFFER_WORDS[word], line=line)
     elif word in lang.VOTE_WORDS:
@@ -209,6 +211,8 @@ def _touches(command: lang.Command) -> Iterator[str]:
             yield f"player:{userid}"
         case lang.ChangeAddress(userid=userid):
             yield f"player:{userid}"
+        case lang.Message(userid=userid, to=to):
+            yield from (f"player:{name}" for name in (userid, *to))
         case lang.Challenge(game=game, userids=userids):
             yield f"counter:{game}"
             yield from (f"player:{userid}" for userid in userids)
@@ -217,6 +221,7 @@ def _touches(command: lang.Command) -> Iterator[str]:
             | lang.Resign(game=game, board=board, userid=userid)
             | lang.Propose(game=game, board=board, userid=userid)
             | lang.Vote(game=game, board=board, userid=userid)
+            | lang.Chat(game=game, board=board, userid=userid)
         ):
             yield f"board:{game}:{board}"
             yield f"player:{userid}"

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pbm.games
-from pbm.commands import accounts, play, queries, votes
+from pbm.commands import accounts, play, queries, talk, votes
 from pbm.commands import language as lang
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail
@@ -98,6 +98,18 @@ def _signoff(game: str, args: list[str]) -> lang.Command:
     if len(args) != 2:
         raise lang.usage_error(ACCOUNT["signoff"].usage())
     return lang.Signoff(lang.userid(args[0]), args[1])
+
+
+def _message(game: str, args: list[str]) -> lang.Command:
+    if len(args) < 3:
+        raise lang.usage_error(ACCOUNT["message"].usage())
+    return lang.Message(lang.userid(args[0]), args[1], tuple(lang.userid(w) for w in args[2:]))
+
+
+def _chat(game: str, args: list[str]) -> lang.Command:
+    if len(args) != 3:
+        raise lang.usage_error(GAME["chat"].usage(game))
+    return lang.Chat(game, lang.board(args[0]), lang.userid(args[1]), args[2])
 
 
 def _game_help(game: str, args: list[str]) -> lang.Command:
@@ -200,6 +212,15 @@ ACCOUNT_VERBS = (
         parse=_signoff,
         run=accounts.signoff,
     ),
+    Verb(
+        "message",
+        "USERID PASSWORD TO...",
+        "Mail the text below the command to these players; nobody sees anyone's address.",
+        passwords=1,
+        command=lang.Message,
+        parse=_message,
+        run=talk.message,
+    ),
     Verb("list", "", "The games this server plays.", command=lang.ListGames, parse=_list, run=accounts.list_games),
 )
 
@@ -232,6 +253,16 @@ GAME_VERBS = (
         parse=_move,
         run=play.move,
         also=((lang.Propose, votes.propose), (lang.Vote, votes.vote)),
+    ),
+    Verb(
+        "chat",
+        "BOARD USERID PASSWORD",
+        "Mail the text below the command to the board's players, without moving. A reply to a board "
+        "mail whose first line is chat does the same.",
+        passwords=1,
+        command=lang.Chat,
+        parse=_chat,
+        run=talk.chat,
     ),
     Verb(
         "show",
@@ -280,11 +311,11 @@ RESERVED_VERBS = tuple(
     Verb(name, "", "", passwords=passwords)
     for passwords, names in (
         # Accounts: `add USERID PASSWORD ADDRESS...`, `vacation USERID PASSWORD ...`
-        (1, ("delete", "add", "message", "broadcast", "vacation")),
+        (1, ("delete", "add", "broadcast", "vacation")),
         # Per game, without a board: `GAME accept USERID PASSWORD`, `GAME limit USERID PASSWORD N` ...
         (1, ("accept", "reject", "limit", "notify", "seek")),
         # Per game, on a board: `GAME queue BOARD USERID PASSWORD MOVE` ...
-        (1, ("queue", "qmove", "moveq", "qboard", "boardq", "chat", "subscribe", "unsubscribe", "unsub")),
+        (1, ("queue", "qmove", "moveq", "qboard", "boardq", "subscribe", "unsubscribe", "unsub")),
         (1, ("submit", "confirm", "join")),
         # Without a password: `password reset USERID`, `GAME preview BOARD MOVE` ...
         (0, ("password", "all", "showas", "ratings", "chall", "board", "preview", "prev")),

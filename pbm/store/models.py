@@ -211,6 +211,26 @@ class Board(Base):
     seats: Mapped[list[Seat]] = relationship(order_by="Seat.seat", cascade="all, delete-orphan", lazy="selectin")
 
 
+class TalkKind(enum.StrEnum):
+    CHAT = "chat"
+    """To the players of a board."""
+    MESSAGE = "message"
+    """To players named by userid."""
+
+
+class Talk(Base):
+    """A chat or message a player sent: counted, so that nobody can flood the others."""
+
+    __tablename__ = "talks"
+    __table_args__ = (Index("ix_talks_player_created", "player_id", "created_at"),)
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    kind: Mapped[TalkKind] = mapped_column(StatusColumn(TalkKind))
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), default=None)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
 class OfferKind(enum.StrEnum):
     DRAW = "draw"
     """End the game as a tie among the players still in it."""

@@ -82,11 +82,15 @@ def header_block(mail: ComposedMail) -> bytes:
 
 def as_mailed(text: str) -> str:
     """What a mail body holds for `text`: "\\n" line ends, control characters other than tab
-    gone, surrogates replaced, no trailing white space, no blank lines around it."""
+    gone, surrogates replaced, no trailing white space, never two blank lines in a row, none
+    around it."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     kept = "".join(c for c in text if c in "\t\n" or unicodedata.category(c) != "Cc")
     kept = "".join("\ufffd" if unicodedata.category(c) == "Cs" else c for c in kept)
-    return "\n".join(line.rstrip() for line in kept.split("\n")).strip("\n") + "\n"
+    lines = "\n".join(line.rstrip() for line in kept.split("\n"))
+    while "\n\n\n" in lines:
+        lines = lines.replace("\n\n\n", "\n\n")
+    return lines.strip("\n") + "\n"
 
 
 def assert_well_formed(mail: ComposedMail, expected_headers: list[str]) -> email.message.EmailMessage:

@@ -108,6 +108,8 @@ TRAFFIC = st.lists(
             "undo",
             "accept",
             "reject",
+            "chat",
+            "message",
         ]
     ),
     min_size=4,
@@ -151,6 +153,8 @@ def test_no_mail_of_any_kind_holds_a_secret(make_mailroom, traffic, passwords):
             "undo": f"cephalopod move 101 alice {known['alice']} undo",
             "accept": f"cephalopod move 101 bob {known['bob']} accept",
             "reject": f"cephalopod move 101 bob {known['bob']} reject",
+            "chat": f"cephalopod chat 101 alice {known['alice']}\n\nMy password is {known['alice']}",
+            "message": f"message bob {known['bob']} alice\n\nHello {known['bob']}",
         }[step]
         words = line.split()[:4]
         room.send(mail(carol if "carol" in words else bob if "bob" in words else alice, line))

@@ -134,6 +134,23 @@ def test_a_player_starts_only_a_few_games_an_hour(make_mailroom, clock):
     assert count(room, Board) == 3
 
 
+def test_a_player_sends_only_a_few_chats_and_messages_an_hour(make_mailroom, clock):
+    room = make_mailroom(clock=clock, max_talks_per_sender_per_hour=2)
+    sign_up(room, "mal", "alice")
+    room.send(mail("mal@example.org", "cephalopod challenge mal alice"))
+    room.send(mail("mal@example.org", "cephalopod chat 101 mal mal-pw\n\nHi!"))
+    room.send(mail("mal@example.org", "message mal mal-pw alice\n\nHi again!"))
+    room.replies()
+    room.send(mail("mal@example.org", "message mal mal-pw alice\n\nAnd again!"))
+    (refusal,) = room.replies()
+    assert refusal["To"].addresses[0].addr_spec == "mal@example.org"
+    assert "mal has sent 2 chats and messages in the last hour, as many as one player may" in body_of(refusal)
+
+    clock.advance(hours=1, minutes=1)
+    room.send(mail("mal@example.org", "message mal mal-pw alice\n\nA new hour."))
+    assert [m["Subject"] for m in room.replies_to("alice@example.org")] == ["Message from mal"]
+
+
 def test_wrong_passwords_make_password_commands_wait_longer_each_time(make_mailroom, clock):
     room = make_mailroom(clock=clock, max_failed_passwords=3)
     sign_up(room, "alice", "bob")

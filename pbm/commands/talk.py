@@ -1,0 +1,72 @@
+"""Talking without moving: a chat to the players of a board, a message to players by name.
+
+What is said is the mail's comment: the text below the command. Nobody's
+address is shown to anyone; the server passes the words on. A player may send
+only so many in an hour (`Limits.talks_per_sender_per_hour`).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pbm.games
+from pbm.commands import language as lang
+from pbm.commands.context import Context, try_again_after
+from pbm.commands.effects import OutgoingMail, Refused
+from pbm.store import boards, talks
+from pbm.store.models import BoardStatus, Player, TalkKind
+from pbm.views import board_view
+
+TALK_WINDOW = timedelta(hours=1)
+
+
+def chat(ctx: Context, command: lang.Chat) -> list[OutgoingMail]:
+    board, player = ctx.playing(command.game, command.board, command.userid, command.secret)
+    engine = pbm.games.get(board.game_type)
+    if boards.seat_of(board, player) is None:
+        raise Refused(f"{player.userid} does not play at {engine.title} board {board.board}")
+    _check_there_is_something_to_say(ctx)
+    _check_within_limit(ctx, player)
+    talks.record(ctx.session, player, TalkKind.CHAT, ctx.now(), board)
+    state = engine.load(board.state, board.secret)
+    moves = boards.moves_of(ctx.session, board)
+    active = board.status == BoardStatus.ACTIVE
+    mails = []
+    for seat in board.seats:
+        view = board_view(engine, board, state, moves, viewer=seat.seat)
+        context = {"view": view, "author": player, "comment": ctx.comment}
+        at_ply = board.move_count if active else None
+        mails.append(
+            OutgoingMail(
+                "chat", seat.player.primary_address, context, board_id=board.id, player_id=seat.player_id, at_ply=at_ply
+            )
+        )
+    return mails
+
+
+def message(ctx: Context, command: lang.Message) -> list[OutgoingMail]:
+    player = ctx.authenticate(command.userid, command.secret)
+    recipients = [p for p in ctx.named_players(command.to) if p.active]
+    if not recipients:
+        raise Refused("None of the players named still plays here")
+    _check_there_is_something_to_say(ctx)
+    _check_within_limit(ctx, player)
+    talks.record(ctx.session, player, TalkKind.MESSAGE, ctx.now())
+    context = {"author": player, "comment": ctx.comment, "to": [p.userid for p in recipients]}
+    mails = [OutgoingMail("message", p.primary_address, context) for p in recipients if p != player]
+    return [*mails, OutgoingMail("message_sent", ctx.sender.address or "", context)]
+
+
+def _check_there_is_something_to_say(ctx: Context) -> None:
+    if not ctx.comment.strip():
+        raise Refused("There is nothing to pass on: write your words below the command, after a blank line")
+
+
+def _check_within_limit(ctx: Context, player: Player) -> None:
+    now = ctx.now()
+    recent = talks.sent_since(ctx.session, player, now - TALK_WINDOW)
+    if len(recent) >= ctx.limits.talks_per_sender_per_hour:
+        raise Refused(
+            f"{player.userid} has sent {len(recent)} chats and messages in the last hour, as many as one player "
+            f"may; try again after {try_again_after(recent[0], TALK_WINDOW)}"
+        )
