@@ -517,6 +517,10 @@ def _verb_position(words: list[str]) -> int | None:
     return None
 
 
+_CHANGE_OF_SOMETHING_UNKNOWN = Verb("change", "", "", passwords=1000)
+"""``change WHAT USERID ...`` with a WHAT nobody knows: whatever follows may be passwords."""
+
+
 def _verb_named(words: list[str]) -> Verb | None:
     """The verb the words from a line's verb on name, or are a near miss of (a near miss of a verb
     with a password counts only after a game's name: at the start of a line, ``Moved to c3`` is prose)."""
@@ -524,7 +528,7 @@ def _verb_named(words: list[str]) -> Verb | None:
         if words[: len(verb.name.split())] == verb.name.split():
             return verb
     if words and words[0] == "change":
-        return ACCOUNT["change address"]  # a change of something unknown: the one password after the userid
+        return _CHANGE_OF_SOMETHING_UNKNOWN
     near = _near(words[0], PASSWORD_VERBS) if words else None
     return next((verb for verb in _ALL_VERBS if verb.name == near), None)
 
