@@ -19,7 +19,7 @@ from pbm.config import Limits
 from pbm.elo import RatingChange
 from pbm.games import Game
 from pbm.passwords import Passwords, WeakPassword
-from pbm.store import boards, offers, players
+from pbm.store import boards, offers, players, watchers
 from pbm.store.models import Board, BoardStatus, MoveRecord, Player
 from pbm.views import BoardView, OfferNews, board_view
 
@@ -168,28 +168,39 @@ class Context:
         """
         moves = boards.moves_of(self.session, board)
         offer = offers.pending(self.session, board)
+        news = {"comment": self.comment, "author": author, "new": new, "announce": announce, "offer_news": offer_news}
+        active = board.status == BoardStatus.ACTIVE
         mails = []
         for seat in board.seats:
-            context = {
-                "view": board_view(engine, board, state, moves, viewer=seat.seat, offer=offer),
-                "comment": self.comment,
-                "author": author,
-                "new": new,
-                "announce": announce,
-                "ratings": list(ratings),
-                "offer_news": offer_news,
-            }
+            view = board_view(engine, board, state, moves, viewer=seat.seat, offer=offer)
             mails.append(
                 OutgoingMail(
                     "board",
                     seat.player.primary_address,
-                    context,
+                    {"view": view, "ratings": list(ratings), **news},
                     board_id=board.id,
                     player_id=seat.player_id,
-                    at_ply=board.move_count if board.status == BoardStatus.ACTIVE else None,
+                    at_ply=board.move_count if active else None,
                     starts_thread=new,
                 )
             )
+        # The same news for the board's subscribers, without a reply address: they cannot play.
+        unseated = board_view(engine, board, state, moves, offer=offer)
+        for watcher in watchers.watching(self.session, board):
+            context = {"view": unseated, **news}
+            mails.append(
+                OutgoingMail(
+                    "board",
+                    watcher.primary_address,
+                    context,
+                    board_id=board.id,
+                    player_id=watcher.id,
+                    starts_thread=new,
+                )
+            )
+        if not active:
+            told = watchers.to_tell_of_the_end(self.session, board)
+            mails += [OutgoingMail("game_over", p.primary_address, {"view": unseated}) for p in told]
         return mails
 
     def board_for_sender(self, board: Board, view: BoardView) -> OutgoingMail:

@@ -215,6 +215,35 @@ class Chat(BoardCommand):
 
 
 @dataclass(frozen=True)
+class Subscribe(GameCommand):
+    """`userid` watches a board, or (`board` None) every game of the type that starts from now on."""
+
+    userid: str
+    secret: str = field(repr=False, metadata=SECRET)
+    board: int | None
+
+
+@dataclass(frozen=True)
+class Unsubscribe(GameCommand):
+    """`userid` stops watching a board, or (`board` None) the games of the type yet to start."""
+
+    userid: str
+    secret: str = field(repr=False, metadata=SECRET)
+    board: int | None
+
+
+@dataclass(frozen=True)
+class Notify(GameCommand):
+    """`userid` asks for a mail when these boards end, or (none named) when any game of the type ends;
+    `off` takes every such request of the type back."""
+
+    userid: str
+    secret: str = field(repr=False, metadata=SECRET)
+    boards: tuple[int, ...] = ()
+    off: bool = False
+
+
+@dataclass(frozen=True)
 class Show(GameCommand):
     boards: tuple[tuple[int, int | None], ...]
     """(board, N) pairs; N asks for the board as it stood after move N."""

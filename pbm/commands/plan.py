@@ -213,6 +213,8 @@ def _touches(command: lang.Command) -> Iterator[str]:
             yield f"player:{userid}"
         case lang.Message(userid=userid, to=to):
             yield from (f"player:{name}" for name in (userid, *to))
+        case lang.Subscribe(userid=userid) | lang.Unsubscribe(userid=userid) | lang.Notify(userid=userid):
+            yield f"player:{userid}"
         case lang.Challenge(game=game, userids=userids):
             yield f"counter:{game}"
             yield from (f"player:{userid}" for userid in userids)

@@ -1,4 +1,4 @@
-"""Talking without moving: a chat to the players of a board, a message to players by name.
+"""Talking without moving: a chat to the players (and watchers) of a board, a message to players by name.
 
 What is said is the mail's comment: the text below the command. Nobody's
 address is shown to anyone; the server passes the words on. A player may send
@@ -13,7 +13,7 @@ import pbm.games
 from pbm.commands import language as lang
 from pbm.commands.context import Context, try_again_after
 from pbm.commands.effects import OutgoingMail, Refused
-from pbm.store import boards, talks
+from pbm.store import boards, talks, watchers
 from pbm.store.models import BoardStatus, Player, TalkKind
 from pbm.views import board_view
 
@@ -41,6 +41,9 @@ def chat(ctx: Context, command: lang.Chat) -> list[OutgoingMail]:
                 "chat", seat.player.primary_address, context, board_id=board.id, player_id=seat.player_id, at_ply=at_ply
             )
         )
+    unseated = {"view": board_view(engine, board, state, moves), "author": player, "comment": ctx.comment}
+    for watcher in watchers.watching(ctx.session, board):
+        mails.append(OutgoingMail("chat", watcher.primary_address, unseated, board_id=board.id, player_id=watcher.id))
     return mails
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pbm.games
-from pbm.commands import accounts, play, queries, talk, votes
+from pbm.commands import accounts, play, queries, talk, votes, watching
 from pbm.commands import language as lang
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail
@@ -51,6 +51,8 @@ class Verb:
     also: tuple[tuple[type[lang.Command], Handler], ...] = ()
     """Other commands a line of this verb may mean, with their handlers (``move 101 bob pw accept``
     is a vote, not a move)."""
+    aliases: tuple[str, ...] = ()
+    """Other words for the verb, as pbmserv players wrote it (``unsub`` for ``unsubscribe``)."""
 
     def usage(self, game: str | None = None) -> str:
         """``signup USERID PASSWORD [ADDRESS...]``, ``cephalopod move BOARD ...`` (with `game`)."""
@@ -110,6 +112,34 @@ def _chat(game: str, args: list[str]) -> lang.Command:
     if len(args) != 3:
         raise lang.usage_error(GAME["chat"].usage(game))
     return lang.Chat(game, lang.board(args[0]), lang.userid(args[1]), args[2])
+
+
+def _watched(args: list[str], usage: str) -> tuple[str, str, int | None]:
+    """``BOARD USERID PASSWORD`` or ``USERID PASSWORD all``: (userid, password, board or None for all)."""
+    if len(args) == 3 and args[2].lower() == "all":
+        return lang.userid(args[0]), args[1], None
+    if len(args) == 3:
+        return lang.userid(args[1]), args[2], lang.board(args[0])
+    raise lang.usage_error(usage)
+
+
+def _subscribe(game: str, args: list[str]) -> lang.Command:
+    userid, password, board = _watched(args, GAME["subscribe"].usage(game))
+    return lang.Subscribe(game, userid, password, board)
+
+
+def _unsubscribe(game: str, args: list[str]) -> lang.Command:
+    userid, password, board = _watched(args, GAME["unsubscribe"].usage(game))
+    return lang.Unsubscribe(game, userid, password, board)
+
+
+def _notify(game: str, args: list[str]) -> lang.Command:
+    if len(args) < 2:
+        raise lang.usage_error(GAME["notify"].usage(game))
+    userid, password, rest = lang.userid(args[0]), args[1], args[2:]
+    if [word.lower() for word in rest] == ["off"]:
+        return lang.Notify(game, userid, password, off=True)
+    return lang.Notify(game, userid, password, tuple(lang.board(word) for word in rest))
 
 
 def _game_help(game: str, args: list[str]) -> lang.Command:
@@ -265,6 +295,35 @@ GAME_VERBS = (
         run=talk.chat,
     ),
     Verb(
+        "subscribe",
+        "BOARD USERID PASSWORD | USERID PASSWORD all",
+        "Watch a board: its board mails come to you too, as to a player who holds no seat. With all, "
+        "every game of this type that starts from now on.",
+        passwords=1,
+        command=lang.Subscribe,
+        parse=_subscribe,
+        run=watching.subscribe,
+    ),
+    Verb(
+        "unsubscribe",
+        "BOARD USERID PASSWORD | USERID PASSWORD all",
+        "Stop watching.",
+        passwords=1,
+        command=lang.Unsubscribe,
+        parse=_unsubscribe,
+        run=watching.unsubscribe,
+        aliases=("unsub",),
+    ),
+    Verb(
+        "notify",
+        "USERID PASSWORD [BOARD...|off]",
+        "A mail when these boards end, or when any game of this type ends; off stops it.",
+        passwords=1,
+        command=lang.Notify,
+        parse=_notify,
+        run=watching.notify,
+    ),
+    Verb(
         "show",
         "BOARD[#N] [BOARD...]",
         "Mail a board; with #N, the board as it was after move N.",
@@ -313,9 +372,9 @@ RESERVED_VERBS = tuple(
         # Accounts: `add USERID PASSWORD ADDRESS...`, `vacation USERID PASSWORD ...`
         (1, ("delete", "add", "broadcast", "vacation")),
         # Per game, without a board: `GAME accept USERID PASSWORD`, `GAME limit USERID PASSWORD N` ...
-        (1, ("accept", "reject", "limit", "notify", "seek")),
+        (1, ("accept", "reject", "limit", "seek")),
         # Per game, on a board: `GAME queue BOARD USERID PASSWORD MOVE` ...
-        (1, ("queue", "qmove", "moveq", "qboard", "boardq", "subscribe", "unsubscribe", "unsub")),
+        (1, ("queue", "qmove", "moveq", "qboard", "boardq")),
         (1, ("submit", "confirm", "join")),
         # Without a password: `password reset USERID`, `GAME preview BOARD MOVE` ...
         (0, ("password", "all", "showas", "ratings", "chall", "board", "preview", "prev")),
@@ -327,7 +386,7 @@ In all of them the password is the word right after the userid, and the userid
 the first word after the verb that is not a board number."""
 
 ACCOUNT = {verb.name: verb for verb in ACCOUNT_VERBS}
-GAME = {verb.name: verb for verb in GAME_VERBS}
+GAME = {name: verb for verb in GAME_VERBS for name in (verb.name, *verb.aliases)}
 _FIRST_ACCOUNT_WORDS = {verb.name.split()[0] for verb in ACCOUNT_VERBS}
 _HANDLERS: dict[type[lang.Command], Handler] = {
     **{verb.command: verb.run for verb in (*ACCOUNT_VERBS, *GAME_VERBS) if verb.command and verb.run},
@@ -450,8 +509,10 @@ def _near(word: str, known: Iterable[str]) -> str | None:
 _WORD = re.compile(r"\S+")
 MASK = "********"
 _ALL_VERBS = (*ACCOUNT_VERBS, *GAME_VERBS, *RESERVED_VERBS)
-_KNOWN_FIRST_WORDS = {verb.name.split()[0] for verb in _ALL_VERBS}
-PASSWORD_VERBS = frozenset(verb.name.split()[0] for verb in _ALL_VERBS if verb.passwords)
+_BY_NAME = [(name.split(), verb) for verb in _ALL_VERBS for name in (verb.name, *verb.aliases)]
+"""Every name a verb goes by (aliases too), as the words of a line, with its verb."""
+_KNOWN_FIRST_WORDS = {words[0] for words, _ in _BY_NAME}
+PASSWORD_VERBS = frozenset(words[0] for words, verb in _BY_NAME if verb.passwords)
 """Every verb (its first word) whose command carries a password, built or not yet."""
 
 
@@ -524,17 +585,17 @@ _CHANGE_OF_SOMETHING_UNKNOWN = Verb("change", "", "", passwords=1000)
 def _verb_named(words: list[str]) -> Verb | None:
     """The verb the words from a line's verb on name, or are a near miss of (a near miss of a verb
     with a password counts only after a game's name: at the start of a line, ``Moved to c3`` is prose)."""
-    for verb in _ALL_VERBS:
-        if words[: len(verb.name.split())] == verb.name.split():
+    for name, verb in _BY_NAME:
+        if words[: len(name)] == name:
             return verb
     if words and words[0] == "change":
         return _CHANGE_OF_SOMETHING_UNKNOWN
     near = _near(words[0], PASSWORD_VERBS) if words else None
-    return next((verb for verb in _ALL_VERBS if verb.name == near), None)
+    return next((verb for name, verb in _BY_NAME if name == [near]), None)
 
 
 def _password_positions(words: list[str], verb_at: int, verb: Verb) -> list[int]:
-    userid_at = verb_at + len(verb.name.split())
+    userid_at = verb_at + (2 if verb.name.startswith("change ") else 1)
     while userid_at < len(words) and words[userid_at].partition("#")[0].isdecimal():
         userid_at += 1  # the board
     return [i for i in range(userid_at + 1, userid_at + 1 + verb.passwords) if i < len(words)]

@@ -21,7 +21,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from pbm.elo import RatingChange
-from pbm.store import ratings
+from pbm.store import ratings, watchers
 from pbm.store.models import Board, BoardCounter, BoardStatus, MoveRecord, Player, Seat
 
 FIRST_BOARD = 101
@@ -103,6 +103,7 @@ def start(
     board.seats = [Seat(seat=i, player=player) for i, player in enumerate(players)]
     session.add(board)
     session.flush()
+    watchers.watch_new_board(session, board)
     return board
 
 

@@ -211,6 +211,48 @@ class Board(Base):
     seats: Mapped[list[Seat]] = relationship(order_by="Seat.seat", cascade="all, delete-orphan", lazy="selectin")
 
 
+class Subscription(Base):
+    """A player who watches a board: every board mail of it, without a reply address.
+
+    A subscription to a whole game type (`game_id` None) stands for every game
+    of that type that starts later: each such game gets a subscription of its
+    own when it starts, so that one can be ended alone.
+    """
+
+    __tablename__ = "subscriptions"
+    __table_args__ = (
+        UniqueConstraint("player_id", "game_type", "game_id"),
+        Index("ix_subscriptions_game", "game_id"),
+        Index("ix_subscriptions_type", "game_type", "game_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    game_type: Mapped[str] = mapped_column(String(32))
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), default=None)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    player: Mapped[Player] = relationship(lazy="joined")
+
+
+class EndNotice(Base):
+    """A player who wants a mail when a game ends: one board, or any game of a type (`game_id` None)."""
+
+    __tablename__ = "end_notices"
+    __table_args__ = (
+        UniqueConstraint("player_id", "game_type", "game_id"),
+        Index("ix_end_notices_type", "game_type", "game_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    game_type: Mapped[str] = mapped_column(String(32))
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), default=None)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    player: Mapped[Player] = relationship(lazy="joined")
+
+
 class TalkKind(enum.StrEnum):
     CHAT = "chat"
     """To the players of a board."""

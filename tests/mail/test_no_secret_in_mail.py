@@ -110,6 +110,8 @@ TRAFFIC = st.lists(
             "reject",
             "chat",
             "message",
+            "subscribe",
+            "notify",
         ]
     ),
     min_size=4,
@@ -155,6 +157,8 @@ def test_no_mail_of_any_kind_holds_a_secret(make_mailroom, traffic, passwords):
             "reject": f"cephalopod move 101 bob {known['bob']} reject",
             "chat": f"cephalopod chat 101 alice {known['alice']}\n\nMy password is {known['alice']}",
             "message": f"message bob {known['bob']} alice\n\nHello {known['bob']}",
+            "subscribe": f"dodeca subscribe carol {known['carol']} all",
+            "notify": f"cephalopod notify carol {known['carol']} 101",
         }[step]
         words = line.split()[:4]
         room.send(mail(carol if "carol" in words else bob if "bob" in words else alice, line))
