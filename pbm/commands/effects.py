@@ -66,9 +66,12 @@ class Refused(Exception):
         view: BoardView | None = None,
         about: BoardRef | None = None,
         reply_as: ReplyAs | None = None,
+        headline: str | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
+        self.headline = headline
+        """What the error mail's subject says instead of "Error" (``Invalid challenge``)."""
         self.view = view
         self.about = about or (BoardRef(view.game_type, view.board) if view is not None else None)
         self.reply_as = reply_as

@@ -244,6 +244,25 @@ class Notify(GameCommand):
 
 
 @dataclass(frozen=True)
+class TakeChallenges(GameCommand):
+    """`userid` takes (``accept``) or refuses (``reject``) every challenge to this game type."""
+
+    userid: str
+    secret: str = field(repr=False, metadata=SECRET)
+    takes: bool
+
+
+@dataclass(frozen=True)
+class Limit(GameCommand):
+    """`userid` plays at most `most` games of this type at once (None: no limit); `asked`: only say the limit."""
+
+    userid: str
+    secret: str = field(repr=False, metadata=SECRET)
+    most: int | None = None
+    asked: bool = False
+
+
+@dataclass(frozen=True)
 class Show(GameCommand):
     boards: tuple[tuple[int, int | None], ...]
     """(board, N) pairs; N asks for the board as it stood after move N."""

@@ -10,6 +10,7 @@ from datetime import timedelta
 
 import pbm.games
 from pbm.commands import language as lang
+from pbm.commands import policy
 from pbm.commands.context import Context, try_again_after
 from pbm.commands.effects import OutgoingMail, Refused, ReplyAs
 from pbm.elo import RatingChange
@@ -38,6 +39,9 @@ def challenge(ctx: Context, command: lang.Challenge) -> list[OutgoingMail]:
             "You can only start a game you play in: the challenge must come from the registered "
             f"address of one of {', '.join(userids)}"
         )
+    refused = policy.refusals(ctx, engine.name, challenger, [named[u] for u in userids])
+    if refused:
+        raise Refused("; ".join(refused), headline="Invalid challenge")
     now = ctx.now()
     recent = boards.challenges_by(ctx.session, challenger.id, since=now - CHALLENGE_WINDOW)
     if len(recent) >= ctx.limits.challenges_per_sender_per_hour:

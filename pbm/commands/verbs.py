@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pbm.games
-from pbm.commands import accounts, play, queries, talk, votes, watching
+from pbm.commands import accounts, play, policy, queries, talk, votes, watching
 from pbm.commands import language as lang
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail
@@ -140,6 +140,37 @@ def _notify(game: str, args: list[str]) -> lang.Command:
     if [word.lower() for word in rest] == ["off"]:
         return lang.Notify(game, userid, password, off=True)
     return lang.Notify(game, userid, password, tuple(lang.board(word) for word in rest))
+
+
+def _accept(game: str, args: list[str]) -> lang.Command:
+    return _answer(game, args, takes=True)
+
+
+def _reject(game: str, args: list[str]) -> lang.Command:
+    return _answer(game, args, takes=False)
+
+
+def _answer(game: str, args: list[str], *, takes: bool) -> lang.Command:
+    """``BOARD USERID PASSWORD``: a vote on what was proposed at a board; ``USERID PASSWORD``: a policy."""
+    verb = GAME["accept" if takes else "reject"]
+    if len(args) == 3:
+        return lang.Vote(game, lang.board(args[0]), lang.userid(args[1]), args[2], takes)
+    if len(args) == 2:
+        return lang.TakeChallenges(game, lang.userid(args[0]), args[1], takes)
+    raise lang.usage_error(verb.usage(game))
+
+
+def _limit(game: str, args: list[str]) -> lang.Command:
+    if len(args) == 2:
+        return lang.Limit(game, lang.userid(args[0]), args[1], asked=True)
+    if len(args) != 3:
+        raise lang.usage_error(GAME["limit"].usage(game))
+    value = args[2].lower()
+    if value in ("inf", "none", "unlimited"):
+        return lang.Limit(game, lang.userid(args[0]), args[1], None)
+    if not value.isdecimal():
+        raise CommandError(f"'{args[2]}' is not a limit: write a number of games, or inf for none")
+    return lang.Limit(game, lang.userid(args[0]), args[1], int(value))
 
 
 def _game_help(game: str, args: list[str]) -> lang.Command:
@@ -295,6 +326,33 @@ GAME_VERBS = (
         run=talk.chat,
     ),
     Verb(
+        "accept",
+        "USERID PASSWORD | BOARD USERID PASSWORD",
+        "Take challenges to this game (the default); with a board, accept what another player proposed there.",
+        passwords=1,
+        command=lang.TakeChallenges,
+        parse=_accept,
+        run=policy.take_challenges,
+    ),
+    Verb(
+        "reject",
+        "USERID PASSWORD | BOARD USERID PASSWORD",
+        "Refuse every challenge to this game; with a board, reject what another player proposed there.",
+        passwords=1,
+        command=lang.TakeChallenges,
+        parse=_reject,
+        run=policy.take_challenges,
+    ),
+    Verb(
+        "limit",
+        "USERID PASSWORD [N|inf]",
+        "Play at most N games of this type at once (inf: no limit); without a value, the limit now.",
+        passwords=1,
+        command=lang.Limit,
+        parse=_limit,
+        run=policy.limit,
+    ),
+    Verb(
         "subscribe",
         "BOARD USERID PASSWORD | USERID PASSWORD all",
         "Watch a board: its board mails come to you too, as to a player who holds no seat. With all, "
@@ -372,7 +430,7 @@ RESERVED_VERBS = tuple(
         # Accounts: `add USERID PASSWORD ADDRESS...`, `vacation USERID PASSWORD ...`
         (1, ("delete", "add", "broadcast", "vacation")),
         # Per game, without a board: `GAME accept USERID PASSWORD`, `GAME limit USERID PASSWORD N` ...
-        (1, ("accept", "reject", "limit", "seek")),
+        (1, ("seek",)),
         # Per game, on a board: `GAME queue BOARD USERID PASSWORD MOVE` ...
         (1, ("queue", "qmove", "moveq", "qboard", "boardq")),
         (1, ("submit", "confirm", "join")),

@@ -64,6 +64,7 @@ class Answers:
             "title": pbm.games.get(board.game_type).title if board is not None else _title_of(command),
             "board_number": board.board if board is not None else None,
             "replyable": refusal is not None and refusal.reply_as is not None,
+            "headline": (refusal.headline if refusal is not None else None) or "Error",
             **self.quotable(body, secrets, unparsed=nothing_parsed),
         }
         reply_as = refusal.reply_as if refusal is not None else None

@@ -253,6 +253,19 @@ class EndNotice(Base):
     player: Mapped[Player] = relationship(lazy="joined")
 
 
+class ChallengePolicy(Base):
+    """How a player takes challenges to one game type: at all, and up to how many games at once."""
+
+    __tablename__ = "challenge_policies"
+
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), primary_key=True)
+    game_type: Mapped[str] = mapped_column(String(32), primary_key=True)
+    accepts: Mapped[bool] = mapped_column(default=True)
+    """False: every challenge to this type is refused."""
+    most_games: Mapped[int | None] = mapped_column(Integer, default=None)
+    """No more active games of this type than this (None: no limit)."""
+
+
 class TalkKind(enum.StrEnum):
     CHAT = "chat"
     """To the players of a board."""

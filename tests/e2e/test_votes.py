@@ -173,3 +173,14 @@ def test_a_dodeca_game_with_an_undone_reroll_keeps_a_dice_record_that_verifies(s
     path = tmp_path / "record.json"
     path.write_text(json.dumps(record))
     assert pbm_main(["verify-dice", str(path)]) == 0
+
+
+def test_accept_and_reject_with_a_board_are_votes_too(server, sink, table):
+    say = table("alice", "bob")
+    say("alice", "c3")
+    say("alice", "propose")
+    server.send(mail(ADDRESSES["bob"], "cephalopod reject 101 bob bob-pw"), ADDRESSES["bob"])
+    assert body_of(sink.wait(2)[0]).startswith("bob rejects alice's draw proposal; the game goes on.\n")
+    say("alice", "propose")
+    server.send(mail(ADDRESSES["bob"], "cephalopod accept 101 bob bob-pw"), ADDRESSES["bob"])
+    assert {m["Subject"] for m in sink.wait(2)} == {"Cephalopod Board 101 tie: alice and bob"}

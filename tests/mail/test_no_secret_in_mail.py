@@ -112,6 +112,8 @@ TRAFFIC = st.lists(
             "message",
             "subscribe",
             "notify",
+            "policy",
+            "limit",
         ]
     ),
     min_size=4,
@@ -159,6 +161,8 @@ def test_no_mail_of_any_kind_holds_a_secret(make_mailroom, traffic, passwords):
             "message": f"message bob {known['bob']} alice\n\nHello {known['bob']}",
             "subscribe": f"dodeca subscribe carol {known['carol']} all",
             "notify": f"cephalopod notify carol {known['carol']} 101",
+            "policy": f"cubeo reject carol {known['carol']}",
+            "limit": f"dodeca limit bob {known['bob']} 3",
         }[step]
         words = line.split()[:4]
         room.send(mail(carol if "carol" in words else bob if "bob" in words else alice, line))

@@ -1,0 +1,58 @@
+"""Whom a player takes challenges from: ``accept`` or ``reject`` every challenge to a game type,
+and ``limit`` the games of it played at once.
+
+A challenge that breaks any named player's policy is refused whole, with one
+"Invalid challenge" mail that names every refusal (`refusals`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pbm.games
+from pbm.commands import language as lang
+from pbm.commands.context import Context
+from pbm.commands.effects import OutgoingMail
+from pbm.store import policies
+from pbm.store.models import Player
+
+
+def take_challenges(ctx: Context, command: lang.TakeChallenges) -> list[OutgoingMail]:
+    player = ctx.authenticate(command.userid, command.secret)
+    policy = policies.of(ctx.session, player, command.game)
+    policy.accepts = command.takes
+    policies.store(ctx.session, policy)
+    return _told(ctx, player, command.game)
+
+
+def limit(ctx: Context, command: lang.Limit) -> list[OutgoingMail]:
+    player = ctx.authenticate(command.userid, command.secret)
+    if not command.asked:
+        policy = policies.of(ctx.session, player, command.game)
+        policy.most_games = command.most
+        policies.store(ctx.session, policy)
+    return _told(ctx, player, command.game)
+
+
+def refusals(ctx: Context, game_type: str, challenger: Player, named: Sequence[Player]) -> list[str]:
+    """Why each named player's policy refuses this challenge (none: it may start)."""
+    title = pbm.games.get(game_type).title
+    found = []
+    for player in named:
+        policy = policies.of(ctx.session, player, game_type)
+        if player != challenger and not policy.accepts:
+            found.append(f"{player.userid} takes no {title} challenges")
+        elif policy.most_games is not None:
+            playing = policies.active_games(ctx.session, player, game_type)
+            if playing >= policy.most_games:
+                found.append(
+                    f"{player.userid} plays {playing} {title} games, as many as {player.userid} takes at once"
+                )
+    return found
+
+
+def _told(ctx: Context, player: Player, game_type: str) -> list[OutgoingMail]:
+    policy = policies.of(ctx.session, player, game_type)
+    playing = policies.active_games(ctx.session, player, game_type)
+    engine = pbm.games.get(game_type)
+    return ctx.to_player(player, "policy", player=player, game=engine, policy=policy, playing=playing)
