@@ -14,6 +14,7 @@ import jinja2
 from pbm import elo
 from pbm.commands import verbs
 from pbm.resources import resource_dir
+from pbm.views import INACTIVE_AFTER
 
 
 def make_environment() -> jinja2.Environment:
@@ -28,6 +29,7 @@ def make_environment() -> jinja2.Environment:
     environment.filters["duration"] = duration
     # What the standings say of ratings: where everyone starts, how long a rating is provisional.
     environment.globals["elo"] = {"start": round(elo.START), "provisional_games": elo.PROVISIONAL_GAMES}
+    environment.globals["inactive_days"] = INACTIVE_AFTER.days
     # The commands' usage lines and help texts, as the help mails and the rules page list them.
     environment.globals["verbs"] = verbs
     return environment

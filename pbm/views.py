@@ -383,6 +383,10 @@ def game_summary(engine: Game[Any], game: Board) -> GameSummary:
     )
 
 
+INACTIVE_AFTER = timedelta(days=180)
+"""A player with no rated game of a type finished in this long is listed apart in its standings."""
+
+
 @dataclass(frozen=True)
 class RatingView:
     """A player's rating in one game type, as standings and a player's page show it."""
@@ -396,9 +400,18 @@ class RatingView:
     losses: int
     draws: int
     provisional: bool
+    last_rated_at: datetime | None = None
+    active_games: int = 0
+    """Games of the type the player plays now."""
+    limit: int | None = None
+    """The most games of the type the player takes at once (None: no limit)."""
+
+    def inactive(self, now: datetime) -> bool:
+        """No rated game of the type finished within `INACTIVE_AFTER` of `now`."""
+        return self.last_rated_at is None or now - self.last_rated_at > INACTIVE_AFTER
 
 
-def rating_view(engine: Game[Any], rating: Rating) -> RatingView:
+def rating_view(engine: Game[Any], rating: Rating, *, active_games: int = 0, limit: int | None = None) -> RatingView:
     return RatingView(
         game_type=rating.game_type,
         title=engine.title,
@@ -409,4 +422,7 @@ def rating_view(engine: Game[Any], rating: Rating) -> RatingView:
         losses=rating.losses,
         draws=rating.draws,
         provisional=elo.is_provisional(rating.games),
+        last_rated_at=rating.last_rated_at,
+        active_games=active_games,
+        limit=limit,
     )

@@ -263,6 +263,13 @@ class Limit(GameCommand):
 
 
 @dataclass(frozen=True)
+class NotAllowed(GameCommand):
+    """A pbmserv move word these games have no use for: ``pass`` or ``swap``."""
+
+    word: str
+
+
+@dataclass(frozen=True)
 class Show(GameCommand):
     boards: tuple[tuple[int, int | None], ...]
     """(board, N) pairs; N asks for the board as it stood after move N."""

@@ -133,6 +133,13 @@ def resign(ctx: Context, command: lang.Resign) -> list[OutgoingMail]:
     return ctx.board_mails(engine, board, after, author=player, announce=True, ratings=ratings, offer_news=news)
 
 
+def not_allowed(ctx: Context, command: lang.NotAllowed) -> list[OutgoingMail]:
+    title = pbm.games.get(command.game).title
+    if command.word == "pass":
+        raise Refused(f"{title} does not allow passing: every turn must be played")
+    raise Refused(f"{title} has no swap: the first player named in the challenge moves first")
+
+
 def _withdraw_offer(ctx: Context, board: boards.Board) -> OfferNews | None:
     """A move ends any proposal waiting at the board; returns the news of it, if there was one."""
     offer = offers.pending(ctx.session, board)

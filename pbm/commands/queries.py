@@ -8,7 +8,7 @@ import pbm.games
 from pbm.commands import language as lang
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Refused
-from pbm.store import board_lists, boards, ratings
+from pbm.store import board_lists, boards, policies, ratings
 from pbm.store.models import Board, BoardStatus
 from pbm.views import game_summary, rating_view
 
@@ -53,9 +53,22 @@ def history(ctx: Context, command: lang.History) -> list[OutgoingMail]:
 
 
 def standings(ctx: Context, command: lang.Standings) -> list[OutgoingMail]:
+    """pbmserv's standings: the established players, the provisional ones, and apart those inactive."""
     engine = pbm.games.get(command.game)
-    rows, _ = ratings.standings(ctx.session, command.game)
-    return [ctx.to_sender("standings", engine=engine, rows=[rating_view(engine, row) for row in rows])]
+    rated, _ = ratings.standings(ctx.session, command.game)
+    playing = policies.active_counts(ctx.session, command.game)
+    limits = policies.limits(ctx.session, command.game)
+    rows = [
+        rating_view(engine, rating, active_games=playing.get(rating.player_id, 0), limit=limits.get(rating.player_id))
+        for rating in rated
+    ]
+    now = ctx.now()
+    sections = {
+        "Established": [r for r in rows if not r.provisional and not r.inactive(now)],
+        "Provisional": [r for r in rows if r.provisional and not r.inactive(now)],
+        "Inactive": [r for r in rows if r.inactive(now)],
+    }
+    return [ctx.to_sender("standings", engine=engine, sections=sections, rated=len(rows))]
 
 
 def _list_mail(ctx: Context, template: str, game_type: str, found: list[Board], **context: Any) -> OutgoingMail:

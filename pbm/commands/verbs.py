@@ -198,9 +198,29 @@ def _move(game: str, args: list[str]) -> lang.Command:
 
 
 def _show(game: str, args: list[str]) -> lang.Command:
-    if not args:
+    """``show 101 102#5``, ``show board 101`` (pbmserv's), or ``show USERID [active|next|all]``:
+    that player's games, as ``games USERID`` lists them."""
+    words = args[1:] if args and args[0].lower() == "board" else args
+    if not words:
         raise lang.usage_error(GAME["show"].usage(game))
-    return lang.Show(game, tuple(lang.board_at(w) for w in args))
+    if not words[0].partition("#")[0].isdecimal() and lang.USERID.match(words[0].lower()):
+        return _games(game, words)
+    return lang.Show(game, tuple(lang.board_at(w) for w in words))
+
+
+def _show_as(game: str, args: list[str]) -> lang.Command:
+    """``showas BOARD[#N] USERID``: these games hide nothing, so every player sees what show shows."""
+    if len(args) != 2:
+        raise lang.usage_error(GAME["showas"].usage(game))
+    lang.userid(args[1])
+    return lang.Show(game, (lang.board_at(args[0]),))
+
+
+def _not_allowed(word: str) -> Callable[[str, list[str]], lang.Command]:
+    def parse(game: str, args: list[str]) -> lang.Command:
+        return lang.NotAllowed(game, word)
+
+    return parse
 
 
 def _games(game: str, args: list[str]) -> lang.Command:
@@ -301,6 +321,7 @@ GAME_VERBS = (
         command=lang.Challenge,
         parse=_challenge,
         run=play.challenge,
+        aliases=("chall",),
     ),
     Verb(
         "move",
@@ -314,6 +335,25 @@ GAME_VERBS = (
         parse=_move,
         run=play.move,
         also=((lang.Propose, votes.propose), (lang.Vote, votes.vote)),
+        aliases=("mvoe",),
+    ),
+    Verb(
+        "pass",
+        "BOARD USERID PASSWORD",
+        "No game here allows passing: every turn must be played.",
+        passwords=1,
+        command=lang.NotAllowed,
+        parse=_not_allowed("pass"),
+        run=play.not_allowed,
+    ),
+    Verb(
+        "swap",
+        "BOARD USERID PASSWORD",
+        "No game here has a swap: the first player named in the challenge moves first.",
+        passwords=1,
+        command=lang.NotAllowed,
+        parse=_not_allowed("swap"),
+        run=play.not_allowed,
     ),
     Verb(
         "chat",
@@ -383,10 +423,19 @@ GAME_VERBS = (
     ),
     Verb(
         "show",
-        "BOARD[#N] [BOARD...]",
-        "Mail a board; with #N, the board as it was after move N.",
+        "BOARD[#N] [BOARD...] | USERID [active|next|all]",
+        "Mail a board; with #N, the board as it was after move N. With a userid, that player's games.",
         command=lang.Show,
         parse=_show,
+        run=queries.show,
+        aliases=("board",),
+    ),
+    Verb(
+        "showas",
+        "BOARD[#N] USERID",
+        "As show: these games hide nothing, so every player sees the same board.",
+        command=lang.Show,
+        parse=_show_as,
         run=queries.show,
     ),
     Verb(
@@ -417,10 +466,11 @@ GAME_VERBS = (
     Verb(
         "standings",
         "",
-        "The players' ratings.",
+        "The players' ratings: the established ones, the provisional ones, and those inactive.",
         command=lang.Standings,
         parse=_standings,
         run=queries.standings,
+        aliases=("ratings",),
     ),
 )
 
@@ -435,7 +485,7 @@ RESERVED_VERBS = tuple(
         (1, ("queue", "qmove", "moveq", "qboard", "boardq")),
         (1, ("submit", "confirm", "join")),
         # Without a password: `password reset USERID`, `GAME preview BOARD MOVE` ...
-        (0, ("password", "all", "showas", "ratings", "chall", "board", "preview", "prev")),
+        (0, ("password", "all", "preview", "prev")),
     )
     for name in names
 )

@@ -175,4 +175,4 @@ def finish(
     board.end_code = code
     board.end_reason = reason
     board.finished_at = board.updated_at = now
-    return ratings.rate(session, [seat.player for seat in board.seats], board.game_type, set(winners))
+    return ratings.rate(session, [seat.player for seat in board.seats], board.game_type, set(winners), now)

@@ -365,6 +365,8 @@ class Rating(Base):
     wins: Mapped[int] = mapped_column(Integer, default=0)
     losses: Mapped[int] = mapped_column(Integer, default=0)
     draws: Mapped[int] = mapped_column(Integer, default=0)
+    last_rated_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    """When the player's last rated game of this type ended: the standings put long-idle players apart."""
 
     player: Mapped[Player] = relationship(lazy="joined")
 

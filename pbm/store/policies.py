@@ -22,6 +22,25 @@ def store(session: Session, policy: ChallengePolicy) -> None:
     session.merge(policy)
 
 
+def active_counts(session: Session, game_type: str) -> dict[int, int]:
+    """How many games of `game_type` each player is playing now, by player id (only those playing)."""
+    query = (
+        select(Seat.player_id, func.count())
+        .join(Board, Board.id == Seat.game_id)
+        .where(Board.game_type == game_type, Board.status == BoardStatus.ACTIVE)
+        .group_by(Seat.player_id)
+    )
+    return {player_id: count for player_id, count in session.execute(query)}
+
+
+def limits(session: Session, game_type: str) -> dict[int, int]:
+    """Each player's limit of games of `game_type` at once, by player id (only those who set one)."""
+    query = select(ChallengePolicy.player_id, ChallengePolicy.most_games).where(
+        ChallengePolicy.game_type == game_type, ChallengePolicy.most_games.is_not(None)
+    )
+    return {player_id: most for player_id, most in session.execute(query) if most is not None}
+
+
 def active_games(session: Session, player: Player, game_type: str) -> int:
     """How many games of `game_type` the player is playing now."""
     query = (

@@ -7,6 +7,7 @@ session the caller owns; nothing commits.
 from __future__ import annotations
 
 from collections.abc import Sequence, Set
+from datetime import datetime
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -15,7 +16,9 @@ from pbm import elo
 from pbm.store.models import Player, Rating
 
 
-def rate(session: Session, players: Sequence[Player], game_type: str, winners: Set[int]) -> list[elo.RatingChange]:
+def rate(
+    session: Session, players: Sequence[Player], game_type: str, winners: Set[int], now: datetime
+) -> list[elo.RatingChange]:
     """Rate a finished game of `players` (in seat order) won by the seats `winners`."""
     rows = _locked(session, players, game_type)
     new = elo.rate([row.rating for row in rows], winners)
@@ -24,6 +27,7 @@ def rate(session: Session, players: Sequence[Player], game_type: str, winners: S
         before = round(row.rating)
         row.rating = value
         row.games += 1
+        row.last_rated_at = now
         if seat in winners and len(winners) == 1:
             row.wins += 1
         elif seat in winners:

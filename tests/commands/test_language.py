@@ -144,7 +144,7 @@ def test_a_line_is_a_command_line_when_it_can_be_meant_as_one(line, expected):
     ("line", "hint"),
     [
         ("cephalopd move 101 alice pw c3", "'cephalopd' is not a command; did you mean cephalopod?"),
-        ("cephalopod mvoe 101 alice pw c3", "'mvoe' is not a cephalopod command; did you mean move?"),
+        ("cephalopod moev 101 alice pw c3", "'moev' is not a cephalopod command; did you mean move?"),
         ("move 101 alice pw c3", "'move' needs the name of the game first, e.g. cephalopod move 101 ..."),
     ],
 )

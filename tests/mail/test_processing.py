@@ -434,7 +434,9 @@ def test_history_lists_finished_games(game):
     game.send(mail(ALICE, "cephalopod resign 101 alice alice-pw"))
     game.replies()
     game.send(mail(CAROL, "cephalopod history alice"))
-    assert "cancelled: alice resigned in the first round" in body_of(the_only(game.replies()))
+    listed = body_of(the_only(game.replies()))
+    assert " Board  Moves  Ended       Players     Result\n" in listed
+    assert "  alice, bob  cancelled: alice resigned in the first round" in listed
 
 
 # -- mail that must not be answered, and mail seen twice -------------------------
