@@ -565,8 +565,9 @@ def _per_game(game: str, args: list[str]) -> lang.Command:
         return verb.parse(game, args[1:])
     near = _near(args[0].lower(), GAME)
     if near is not None:
-        raise CommandError(f"'{args[0]}' is not a {game} command; did you mean {near}?")
-    raise CommandError(f"'{args[0]}' is not a {game} command; the {game} commands are: {', '.join(GAME)}")
+        raise CommandError(f"'{args[0]}' is not a {game} command; did you mean {GAME[near].name}?")
+    verbs = ", ".join(verb.name for verb in GAME_VERBS)
+    raise CommandError(f"'{args[0]}' is not a {game} command; the {game} commands are: {verbs}")
 
 
 def is_command_line(line: str) -> bool:
