@@ -28,7 +28,7 @@ def make_environment() -> jinja2.Environment:
     )
     environment.filters["duration"] = duration
     # What the standings say of ratings: where everyone starts, how long a rating is provisional.
-    environment.globals["elo"] = {"start": round(elo.START), "provisional_games": elo.PROVISIONAL_GAMES}
+    environment.globals["elo"] = {"start": round(elo.START), "provisional_games": elo.PROVISIONAL_GAMES, "k": elo.K}
     environment.globals["inactive_days"] = INACTIVE_AFTER.days
     # The commands' usage lines and help texts, as the help mails and the rules page list them.
     environment.globals["verbs"] = verbs

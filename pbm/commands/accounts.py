@@ -6,20 +6,26 @@ from datetime import timedelta
 
 import pbm.games
 from pbm.commands import language as lang
+from pbm.commands import play
 from pbm.commands.context import Context, try_again_after
 from pbm.commands.effects import OutgoingMail, Refused
-from pbm.store import board_lists, players
+from pbm.store import board_lists, boards, players
+from pbm.views import game_summary
 
 SIGNUP_WINDOW = timedelta(days=1)
 
 
+HELP_TOPICS = {"commands": "help", "help": "help", "tutorial": "help_tutorial", "ratings": "help_ratings"}
+"""``help TOPIC``: the mail template of each topic (besides the games, whose help is their own)."""
+
+
 def help_(ctx: Context, command: lang.Help) -> list[OutgoingMail]:
-    topic = command.topic
-    if topic is None or topic in ("commands", "help"):
-        return [ctx.to_sender("help", games=pbm.games.all_games())]
+    topic = command.topic or "commands"
+    if topic in HELP_TOPICS:
+        return [ctx.to_sender(HELP_TOPICS[topic], games=pbm.games.all_games())]
     if topic in pbm.games.names():
         return [ctx.to_sender("game_help", game=pbm.games.get(topic))]
-    topics = ", ".join(["commands", *pbm.games.names()])
+    topics = ", ".join([*dict.fromkeys(t for t in HELP_TOPICS if t != "help"), *pbm.games.names()])
     raise Refused(f"There is no help on '{topic}'; the topics are: {topics}")
 
 
@@ -66,12 +72,42 @@ def change_address(ctx: Context, command: lang.ChangeAddress) -> list[OutgoingMa
     return [OutgoingMail("address_changed", to, context) for to in recipients]
 
 
-def signoff(ctx: Context, command: lang.Signoff) -> list[OutgoingMail]:
+def add_address(ctx: Context, command: lang.AddAddress) -> list[OutgoingMail]:
     player = ctx.authenticate(command.userid, command.secret)
-    playing = board_lists.playing(ctx.session, player.id)
-    if playing:
-        names = ", ".join(f"{b.game_type} {b.board}" for b in playing)
-        raise Refused(f"{player.userid} still plays in {names}: finish or resign those games first")
-    mails = ctx.to_player(player, "signoff", player=player)
+    old = players.add_addresses(player, command.addresses)
+    new = [a.address for a in player.addresses]
+    if new == old:
+        raise Refused(f"{player.userid} has those addresses already")
+    context = {"player": player, "old": old, "new": new}
+    return [OutgoingMail("address_changed", to, context) for to in new]
+
+
+def all_games(ctx: Context, command: lang.AllGames) -> list[OutgoingMail]:
+    (player,) = ctx.named_players([command.userid])
+    if command.which == "next":
+        found = board_lists.waiting_for(ctx.session, player.id)
+    elif command.which == "all":
+        found = board_lists.games_of(ctx.session, player, statuses=board_lists.STATUSES, limit=200)
+    else:
+        found = board_lists.playing(ctx.session, player.id)
+    games = [game_summary(pbm.games.get(board.game_type), board) for board in found]
+    return [ctx.to_sender("all_games", player=player, games=games, which=command.which)]
+
+
+def signoff(ctx: Context, command: lang.Signoff) -> list[OutgoingMail]:
+    """Leave the server: every game still being played is forfeited (as pbmserv did), and the
+    userid stays taken, so that the records keep meaning one player."""
+    player = ctx.authenticate(command.userid, command.secret)
+    mails: list[OutgoingMail] = []
+    forfeited = []
+    for listed in board_lists.playing(ctx.session, player.id):
+        board = ctx.board(listed.game_type, listed.board, for_update=True)
+        engine = pbm.games.get(board.game_type)
+        seat = boards.seat_of(board, player)
+        if seat not in engine.seats_in_play(engine.load(board.state, board.secret)):
+            continue  # out of that game already: it goes on without them
+        mails += play.leave(ctx, board, player, play.SIGNING_OFF)
+        forfeited.append(f"{engine.title} board {board.board}")
+    mails += ctx.to_player(player, "signoff", player=player, forfeited=forfeited)
     players.sign_off(player, ctx.now())
     return mails

@@ -108,6 +108,21 @@ class ChangeAddress(Command):
 
 
 @dataclass(frozen=True)
+class AddAddress(Command):
+    userid: str
+    secret: str = field(repr=False, metadata=SECRET)
+    addresses: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class AllGames(Command):
+    """``all show USERID [active|next|all]``: the player's boards of every game type."""
+
+    userid: str
+    which: str = "active"
+
+
+@dataclass(frozen=True)
 class Signoff(Command):
     userid: str
     secret: str = field(repr=False, metadata=SECRET)

@@ -6,6 +6,7 @@ and has the store record it; then every seated player is mailed the board.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
 
 import pbm.games
@@ -15,6 +16,7 @@ from pbm.commands.context import Context, try_again_after
 from pbm.commands.effects import OutgoingMail, Refused, ReplyAs
 from pbm.elo import RatingChange
 from pbm.store import boards, offers, players
+from pbm.store.models import Board, Player
 from pbm.views import OfferNews, report_data
 
 CHALLENGE_WINDOW = timedelta(hours=1)
@@ -103,8 +105,29 @@ def move(ctx: Context, command: lang.Move) -> list[OutgoingMail]:
     return ctx.board_mails(engine, board, after, author=player, announce=True, ratings=ratings, offer_news=news)
 
 
+@dataclass(frozen=True)
+class Leaving:
+    """How a player leaves a game before its end, in the record's words."""
+
+    code: str
+    """The end code when leaving ends the game (`Board.end_code`)."""
+    did: str
+    """What the player did, after their name: ``resigned``."""
+
+
+RESIGNING = Leaving(boards.RESIGNED, "resigned")
+SIGNING_OFF = Leaving(boards.FORFEIT, "forfeited by signing off")
+
+
 def resign(ctx: Context, command: lang.Resign) -> list[OutgoingMail]:
     board, player = ctx.playing(command.game, command.board, command.userid, command.secret)
+    ctx.seat_in_play(board, player)
+    return leave(ctx, board, player, RESIGNING)
+
+
+def leave(ctx: Context, board: Board, player: Player, leaving: Leaving) -> list[OutgoingMail]:
+    """`player` leaves the game at `board` (locked): in the first round it is called off, unrated;
+    in a game of two the others win; in a bigger one, if the game allows it, the others play on."""
     engine = pbm.games.get(board.game_type)
     seat = ctx.seat_in_play(board, player)
     state = engine.load(board.state, board.secret)
@@ -112,18 +135,18 @@ def resign(ctx: Context, command: lang.Resign) -> list[OutgoingMail]:
     ratings: list[RatingChange] = []
     news = _withdraw_offer(ctx, board)
     if board.move_count < len(board.seats):
-        # pbmserv: resigning before everyone has moved calls the game off, unrated.
-        boards.cancel(board, f"{player.userid} resigned in the first round", now)
+        # pbmserv: leaving before everyone has moved calls the game off, unrated.
+        boards.cancel(board, f"{player.userid} {leaving.did} in the first round", now)
         return ctx.board_mails(engine, board, state, author=player, offer_news=news)
     after = engine.resign(state, seat)
     if after is None:
-        _record(ctx, board, seat, pbm.games.RESIGN, {"text": "resigned"})
+        _record(ctx, board, seat, pbm.games.RESIGN, {"text": leaving.did})
         others = [s.seat for s in board.seats if s.seat != seat]
         outcome = "won" if len(others) == 1 else "tied"
-        reason = f"{outcome} when {player.userid} resigned"
-        ratings = boards.finish(ctx.session, board, winners=others, code=boards.RESIGNED, reason=reason, now=now)
+        reason = f"{outcome} when {player.userid} {leaving.did}"
+        ratings = boards.finish(ctx.session, board, winners=others, code=leaving.code, reason=reason, now=now)
         return ctx.board_mails(engine, board, state, author=player, announce=True, ratings=ratings, offer_news=news)
-    _record(ctx, board, seat, pbm.games.RESIGN, {"text": "resigned and leaves the game; the others play on"})
+    _record(ctx, board, seat, pbm.games.RESIGN, {"text": f"{leaving.did} and leaves the game; the others play on"})
     boards.set_position(board, engine.dump(after), after.to_move)
     result = engine.result(after)
     if result is not None:

@@ -39,7 +39,7 @@ def games(ctx: Context, command: lang.Games) -> list[OutgoingMail]:
         waiting = named or list(ctx.sender.players)
         if not waiting:
             raise Refused("Whose turn? Name a userid: games userid next")
-        found = [b for player in waiting for b in board_lists.waiting_for(ctx.session, command.game, player.id)]
+        found = [b for player in waiting for b in board_lists.waiting_for(ctx.session, player.id, command.game)]
     else:
         statuses = (BoardStatus.ACTIVE,) if command.which == "active" else board_lists.STATUSES
         found = board_lists.of_players(ctx.session, command.game, player_ids=[p.id for p in named], statuses=statuses)

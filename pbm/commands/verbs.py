@@ -173,6 +173,19 @@ def _limit(game: str, args: list[str]) -> lang.Command:
     return lang.Limit(game, lang.userid(args[0]), args[1], int(value))
 
 
+def _add(game: str, args: list[str]) -> lang.Command:
+    if len(args) < 3:
+        raise lang.usage_error(ACCOUNT["add"].usage())
+    return lang.AddAddress(lang.userid(args[0]), args[1], lang.addresses(args[2:]))
+
+
+def _all_show(game: str, args: list[str]) -> lang.Command:
+    which = args[-1].lower() if len(args) == 2 and args[-1].lower() in lang.WHICH_GAMES else "active"
+    if len(args) not in (1, 2) or (len(args) == 2 and args[-1].lower() not in lang.WHICH_GAMES):
+        raise lang.usage_error(ACCOUNT["all show"].usage())
+    return lang.AllGames(lang.userid(args[0]), which)
+
+
 def _game_help(game: str, args: list[str]) -> lang.Command:
     return lang.GameHelp(game)
 
@@ -285,13 +298,25 @@ ACCOUNT_VERBS = (
         run=accounts.change_address,
     ),
     Verb(
+        "add",
+        "USERID PASSWORD ADDRESS...",
+        "More addresses for the same player: mail from any of them counts as yours (replies to board "
+        "mails too); boards still go to the first.",
+        passwords=1,
+        command=lang.AddAddress,
+        parse=_add,
+        run=accounts.add_address,
+    ),
+    Verb(
         "signoff",
         "USERID PASSWORD",
-        "Leave the server, once your games are over; finished games and ratings stay in the records.",
+        "Leave the server; the games you still play are forfeited. Finished games and ratings stay in "
+        "the records, and nobody else gets the userid.",
         passwords=1,
         command=lang.Signoff,
         parse=_signoff,
         run=accounts.signoff,
+        aliases=("delete",),
     ),
     Verb(
         "message",
@@ -303,6 +328,14 @@ ACCOUNT_VERBS = (
         run=talk.message,
     ),
     Verb("list", "", "The games this server plays.", command=lang.ListGames, parse=_list, run=accounts.list_games),
+    Verb(
+        "all show",
+        "USERID [active|next|all]",
+        "A player's games of every kind: those being played, those waiting for the player, or all.",
+        command=lang.AllGames,
+        parse=_all_show,
+        run=accounts.all_games,
+    ),
 )
 
 GAME_VERBS = (
@@ -478,14 +511,14 @@ RESERVED_VERBS = tuple(
     Verb(name, "", "", passwords=passwords)
     for passwords, names in (
         # Accounts: `add USERID PASSWORD ADDRESS...`, `vacation USERID PASSWORD ...`
-        (1, ("delete", "add", "broadcast", "vacation")),
+        (1, ("broadcast", "vacation")),
         # Per game, without a board: `GAME accept USERID PASSWORD`, `GAME limit USERID PASSWORD N` ...
         (1, ("seek",)),
         # Per game, on a board: `GAME queue BOARD USERID PASSWORD MOVE` ...
         (1, ("queue", "qmove", "moveq", "qboard", "boardq")),
         (1, ("submit", "confirm", "join")),
         # Without a password: `password reset USERID`, `GAME preview BOARD MOVE` ...
-        (0, ("password", "all", "preview", "prev")),
+        (0, ("password", "preview", "prev")),
     )
     for name in names
 )
@@ -493,9 +526,9 @@ RESERVED_VERBS = tuple(
 In all of them the password is the word right after the userid, and the userid
 the first word after the verb that is not a board number."""
 
-ACCOUNT = {verb.name: verb for verb in ACCOUNT_VERBS}
+ACCOUNT = {name: verb for verb in ACCOUNT_VERBS for name in (verb.name, *verb.aliases)}
 GAME = {name: verb for verb in GAME_VERBS for name in (verb.name, *verb.aliases)}
-_FIRST_ACCOUNT_WORDS = {verb.name.split()[0] for verb in ACCOUNT_VERBS}
+_FIRST_ACCOUNT_WORDS = {name.split()[0] for name in ACCOUNT}
 _HANDLERS: dict[type[lang.Command], Handler] = {
     **{verb.command: verb.run for verb in (*ACCOUNT_VERBS, *GAME_VERBS) if verb.command and verb.run},
     **{command: run for verb in (*ACCOUNT_VERBS, *GAME_VERBS) for command, run in verb.also},

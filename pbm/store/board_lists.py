@@ -159,13 +159,17 @@ def playing(session: Session, player_id: int, *, limit: int = 200) -> list[Board
     return list(session.scalars(query.order_by(Board.game_type, Board.board).limit(limit)))
 
 
-def waiting_for(session: Session, game_type: str, player_id: int, *, limit: int = 200) -> list[Board]:
-    """A type's active boards where `player_id` is to move, by number."""
+def waiting_for(
+    session: Session, player_id: int, game_type: str | None = None, *, limit: int = 200
+) -> list[Board]:
+    """The active boards where `player_id` is to move, of `game_type` (or every type), by type and number."""
     to_move = select(Seat.game_id).where(
         Seat.player_id == player_id, Seat.game_id == Board.id, Seat.seat == Board.to_move
     )
-    query = _listed().where(Board.game_type == game_type, Board.status == BoardStatus.ACTIVE, to_move.exists())
-    return list(session.scalars(query.order_by(Board.board).limit(limit)))
+    query = _listed().where(Board.status == BoardStatus.ACTIVE, to_move.exists())
+    if game_type is not None:
+        query = query.where(Board.game_type == game_type)
+    return list(session.scalars(query.order_by(Board.game_type, Board.board).limit(limit)))
 
 
 def ended(session: Session, game_type: str, *, player_ids: Sequence[int] = (), limit: int = 100) -> list[Board]:

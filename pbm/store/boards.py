@@ -27,6 +27,8 @@ from pbm.store.models import Board, BoardCounter, BoardStatus, MoveRecord, Playe
 FIRST_BOARD = 101
 RESIGNED = "resigned"
 """The end code of a game a resignation ended (the others come from the engine's `Result.code`)."""
+FORFEIT = "forfeit"
+"""The end code of a game a player forfeited (by signing off; later, by running out of time)."""
 CANCELLED = "cancelled"
 
 

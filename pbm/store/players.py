@@ -90,6 +90,15 @@ def set_addresses(session: Session, player: Player, addresses: Sequence[str]) ->
     return old
 
 
+def add_addresses(player: Player, addresses: Sequence[str]) -> list[str]:
+    """Add to the player's addresses those of `addresses` it does not have; returns the ones it had."""
+    old = [a.address for a in player.addresses]
+    known = {a.lower() for a in old}
+    fresh = [a for a in addresses if a.lower() not in known]
+    player.addresses.extend(PlayerAddress(address=a, position=len(old) + i) for i, a in enumerate(fresh))
+    return old
+
+
 def sign_off(player: Player, now: datetime) -> None:
     player.signed_off_at = now
 

@@ -114,6 +114,8 @@ TRAFFIC = st.lists(
             "notify",
             "policy",
             "limit",
+            "add",
+            "all-show",
         ]
     ),
     min_size=4,
@@ -163,6 +165,8 @@ def test_no_mail_of_any_kind_holds_a_secret(make_mailroom, traffic, passwords):
             "notify": f"cephalopod notify carol {known['carol']} 101",
             "policy": f"cubeo reject carol {known['carol']}",
             "limit": f"dodeca limit bob {known['bob']} 3",
+            "add": f"add bob {known['bob']} bob@second.example",
+            "all-show": "all show alice all",
         }[step]
         words = line.split()[:4]
         room.send(mail(carol if "carol" in words else bob if "bob" in words else alice, line))

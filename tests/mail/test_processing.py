@@ -110,9 +110,11 @@ def test_change_address_tells_both_the_old_and_the_new_address(players):
     assert recipients == [ALICE, "alice@new.example"]
 
 
-def test_signoff_is_refused_while_the_player_has_games(game):
+def test_signing_off_in_the_first_round_calls_the_games_off(game):
     game.send(mail(BOB, "signoff bob bob-pw"))
-    assert "bob still plays in cephalopod 101" in body_of(the_only(game.replies()))
+    subjects = sorted(m["Subject"] for m in game.replies())
+    assert subjects == ["Cephalopod Board 101 cancelled"] * 2 + ["Goodbye, bob"]
+    assert stored_game(game).end_reason == "bob forfeited by signing off in the first round"
 
 
 def test_help_list_and_game_help_answer_the_sender(room):
