@@ -285,6 +285,35 @@ class NotAllowed(GameCommand):
 
 
 @dataclass(frozen=True)
+class Submit(BoardCommand):
+    """`userid` sees privately the board after `move`, which counts only once confirmed."""
+
+    userid: str
+    secret: str = field(repr=False, metadata=SECRET)
+    move: str
+
+
+@dataclass(frozen=True)
+class Confirm(BoardCommand):
+    """`userid` plays the move submitted before, if the board has not changed since."""
+
+    userid: str
+    secret: str = field(repr=False, metadata=SECRET)
+
+
+@dataclass(frozen=True)
+class Preview(GameCommand):
+    """Moves played on a copy of a board (`board` as it stands, or after move `at_move`), or of a
+    new game of `players` with `options` (`board` None); nothing is saved."""
+
+    moves: str
+    board: int | None = None
+    at_move: int | None = None
+    players: int = 2
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Show(GameCommand):
     boards: tuple[tuple[int, int | None], ...]
     """(board, N) pairs; N asks for the board as it stood after move N."""

@@ -224,6 +224,8 @@ def _touches(command: lang.Command) -> Iterator[str]:
             | lang.Propose(game=game, board=board, userid=userid)
             | lang.Vote(game=game, board=board, userid=userid)
             | lang.Chat(game=game, board=board, userid=userid)
+            | lang.Submit(game=game, board=board, userid=userid)
+            | lang.Confirm(game=game, board=board, userid=userid)
         ):
             yield f"board:{game}:{board}"
             yield f"player:{userid}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 import pbm.games
 from pbm.commands import language as lang
@@ -79,18 +80,15 @@ def move(ctx: Context, command: lang.Move) -> list[OutgoingMail]:
             view=ctx.view(board, state, viewer=seat),
             reply_as=ReplyAs(board.id, player.id, board.move_count),
         )
-    if board.to_move != seat:
-        assert board.to_move is not None, "an active board has a seat to move"
-        raise Refused(
-            f"It is not your turn: {board.seats[board.to_move].player.userid} is to move",
-            view=ctx.view(board, state, viewer=seat),
-        )
-    try:
-        notation, after = engine.play_notated(state, command.move)
-    except pbm.games.StaleMove as error:
-        raise Refused(f"Stale move: {error}", view=ctx.view(board, state, viewer=seat)) from None
-    except pbm.games.IllegalMove as error:
-        raise Refused(f"Illegal move: {error}", view=ctx.view(board, state, viewer=seat)) from None
+    return play(ctx, board, player, command.move)
+
+
+def play(ctx: Context, board: Board, player: Player, text: str) -> list[OutgoingMail]:
+    """`player` plays the move written `text` at `board` (locked), and everyone hears of it."""
+    engine = pbm.games.get(board.game_type)
+    seat = ctx.seat_in_play(board, player)
+    state = engine.load(board.state, board.secret)
+    notation, after = checked_move(ctx, board, seat, state, text)
     now = ctx.now()
     news = _withdraw_offer(ctx, board)
     report = report_data(engine.report(state, notation, after))
@@ -154,6 +152,24 @@ def leave(ctx: Context, board: Board, player: Player, leaving: Leaving) -> list[
             ctx.session, board, winners=result.winners, code=result.code, reason=result.reason, now=now
         )
     return ctx.board_mails(engine, board, after, author=player, announce=True, ratings=ratings, offer_news=news)
+
+
+def checked_move(ctx: Context, board: Board, seat: int, state: Any, text: str) -> tuple[str, Any]:
+    """The canonical notation of the move `text` for `seat`, and the state after it; refused when it
+    is not the seat's turn, or the move is stale or illegal."""
+    engine = pbm.games.get(board.game_type)
+    if board.to_move != seat:
+        assert board.to_move is not None, "an active board has a seat to move"
+        raise Refused(
+            f"It is not your turn: {board.seats[board.to_move].player.userid} is to move",
+            view=ctx.view(board, state, viewer=seat),
+        )
+    try:
+        return engine.play_notated(state, text)
+    except pbm.games.StaleMove as error:
+        raise Refused(f"Stale move: {error}", view=ctx.view(board, state, viewer=seat)) from None
+    except pbm.games.IllegalMove as error:
+        raise Refused(f"Illegal move: {error}", view=ctx.view(board, state, viewer=seat)) from None
 
 
 def not_allowed(ctx: Context, command: lang.NotAllowed) -> list[OutgoingMail]:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pbm.games
-from pbm.commands import accounts, play, policy, queries, talk, votes, watching
+from pbm.commands import accounts, play, policy, previews, queries, talk, votes, watching
 from pbm.commands import language as lang
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail
@@ -184,6 +184,33 @@ def _all_show(game: str, args: list[str]) -> lang.Command:
     if len(args) not in (1, 2) or (len(args) == 2 and args[-1].lower() not in lang.WHICH_GAMES):
         raise lang.usage_error(ACCOUNT["all show"].usage())
     return lang.AllGames(lang.userid(args[0]), which)
+
+
+def _submit(game: str, args: list[str]) -> lang.Command:
+    if len(args) < 4:
+        raise lang.usage_error(GAME["submit"].usage(game))
+    return lang.Submit(game, lang.board(args[0]), lang.userid(args[1]), args[2], " ".join(args[3:]))
+
+
+def _confirm(game: str, args: list[str]) -> lang.Command:
+    if len(args) != 3:
+        raise lang.usage_error(GAME["confirm"].usage(game))
+    return lang.Confirm(game, lang.board(args[0]), lang.userid(args[1]), args[2])
+
+
+def _preview(game: str, args: list[str]) -> lang.Command:
+    """``preview BOARD[#N] MOVE...`` or ``preview new NPLAYERS [-options] MOVE...``."""
+    usage = lang.usage_error(GAME["preview"].usage(game))
+    if len(args) < 2:
+        raise usage
+    if args[0].lower() == "new":
+        if not args[1].isdecimal():
+            raise usage
+        options = [w for w in args[2:] if w.startswith("-")]
+        moves = " ".join(w for w in args[2:] if not w.startswith("-"))
+        return lang.Preview(game, moves, players=int(args[1]), options=lang.options(game, options))
+    board, at_move = lang.board_at(args[0])
+    return lang.Preview(game, " ".join(args[1:]), board=board, at_move=at_move)
 
 
 def _game_help(game: str, args: list[str]) -> lang.Command:
@@ -371,6 +398,34 @@ GAME_VERBS = (
         aliases=("mvoe",),
     ),
     Verb(
+        "submit",
+        "BOARD USERID PASSWORD MOVE",
+        "See the board after your move, mailed to you alone: nothing counts until you confirm it.",
+        passwords=1,
+        command=lang.Submit,
+        parse=_submit,
+        run=previews.submit,
+    ),
+    Verb(
+        "confirm",
+        "BOARD USERID PASSWORD",
+        "Play the move you submitted, unless the board changed since (then submit again).",
+        passwords=1,
+        command=lang.Confirm,
+        parse=_confirm,
+        run=previews.confirm,
+    ),
+    Verb(
+        "preview",
+        "BOARD[#N] MOVE... | new NPLAYERS [-options] MOVE...",
+        "Play moves on a copy of a board (as it stands, or after move N) or of a new game, and see the "
+        "result; nothing is saved.",
+        command=lang.Preview,
+        parse=_preview,
+        run=previews.preview,
+        aliases=("prev",),
+    ),
+    Verb(
         "pass",
         "BOARD USERID PASSWORD",
         "No game here allows passing: every turn must be played.",
@@ -516,9 +571,9 @@ RESERVED_VERBS = tuple(
         (1, ("seek",)),
         # Per game, on a board: `GAME queue BOARD USERID PASSWORD MOVE` ...
         (1, ("queue", "qmove", "moveq", "qboard", "boardq")),
-        (1, ("submit", "confirm", "join")),
+        (1, ("join",)),
         # Without a password: `password reset USERID`, `GAME preview BOARD MOVE` ...
-        (0, ("password", "preview", "prev")),
+        (0, ("password",)),
     )
     for name in names
 )

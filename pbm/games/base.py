@@ -433,6 +433,12 @@ class Game(ABC, Generic[S]):
         """Hidden state that must never be shown before the game ends (dice seeds)."""
         return None
 
+    def with_stand_in_secret(self, state: S) -> S:
+        """`state` with its hidden part replaced by a fresh one nobody will use for real, for
+        playing what-ifs without showing what the real secret holds (the next rolls). The
+        position and everything already shown stay; a game without secrets returns `state`."""
+        return state
+
     def published_rolls(self, state: S) -> Sequence[Roll] | None:
         """The dice the server rolled so far, in order, for the game's dice record (see
         `pbm.games.fairdice`); ``None`` for a game that rolls no dice on the server."""

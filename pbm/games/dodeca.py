@@ -548,6 +548,17 @@ class Dodeca(Game[State]):
         """The dice seed: the store keeps it apart and shows it only once the game is over."""
         return state.seed
 
+    def with_stand_in_secret(self, state: State) -> State:
+        """`state` rolling its next dice from a fresh seed: rolls made so far stay as they were.
+
+        >>> game = Dodeca()
+        >>> real = game.new(seed=bytes(32))
+        >>> what_if = game.with_stand_in_secret(real)
+        >>> what_if.seed != real.seed and what_if.rolls == real.rolls
+        True
+        """
+        return replace(state, seed=new_seed())
+
     def dump(self, state: State) -> dict[str, Any]:
         """The state as JSON-safe data, without the seed (`secret_of`)."""
         return {

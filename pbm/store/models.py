@@ -266,6 +266,20 @@ class ChallengePolicy(Base):
     """No more active games of this type than this (None: no limit)."""
 
 
+class Submission(Base):
+    """A move a player submitted to see it privately first; ``confirm`` plays it if the board is unchanged."""
+
+    __tablename__ = "submissions"
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), primary_key=True)
+    move: Mapped[str] = mapped_column(String(64))
+    """In canonical notation."""
+    at_move: Mapped[int] = mapped_column(Integer)
+    """The board's move count when it was submitted: a confirm after any change is refused."""
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
 class TalkKind(enum.StrEnum):
     CHAT = "chat"
     """To the players of a board."""

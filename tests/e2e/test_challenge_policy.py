@@ -5,19 +5,8 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 from pbm.store.models import Board
-from tests.support import body_of, mail
-
-ADDRESSES = {"alice": "alice@example.org", "bob": "bob@example.net", "carol": "carol@example.com"}
-
-
-def signed_up(server, sink, *userids: str) -> None:
-    for userid in userids:
-        server.send(mail(ADDRESSES[userid], f"signup {userid} {userid}-pw"), ADDRESSES[userid])
-    sink.wait(len(userids))
-
-
-def send(server, userid: str, text: str) -> None:
-    server.send(mail(ADDRESSES[userid], text), ADDRESSES[userid])
+from tests.e2e.club import send, signed_up
+from tests.support import body_of
 
 
 def boards(server) -> int:

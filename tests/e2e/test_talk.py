@@ -5,26 +5,14 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from pbm.store.models import MoveRecord
+from tests.e2e.club import ADDRESSES, signed_up, to
 from tests.support import body_of, mail, reply_to_board
-
-ADDRESSES = {"alice": "alice@example.org", "bob": "bob@example.net", "carol": "carol@example.com"}
-
-
-def signed_up(server, sink, *userids: str) -> None:
-    for userid in userids:
-        server.send(mail(ADDRESSES[userid], f"signup {userid} {userid}-pw"), ADDRESSES[userid])
-    sink.wait(len(userids))
 
 
 def at_board_101(server, sink) -> None:
     signed_up(server, sink, "alice", "bob", "carol")
     server.send(mail(ADDRESSES["alice"], "cephalopod challenge alice bob"), ADDRESSES["alice"])
     sink.wait(2)
-
-
-def to(messages, userid: str):
-    (message,) = [m for m in messages if m["To"].addresses[0].addr_spec == ADDRESSES[userid]]
-    return message
 
 
 def moves(server) -> int:

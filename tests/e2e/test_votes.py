@@ -15,14 +15,8 @@ from sqlalchemy import select
 
 from pbm.cli import main as pbm_main
 from pbm.store.models import Board, MoveRecord, Rating
+from tests.e2e.club import ADDRESSES, to
 from tests.support import body_of, mail, reply_to_board
-
-ADDRESSES = {"alice": "alice@example.org", "bob": "bob@example.net", "carol": "carol@example.com"}
-
-
-def to(messages, userid: str):
-    (message,) = [m for m in messages if m["To"].addresses[0].addr_spec == ADDRESSES[userid]]
-    return message
 
 
 @pytest.fixture

@@ -5,25 +5,8 @@ from __future__ import annotations
 import random
 
 import pbm.games
-from tests.support import body_of, mail
-
-ADDRESSES = {"alice": "alice@example.org", "bob": "bob@example.net", "carol": "carol@example.com"}
-ADDRESSES["dave"] = "dave@example.com"
-
-
-def signed_up(server, sink, *userids: str) -> None:
-    for userid in userids:
-        server.send(mail(ADDRESSES[userid], f"signup {userid} {userid}-pw"), ADDRESSES[userid])
-    sink.wait(len(userids))
-
-
-def send(server, userid: str, text: str) -> None:
-    server.send(mail(ADDRESSES[userid], text), ADDRESSES[userid])
-
-
-def to(messages, userid: str):
-    (message,) = [m for m in messages if m["To"].addresses[0].addr_spec == ADDRESSES[userid]]
-    return message
+from tests.e2e.club import ADDRESSES, send, signed_up, to
+from tests.support import body_of
 
 
 def play_to_the_end(server, sink, board: int):

@@ -116,6 +116,9 @@ TRAFFIC = st.lists(
             "limit",
             "add",
             "all-show",
+            "submit",
+            "confirm",
+            "preview",
         ]
     ),
     min_size=4,
@@ -167,6 +170,9 @@ def test_no_mail_of_any_kind_holds_a_secret(make_mailroom, traffic, passwords):
             "limit": f"dodeca limit bob {known['bob']} 3",
             "add": f"add bob {known['bob']} bob@second.example",
             "all-show": "all show alice all",
+            "submit": f"cephalopod submit 101 alice {known['alice']} c3",
+            "confirm": f"cephalopod confirm 101 alice {known['alice']}",
+            "preview": "dodeca preview 101 roll a1\ncephalopod prev new 3 -size=3 a1",
         }[step]
         words = line.split()[:4]
         room.send(mail(carol if "carol" in words else bob if "bob" in words else alice, line))
