@@ -14,7 +14,7 @@ stands the same way (`Standing`). `RatingView` is a player's rating in one type.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -82,18 +82,25 @@ class MoveView:
     played_at: datetime
     report: MoveReport | None = None
     """What the move did, as the engine said when it was played (None for moves recorded before)."""
+    auto: bool = False
+    """Played from the player's queue."""
 
     @property
     def text(self) -> str:
-        """What the move did, after the mover's name: ``played c3=b3+d3, capturing 2 dice (...)``."""
+        """What the move did, after the mover's name: ``played c3=b3+d3, capturing 2 dice (...)``,
+        and ``(Auto)`` when the queue played it."""
         if self.report is not None:
-            return self.report.text
-        return "resigned" if self.notation == RESIGN else f"played {self.notation}"
+            text = self.report.text
+        else:
+            text = "resigned" if self.notation == RESIGN else f"played {self.notation}"
+        return f"{text} (Auto)" if self.auto else text
 
     @property
     def shown(self) -> str:
-        """The move as the move list writes it: its notation, ``resign``, or ``UNDO``."""
-        return "UNDO" if self.notation == UNDO else self.notation
+        """The move as the move list writes it: its notation, ``resign``, or ``UNDO``; pbmserv's
+        ``(Auto)`` after a move played from the queue."""
+        shown = "UNDO" if self.notation == UNDO else self.notation
+        return f"{shown} (Auto)" if self.auto else shown
 
 
 def move_report(data: dict[str, Any] | None) -> MoveReport | None:
@@ -182,6 +189,8 @@ class BoardView(Standing):
     """Set when this is the board as it stood after an earlier move."""
     viewer: int | None = None
     """The seat of the player this view is for, if any."""
+    queued: tuple[str, ...] = ()
+    """The viewer's queued lines (`queue_text`): theirs alone, never in anyone else's view."""
 
     @property
     def move_count(self) -> int:
@@ -225,9 +234,7 @@ class BoardView(Standing):
     def column_width(self) -> int:
         """Width of one column of the move list: a move's number, its widest entry and two spaces."""
         entries = (
-            [len(m.notation) for m in self.moves]
-            + [len(s.userid) for s in self.seats]
-            + [len(s.name) for s in self.seats]
+            [len(m.shown) for m in self.moves] + [len(s.userid) for s in self.seats] + [len(s.name) for s in self.seats]
         )
         return NUMBER_WIDTH + max(entries) + 2
 
@@ -290,9 +297,10 @@ def board_view(
     at_move: int | None = None,
     with_cells: bool = False,
     offer: Offer | None = None,
+    queued: Sequence[str] = (),
 ) -> BoardView:
     """`game` as `viewer`'s seat sees it (or as it stood after move `at_move`); `with_cells` for pictures;
-    `offer`, the proposal waiting at the board."""
+    `offer`, the proposal waiting at the board; `queued`, the viewer's own queue (`queue_text`)."""
     in_play = set(engine.seats_in_play(state))
     seats = [
         SeatView(s.seat, engine.seat_names[s.seat], s.player.userid, out=s.seat not in in_play) for s in game.seats
@@ -300,7 +308,10 @@ def board_view(
     current = at_move is None
     active = game.status == BoardStatus.ACTIVE
     to_move = seats[game.to_move] if current and active and game.to_move is not None else None
-    move_views = [MoveView(m.number, m.seat, m.notation, m.comment, m.created_at, move_report(m.report)) for m in moves]
+    move_views = [
+        MoveView(m.number, m.seat, m.notation, m.comment, m.created_at, move_report(m.report), bool(m.auto))
+        for m in moves
+    ]
     return BoardView(
         game_type=game.game_type,
         title=engine.title,
@@ -325,6 +336,7 @@ def board_view(
         offer=_offer_view(offer, seats, in_play, move_views) if offer is not None and current else None,
         at_move=at_move,
         viewer=viewer,
+        queued=tuple(queued) if current and active else (),
     )
 
 
@@ -425,4 +437,14 @@ def rating_view(engine: Game[Any], rating: Rating, *, active_games: int = 0, lim
         last_rated_at=rating.last_rated_at,
         active_games=active_games,
         limit=limit,
+    )
+
+
+def queue_text(lines: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """A queue's lines as the player wrote them, in canonical notation: ``if b3 then c3``, and for
+    the line played whatever the others play, ``else d4`` (or the move alone when it is the only line)."""
+    if len(lines) == 1 and not lines[0]["if"]:
+        return (lines[0]["then"],)
+    return tuple(
+        f"if {' '.join(line['if'])} then {line['then']}" if line["if"] else f"else {line['then']}" for line in lines
     )

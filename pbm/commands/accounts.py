@@ -15,7 +15,13 @@ from pbm.views import game_summary
 SIGNUP_WINDOW = timedelta(days=1)
 
 
-HELP_TOPICS = {"commands": "help", "help": "help", "tutorial": "help_tutorial", "ratings": "help_ratings"}
+HELP_TOPICS = {
+    "commands": "help",
+    "help": "help",
+    "tutorial": "help_tutorial",
+    "ratings": "help_ratings",
+    "queue": "help_queue",
+}
 """``help TOPIC``: the mail template of each topic (besides the games, whose help is their own)."""
 
 

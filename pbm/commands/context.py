@@ -7,7 +7,7 @@ to change; it never adds, flushes or edits rows itself, and commits nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -19,9 +19,9 @@ from pbm.config import Limits
 from pbm.elo import RatingChange
 from pbm.games import Game
 from pbm.passwords import Passwords, WeakPassword
-from pbm.store import boards, offers, players, watchers
+from pbm.store import boards, offers, players, queues, watchers
 from pbm.store.models import Board, BoardStatus, MoveRecord, Player
-from pbm.views import BoardView, OfferNews, board_view
+from pbm.views import BoardView, OfferNews, board_view, queue_text
 
 
 class Context:
@@ -140,13 +140,17 @@ class Context:
         moves: Sequence[MoveRecord] | None = None,
         at_move: int | None = None,
     ) -> BoardView:
-        """`board` as `viewer` sees it: as it stands, or `state` after `moves` (then `at_move` says which)."""
+        """`board` as `viewer` sees it: as it stands (with the viewer's own queue), or `state` after
+        `moves` (then `at_move` says which). Every caller mails it to `viewer`'s player or, by their
+        password or registered address, to someone who is that player."""
         engine = pbm.games.get(board.game_type)
         if state is None:
             state = engine.load(board.state, board.secret)
         moves = boards.moves_of(self.session, board) if moves is None else moves
         offer = offers.pending(self.session, board) if at_move is None else None
-        return board_view(engine, board, state, moves, viewer=viewer, at_move=at_move, offer=offer)
+        queued = None if viewer is None else queues.of(self.session, board, board.seats[viewer].player)
+        own = queue_text(queued.lines) if queued is not None else ()
+        return board_view(engine, board, state, moves, viewer=viewer, at_move=at_move, offer=offer, queued=own)
 
     def board_mails(
         self,
@@ -159,25 +163,33 @@ class Context:
         announce: bool = False,
         ratings: Sequence[RatingChange] = (),
         offer_news: OfferNews | None = None,
+        comment: str | None = None,
+        private_notes: Mapping[int, str] | None = None,
     ) -> list[OutgoingMail]:
-        """The board, mailed to every seated player (each sees it from their seat).
+        """The board, mailed to every seated player (each sees it from their seat, and their own queue).
 
         `announce`: the mail was caused by the last move, and says first what it did.
         `ratings`: what the game's end did to the players' ratings.
         `offer_news`: what just happened to a draw or undo proposal.
+        `comment`: what the author wrote with it (the mail's comment unless given).
+        `private_notes`: a line for one player's mail alone, by player id.
         """
         moves = boards.moves_of(self.session, board)
         offer = offers.pending(self.session, board)
-        news = {"comment": self.comment, "author": author, "new": new, "announce": announce, "offer_news": offer_news}
+        queued = queues.at(self.session, board)
+        comment = self.comment if comment is None else comment
+        news = {"comment": comment, "author": author, "new": new, "announce": announce, "offer_news": offer_news}
         active = board.status == BoardStatus.ACTIVE
         mails = []
         for seat in board.seats:
-            view = board_view(engine, board, state, moves, viewer=seat.seat, offer=offer)
+            own = queue_text(queued[seat.player_id].lines) if seat.player_id in queued else ()
+            view = board_view(engine, board, state, moves, viewer=seat.seat, offer=offer, queued=own)
+            note = (private_notes or {}).get(seat.player_id)
             mails.append(
                 OutgoingMail(
                     "board",
                     seat.player.primary_address,
-                    {"view": view, "ratings": list(ratings), **news},
+                    {"view": view, "ratings": list(ratings), "private_note": note, **news},
                     board_id=board.id,
                     player_id=seat.player_id,
                     at_ply=board.move_count if active else None,

@@ -302,6 +302,62 @@ class Confirm(BoardCommand):
 
 
 @dataclass(frozen=True)
+class QueueLine:
+    """One line of a queue: play `then` if the others' next moves are `when` (words as written),
+    or whatever they play when `when` is None."""
+
+    when: str | None
+    then: str
+
+
+@dataclass(frozen=True)
+class Queue(BoardCommand):
+    """`userid` queues `lines` to be played for them when their turn comes; no lines shows what is
+    queued, and `clear` forgets it."""
+
+    userid: str
+    secret: str = field(repr=False, metadata=SECRET)
+    lines: tuple[QueueLine, ...] = ()
+    clear: bool = False
+
+
+QUEUE_CLEAR_WORDS = frozenset({"off", "clear", "none"})
+
+
+def queue_lines(text: str) -> tuple[QueueLine, ...]:
+    """The lines of a queue as written: ``MOVE``, or ``if MOVES then MOVE; ...; else MOVE``.
+
+    >>> queue_lines("if b3 then c3; if a1 then e5; else d4")  # doctest: +NORMALIZE_WHITESPACE
+    (QueueLine(when='b3', then='c3'), QueueLine(when='a1', then='e5'), QueueLine(when=None, then='d4'))
+    """
+    lines = []
+    for part in (p.strip() for p in text.split(";")):
+        words = part.split()
+        if not words:
+            continue
+        first = words[0].lower()
+        if first == "if":
+            lowered = [w.lower() for w in words]
+            if "then" not in lowered:
+                raise CommandError(f"'{part}' has no 'then': write 'if MOVES then MOVE'")
+            at = lowered.index("then")
+            when, then = " ".join(words[1:at]), " ".join(words[at + 1 :])
+            if not when or not then:
+                raise CommandError(f"'{part}' needs the moves after 'if' and your move after 'then'")
+            lines.append(QueueLine(when, then))
+        else:
+            then = " ".join(words[1:] if first in ("else", "otherwise") else words)
+            if not then:
+                raise CommandError(f"'{part}' needs your move after '{words[0]}'")
+            lines.append(QueueLine(None, then))
+    if sum(line.when is None for line in lines) > 1:
+        raise CommandError("A queue has at most one line without 'if' (the move played whatever the others play)")
+    if not lines:
+        raise CommandError("The queue is empty: write the move to play, or 'if MOVES then MOVE'")
+    return tuple(lines)
+
+
+@dataclass(frozen=True)
 class Preview(GameCommand):
     """Moves played on a copy of a board (`board` as it stands, or after move `at_move`), or of a
     new game of `players` with `options` (`board` None); nothing is saved."""

@@ -226,6 +226,7 @@ def _touches(command: lang.Command) -> Iterator[str]:
             | lang.Chat(game=game, board=board, userid=userid)
             | lang.Submit(game=game, board=board, userid=userid)
             | lang.Confirm(game=game, board=board, userid=userid)
+            | lang.Queue(game=game, board=board, userid=userid)
         ):
             yield f"board:{game}:{board}"
             yield f"player:{userid}"

@@ -6,6 +6,7 @@ and has the store record it; then every seated player is mailed the board.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -16,7 +17,7 @@ from pbm.commands import policy
 from pbm.commands.context import Context, try_again_after
 from pbm.commands.effects import OutgoingMail, Refused, ReplyAs
 from pbm.elo import RatingChange
-from pbm.store import boards, offers, players
+from pbm.store import boards, offers, players, queues
 from pbm.store.models import Board, Player
 from pbm.views import OfferNews, report_data
 
@@ -83,8 +84,9 @@ def move(ctx: Context, command: lang.Move) -> list[OutgoingMail]:
     return play(ctx, board, player, command.move)
 
 
-def play(ctx: Context, board: Board, player: Player, text: str) -> list[OutgoingMail]:
-    """`player` plays the move written `text` at `board` (locked), and everyone hears of it."""
+def play(ctx: Context, board: Board, player: Player, text: str, *, auto: bool = False) -> list[OutgoingMail]:
+    """`player` plays the move written `text` at `board` (locked), and everyone hears of it; then, if
+    the player whose turn it is queued a move, that is played too. `auto`: played from the queue."""
     engine = pbm.games.get(board.game_type)
     seat = ctx.seat_in_play(board, player)
     state = engine.load(board.state, board.secret)
@@ -92,7 +94,8 @@ def play(ctx: Context, board: Board, player: Player, text: str) -> list[Outgoing
     now = ctx.now()
     news = _withdraw_offer(ctx, board)
     report = report_data(engine.report(state, notation, after))
-    _record(ctx, board, seat, notation, report)
+    comment = "" if auto else ctx.comment
+    _record(ctx, board, seat, notation, report, comment=comment, auto=auto)
     boards.set_position(board, engine.dump(after), after.to_move)
     result = engine.result(after)
     ratings: list[RatingChange] = []
@@ -100,7 +103,61 @@ def play(ctx: Context, board: Board, player: Player, text: str) -> list[Outgoing
         ratings = boards.finish(
             ctx.session, board, winners=result.winners, code=result.code, reason=result.reason, now=now
         )
-    return ctx.board_mails(engine, board, after, author=player, announce=True, ratings=ratings, offer_news=news)
+        return ctx.board_mails(engine, board, after, author=player, announce=True, ratings=ratings, offer_news=news)
+    turn = _queued_turn(ctx, board)
+    mails = ctx.board_mails(
+        engine,
+        board,
+        after,
+        author=player,
+        announce=True,
+        offer_news=news,
+        comment=comment,
+        private_notes=turn.notes,
+    )
+    return mails + turn.play()
+
+
+@dataclass
+class _QueuedTurn:
+    """What the queue of the player now to move holds for this turn."""
+
+    notes: dict[int, str]
+    """A line for the queue's owner, in the board mail of the move just played."""
+    play: Callable[[], list[OutgoingMail]]
+    """Plays the queued move (after the board mails of the move before it), if one applies."""
+
+
+def _queued_turn(ctx: Context, board: Board) -> _QueuedTurn:
+    """The queue of the player now to move, taken: the line the moves since it was made chose, to
+    play for them, or a note that none did. See `pbm.commands.queueing`."""
+    assert board.to_move is not None, "an active board has a seat to move"
+    player = board.seats[board.to_move].player
+    queued = queues.take(ctx.session, board, player)
+    if queued is None:
+        return _QueuedTurn({}, list)
+    since = [m.notation for m in boards.moves_of(ctx.session, board) if m.number > queued.at_move]
+    line = next((line for line in queued.lines if line["if"] == since), None)
+    line = line or next((line for line in queued.lines if not line["if"]), None)
+    if line is None:
+        note = f"None of your queued lines matched the moves played ({' '.join(since)}), so nothing was played for you."
+        return _QueuedTurn({player.id: note}, list)
+    move = line["then"]
+
+    def play_it() -> list[OutgoingMail]:
+        try:
+            # A refused move changes nothing before it is refused: no savepoint is needed.
+            return play(ctx, board, player, move, auto=True)
+        except Refused as error:
+            context = {
+                "title": pbm.games.get(board.game_type).title,
+                "board": board.board,
+                "move": move,
+                "reason": str(error),
+            }
+            return [OutgoingMail("queue_dropped", player.primary_address, context)]
+
+    return _QueuedTurn({}, play_it)
 
 
 @dataclass(frozen=True)
@@ -189,14 +246,24 @@ def _withdraw_offer(ctx: Context, board: boards.Board) -> OfferNews | None:
     return OfferNews(offer.kind, proposer, "withdrawn", proposer)
 
 
-def _record(ctx: Context, board: boards.Board, seat: int, notation: str, report: dict[str, object]) -> None:
+def _record(
+    ctx: Context,
+    board: boards.Board,
+    seat: int,
+    notation: str,
+    report: dict[str, object],
+    *,
+    comment: str | None = None,
+    auto: bool = False,
+) -> None:
     boards.record_move(
         ctx.session,
         board,
         seat=seat,
         notation=notation,
-        comment=ctx.comment,
+        comment=ctx.comment if comment is None else comment,
         report=report,
         now=ctx.now(),
         inbound_id=ctx.inbound_id,
+        auto=auto,
     )

@@ -80,13 +80,13 @@ def preview(ctx: Context, command: lang.Preview) -> list[OutgoingMail]:
         if board.status == BoardStatus.ACTIVE:
             # Moves on the copy must not roll the game's real next dice (see `Game.with_stand_in_secret`).
             state = engine.with_stand_in_secret(state)
-    moves, state = _play_words(engine, state, command.moves.split())
+    moves, state = play_words(engine, state, command.moves.split())
     played = [(done + i, userids[seat], notation) for i, (seat, notation) in enumerate(moves, start=1)]
     context = _preview(engine, state, userids, played) | {"board": command.board, "submitted": None, "userid": None}
     return [ctx.to_sender("preview", **context)]
 
 
-def _play_words(engine: Game[Any], state: Any, words: list[str]) -> tuple[list[tuple[int, str]], Any]:
+def play_words(engine: Game[Any], state: Any, words: list[str]) -> tuple[list[tuple[int, str]], Any]:
     """The moves `words` write, as (seat, notation), and the state after them. Each move is the fewest
     words that make a legal move where the ones before left the game (``roll c2 c2-c6=3`` is two)."""
     moves: list[tuple[int, str]] = []

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pbm.games
-from pbm.commands import accounts, play, policy, previews, queries, talk, votes, watching
+from pbm.commands import accounts, play, policy, previews, queries, queueing, talk, votes, watching
 from pbm.commands import language as lang
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail
@@ -190,6 +190,18 @@ def _submit(game: str, args: list[str]) -> lang.Command:
     if len(args) < 4:
         raise lang.usage_error(GAME["submit"].usage(game))
     return lang.Submit(game, lang.board(args[0]), lang.userid(args[1]), args[2], " ".join(args[3:]))
+
+
+def _queue(game: str, args: list[str]) -> lang.Command:
+    """``queue BOARD USERID PASSWORD [MOVE | if MOVES then MOVE; ...; else MOVE | off]``."""
+    if len(args) < 3:
+        raise lang.usage_error(GAME["queue"].usage(game))
+    board, userid, password, rest = lang.board(args[0]), lang.userid(args[1]), args[2], " ".join(args[3:])
+    if not rest:
+        return lang.Queue(game, board, userid, password)
+    if rest.lower() in lang.QUEUE_CLEAR_WORDS:
+        return lang.Queue(game, board, userid, password, clear=True)
+    return lang.Queue(game, board, userid, password, lang.queue_lines(rest))
 
 
 def _confirm(game: str, args: list[str]) -> lang.Command:
@@ -398,6 +410,17 @@ GAME_VERBS = (
         aliases=("mvoe",),
     ),
     Verb(
+        "queue",
+        "BOARD USERID PASSWORD MOVE[#N] | if MOVES then MOVE; ...; else MOVE | off",
+        "Have a move played for you when your turn comes, if the others' moves are the ones you name "
+        "(see help queue); with no move, what you queued; off forgets it.",
+        passwords=1,
+        command=lang.Queue,
+        parse=_queue,
+        run=queueing.queue,
+        aliases=("qmove", "moveq", "qboard", "boardq"),
+    ),
+    Verb(
         "submit",
         "BOARD USERID PASSWORD MOVE",
         "See the board after your move, mailed to you alone: nothing counts until you confirm it.",
@@ -569,8 +592,7 @@ RESERVED_VERBS = tuple(
         (1, ("broadcast", "vacation")),
         # Per game, without a board: `GAME accept USERID PASSWORD`, `GAME limit USERID PASSWORD N` ...
         (1, ("seek",)),
-        # Per game, on a board: `GAME queue BOARD USERID PASSWORD MOVE` ...
-        (1, ("queue", "qmove", "moveq", "qboard", "boardq")),
+        # Per game, on a board: `GAME join BOARD USERID PASSWORD`
         (1, ("join",)),
         # Without a password: `password reset USERID`, `GAME preview BOARD MOVE` ...
         (0, ("password",)),

@@ -17,7 +17,7 @@ import pbm.games
 from pbm.commands import language as lang
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Refused
-from pbm.store import boards, offers
+from pbm.store import boards, offers, queues
 from pbm.store.models import Board, OfferKind, Player
 from pbm.views import OfferNews
 
@@ -102,6 +102,7 @@ def _take_back(ctx: Context, board: Board, state: Any, player: Player, news: Off
         inbound_id=ctx.inbound_id,
     )
     boards.set_position(board, engine.dump(undone), undone.to_move)
+    queues.forget_all(ctx.session, board)  # they were about moves that are no longer the game's
     return ctx.board_mails(engine, board, undone, author=player, announce=True, offer_news=news)
 
 

@@ -131,8 +131,10 @@ def record_move(
     report: dict[str, Any],
     now: datetime,
     inbound_id: int | None,
+    auto: bool = False,
 ) -> None:
-    """Add a move (or a resignation, `pbm.games.RESIGN`) to the board's record, numbered next."""
+    """Add a move (or a resignation, `pbm.games.RESIGN`) to the board's record, numbered next;
+    `auto` when it was played from the player's queue."""
     board.move_count += 1
     board.updated_at = now
     session.add(
@@ -145,6 +147,7 @@ def record_move(
             created_at=now,
             inbound_id=inbound_id,
             report=report,
+            auto=auto,
         )
     )
 

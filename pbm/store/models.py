@@ -24,6 +24,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator
@@ -280,6 +281,22 @@ class Submission(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
+class QueuedMove(Base):
+    """What a player asked to play for them when their turn comes: one or more lines, each a
+    move to play, most with the moves the others must have played first (``queue``)."""
+
+    __tablename__ = "queued_moves"
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), primary_key=True)
+    at_move: Mapped[int] = mapped_column(Integer)
+    """The board's move count when it was queued: the conditions are about the moves after it."""
+    lines: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    """``{"if": [NOTATION...], "then": MOVE}`` in the order written; ``if`` empty on the line
+    played whatever the others play."""
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
 class TalkKind(enum.StrEnum):
     CHAT = "chat"
     """To the players of a board."""
@@ -359,6 +376,8 @@ class MoveRecord(Base):
     """What the move did, in the engine's words when it was played (`pbm.games.MoveReport` as
     JSON): the captures, who it put out of the game and every seat's count at that moment.
     Kept because the state after the move no longer shows who was eliminated, or why."""
+    auto: Mapped[bool] = mapped_column(default=False, server_default=false())
+    """Played for the player from their queue (shown ``(Auto)``), not sent as a move."""
 
 
 

@@ -119,6 +119,7 @@ TRAFFIC = st.lists(
             "submit",
             "confirm",
             "preview",
+            "queue",
         ]
     ),
     min_size=4,
@@ -173,6 +174,10 @@ def test_no_mail_of_any_kind_holds_a_secret(make_mailroom, traffic, passwords):
             "submit": f"cephalopod submit 101 alice {known['alice']} c3",
             "confirm": f"cephalopod confirm 101 alice {known['alice']}",
             "preview": "dodeca preview 101 roll a1\ncephalopod prev new 3 -size=3 a1",
+            "queue": (
+                f"cephalopod queue 101 bob {known['bob']} if a1 then e5; else a5\n"
+                f"cephalopod queue 101 bob {known['bob']}"
+            ),
         }[step]
         words = line.split()[:4]
         room.send(mail(carol if "carol" in words else bob if "bob" in words else alice, line))

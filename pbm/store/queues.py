@@ -1,0 +1,45 @@
+"""Queued moves: what a player asked to have played for them when their turn comes.
+
+Everything here runs inside a session the caller owns; nothing commits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from pbm.store.models import Board, Player, QueuedMove
+
+
+def put(session: Session, board: Board, player: Player, lines: Sequence[dict[str, Any]], now: datetime) -> None:
+    """Queue `lines` for `player` at `board`, in place of what was queued before."""
+    session.merge(
+        QueuedMove(game_id=board.id, player_id=player.id, at_move=board.move_count, lines=list(lines), created_at=now)
+    )
+
+
+def of(session: Session, board: Board, player: Player) -> QueuedMove | None:
+    return session.get(QueuedMove, (board.id, player.id))
+
+
+def at(session: Session, board: Board) -> dict[int, QueuedMove]:
+    """Every queue at `board`, by player id."""
+    rows = session.scalars(select(QueuedMove).where(QueuedMove.game_id == board.id))
+    return {row.player_id: row for row in rows}
+
+
+def take(session: Session, board: Board, player: Player) -> QueuedMove | None:
+    """What `player` queued at `board`, which is forgotten now (played, dropped or cleared)."""
+    found = of(session, board, player)
+    if found is not None:
+        session.delete(found)
+    return found
+
+
+def forget_all(session: Session, board: Board) -> None:
+    """The board's past changed (a move was taken back): what was queued on it no longer holds."""
+    session.execute(delete(QueuedMove).where(QueuedMove.game_id == board.id))
