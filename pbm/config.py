@@ -8,8 +8,10 @@ naming the variable, instead of failing later in the middle of a mail.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -60,6 +62,21 @@ class Limits:
     quoted_lines: int
 
 
+@dataclass(frozen=True)
+class Club:
+    """The club's house rules that commands apply (from ``PBM_ADMINS`` and the expiry settings)."""
+
+    admins: frozenset[str] = frozenset()
+    """Userids that may ``broadcast`` to every player."""
+    open_challenge_expiry: timedelta = timedelta(days=7)
+    password_reset_expiry: timedelta = timedelta(hours=24)
+    password_resets_per_day: int = 3
+    """Reset mails one player may be sent in a day, whoever asks: a stranger cannot flood them."""
+
+
+DEFAULT_CLUB = Club()
+
+
 def _listen(value: Any) -> ListenAddress:
     if isinstance(value, ListenAddress):
         return value
@@ -92,22 +109,26 @@ def _outbound(value: Any) -> Outbound:
     raise ValueError(f"expected maildir:FOLDER or smtp://HOST:PORT, got {text!r}")
 
 
+def _userids(value: Any) -> frozenset[str]:
+    if isinstance(value, frozenset):
+        return value
+    words = [word.lower() for word in str(value).replace(",", " ").split()]
+    bad = [word for word in words if not re.match(r"^[a-z][a-z0-9_.-]{1,31}$", word)]
+    if bad:
+        raise ValueError(f"not userids: {', '.join(bad)}")
+    return frozenset(words)
+
+
 class Settings(BaseSettings):
     """The server's configuration; field `x` comes from variable ``PBM_X``."""
 
     model_config = SettingsConfigDict(env_prefix="PBM_", extra="ignore", frozen=True, env_ignore_empty=True)
 
     database_url: str = "sqlite:///var/pbm.db"
-    smtp_listen: Annotated[ListenAddress, NoDecode, BeforeValidator(_listen)] = ListenAddress(
-        "127.0.0.1", 2525
-    )
-    http_listen: Annotated[ListenAddress, NoDecode, BeforeValidator(_listen)] = ListenAddress(
-        "127.0.0.1", 8080
-    )
+    smtp_listen: Annotated[ListenAddress, NoDecode, BeforeValidator(_listen)] = ListenAddress("127.0.0.1", 2525)
+    http_listen: Annotated[ListenAddress, NoDecode, BeforeValidator(_listen)] = ListenAddress("127.0.0.1", 8080)
     address: str = "pbm@localhost"
-    outbound: Annotated[Outbound, NoDecode, BeforeValidator(_outbound)] = Outbound(
-        "maildir", path=Path("var/outbox")
-    )
+    outbound: Annotated[Outbound, NoDecode, BeforeValidator(_outbound)] = Outbound("maildir", path=Path("var/outbox"))
     secret_key: str | None = Field(default=None, repr=False)
     max_message_size: int = Field(default=1024 * 1024, gt=1024)
     """Largest mail accepted over SMTP, in bytes; PBeM commands are tiny."""
@@ -132,6 +153,14 @@ class Settings(BaseSettings):
     max_failed_passwords: int = Field(default=5, ge=1)
     """Wrong passwords in a row before a player's password commands wait, a minute at
     first and twice as long after each further failure (a day at most)."""
+    max_password_resets_per_day: int = Field(default=3, ge=1)
+    """Reset mails one player may be sent in a day; past it, asking again sends nothing."""
+    admins: Annotated[frozenset[str], NoDecode, BeforeValidator(_userids)] = frozenset()
+    """Userids, separated by commas or spaces, allowed to ``broadcast`` to every player."""
+    open_challenge_hours: float = Field(default=7 * 24, gt=0)
+    """How long an open challenge (``challenge alice open``) waits for players to join."""
+    password_reset_hours: float = Field(default=24, gt=0)
+    """How long the reply address of a ``password reset`` mail works (once)."""
     mail_read_seconds: float = Field(default=5.0, gt=0)
     """CPU time reading one mail (MIME, charsets, HTML) may take before it is given up."""
     mail_read_memory_mb: int = Field(default=512, ge=64)
@@ -171,6 +200,15 @@ class Settings(BaseSettings):
             talks_per_sender_per_hour=self.max_talks_per_sender_per_hour,
             failed_passwords=self.max_failed_passwords,
             quoted_lines=self.max_quoted_lines,
+        )
+
+    @property
+    def club(self) -> Club:
+        return Club(
+            admins=self.admins,
+            open_challenge_expiry=timedelta(hours=self.open_challenge_hours),
+            password_reset_expiry=timedelta(hours=self.password_reset_hours),
+            password_resets_per_day=self.max_password_resets_per_day,
         )
 
     @property

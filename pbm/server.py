@@ -108,6 +108,7 @@ class Server:
             tokens,
             self.reader,
             settings.limits,
+            club=settings.club,
             read_seconds=settings.mail_read_seconds,
             database_timeout=settings.database_timeout,
             now=now,

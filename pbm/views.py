@@ -22,7 +22,7 @@ from typing import Any
 from pbm import elo
 from pbm.games import RESIGN, UNDO, BoardCell, Game, MoveReport
 from pbm.games.fairdice import make_record
-from pbm.store.models import Board, BoardStatus, MoveRecord, Offer, OfferKind, Rating
+from pbm.store.models import Board, BoardStatus, MoveRecord, Offer, OfferKind, OpenChallenge, Player, Rating
 
 NUMBER_WIDTH = 5
 """Characters before each move in the move list: its number, right-aligned in four, and a space."""
@@ -417,13 +417,17 @@ class RatingView:
     """Games of the type the player plays now."""
     limit: int | None = None
     """The most games of the type the player takes at once (None: no limit)."""
+    seeking: int = 0
+    """More games of the type the player seeks (``seek``)."""
 
     def inactive(self, now: datetime) -> bool:
         """No rated game of the type finished within `INACTIVE_AFTER` of `now`."""
         return self.last_rated_at is None or now - self.last_rated_at > INACTIVE_AFTER
 
 
-def rating_view(engine: Game[Any], rating: Rating, *, active_games: int = 0, limit: int | None = None) -> RatingView:
+def rating_view(
+    engine: Game[Any], rating: Rating, *, active_games: int = 0, limit: int | None = None, seeking: int = 0
+) -> RatingView:
     return RatingView(
         game_type=rating.game_type,
         title=engine.title,
@@ -437,6 +441,41 @@ def rating_view(engine: Game[Any], rating: Rating, *, active_games: int = 0, lim
         last_rated_at=rating.last_rated_at,
         active_games=active_games,
         limit=limit,
+        seeking=seeking,
+    )
+
+
+@dataclass(frozen=True)
+class OpenChallengeView:
+    """An open challenge as its mails and ``games open`` show it."""
+
+    game_type: str
+    title: str
+    board: int
+    seats: tuple[str, ...]
+    """Each seat's userid in order of play, ``(open)`` where it is free."""
+    options: str
+    expires_at: datetime
+
+    @property
+    def free(self) -> int:
+        return self.seats.count(FREE_SEAT)
+
+
+FREE_SEAT = "(open)"
+
+
+def open_challenge_view(
+    engine: Game[Any], challenge: OpenChallenge, seated: Sequence[Player | None]
+) -> OpenChallengeView:
+    """`challenge` with `seated`, the player in each of its seats (None where free)."""
+    return OpenChallengeView(
+        game_type=engine.name,
+        title=engine.title,
+        board=challenge.board,
+        seats=tuple(p.userid if p is not None else FREE_SEAT for p in seated),
+        options=options_text(engine, challenge.options),
+        expires_at=challenge.expires_at,
     )
 
 

@@ -9,10 +9,12 @@ from pbm.commands import language as lang
 from pbm.commands import play
 from pbm.commands.context import Context, try_again_after
 from pbm.commands.effects import OutgoingMail, Refused
-from pbm.store import board_lists, boards, players
+from pbm.store import board_lists, boards, players, resets
+from pbm.store.models import Player
 from pbm.views import game_summary
 
 SIGNUP_WINDOW = timedelta(days=1)
+RESET_WINDOW = timedelta(days=1)
 
 
 HELP_TOPICS = {
@@ -44,6 +46,8 @@ def list_games(ctx: Context, command: lang.ListGames) -> list[OutgoingMail]:
 
 
 def signup(ctx: Context, command: lang.Signup) -> list[OutgoingMail]:
+    if command.userid == lang.OPEN_SEAT:
+        raise Refused(f"'{lang.OPEN_SEAT}' cannot be a userid: challenges use it for a free seat")
     if players.find(ctx.session, command.userid) is not None:
         raise Refused(f"The userid '{command.userid}' is taken; choose another one")
     sender = ctx.sender.address
@@ -67,6 +71,43 @@ def change_password(ctx: Context, command: lang.ChangePassword) -> list[Outgoing
     player = ctx.authenticate(command.userid, command.old)
     players.set_password(player, ctx.hash(command.new))
     return ctx.to_player(player, "password_changed", player=player)
+
+
+def ask_password_reset(ctx: Context, command: lang.AskPasswordReset) -> list[OutgoingMail]:
+    """Mail the player's registered addresses a one-time reset address. Whoever asked hears the
+    same whatever happened: whether the userid exists, has addresses, or was sent too many resets
+    today is nobody else's business."""
+    answer = ctx.to_sender("password_reset_asked", userid=command.userid, expiry=ctx.club.password_reset_expiry)
+    player = players.find(ctx.session, command.userid)
+    if player is None or not player.active:
+        return [answer]
+    now = ctx.now()
+    if resets.sent_since(ctx.session, player, now - RESET_WINDOW) >= ctx.club.password_resets_per_day:
+        return [answer]
+    expires_at = now + ctx.club.password_reset_expiry
+    token = resets.start(ctx.session, player, now=now, expires_at=expires_at)
+    context = {"player": player, "expires_at": expires_at}
+    mails = [OutgoingMail("password_reset", a.address, context, reply_token=token) for a in player.addresses]
+    return [*mails, answer] if answer.to not in {m.to for m in mails} else mails
+
+
+def reset_password(ctx: Context, command: lang.ResetPassword) -> list[OutgoingMail]:
+    """A reply to a reset mail: the new password counts, the reset is used up, and any wait after
+    wrong passwords ends (the player proved they read their own mail)."""
+    reset = resets.find(ctx.session, command.token)
+    now = ctx.now()
+    if reset is None or reset.used_at is not None or reset.expires_at <= now:
+        raise Refused(
+            "The reset address you replied to has been used or has expired; ask for another with: "
+            f"password reset {command.userid}"
+        )
+    player = ctx.session.get(Player, reset.player_id)
+    if player is None or not player.active:
+        raise Refused(f"There is no player '{command.userid}' any more")
+    players.set_password(player, ctx.hash(command.secret))
+    players.clear_password_wait(player)
+    reset.used_at = now
+    return ctx.to_player(player, "password_changed", player=player, by_reset=True)
 
 
 def change_address(ctx: Context, command: lang.ChangeAddress) -> list[OutgoingMail]:

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 import pbm.games
 from pbm.commands.effects import OutgoingMail, PasswordCheck, Refused, Sender
-from pbm.config import Limits
+from pbm.config import DEFAULT_CLUB, Club, Limits
 from pbm.elo import RatingChange
 from pbm.games import Game
 from pbm.passwords import Passwords, WeakPassword
@@ -36,10 +36,12 @@ class Context:
         now: Callable[[], datetime],
         inbound_id: int | None = None,
         on_password_check: Callable[[PasswordCheck], None] = lambda check: None,
+        club: Club = DEFAULT_CLUB,
     ) -> None:
         self.session = session
         self.passwords = passwords
         self.limits = limits
+        self.club = club
         self.sender = sender
         self.comment = comment
         """The mail's comment, sent with the boards its command causes."""
@@ -165,6 +167,7 @@ class Context:
         offer_news: OfferNews | None = None,
         comment: str | None = None,
         private_notes: Mapping[int, str] | None = None,
+        opening: str | None = None,
     ) -> list[OutgoingMail]:
         """The board, mailed to every seated player (each sees it from their seat, and their own queue).
 
@@ -173,12 +176,20 @@ class Context:
         `offer_news`: what just happened to a draw or undo proposal.
         `comment`: what the author wrote with it (the mail's comment unless given).
         `private_notes`: a line for one player's mail alone, by player id.
+        `opening`: how a new game came about, when not by `author`'s challenge.
         """
         moves = boards.moves_of(self.session, board)
         offer = offers.pending(self.session, board)
         queued = queues.at(self.session, board)
         comment = self.comment if comment is None else comment
-        news = {"comment": comment, "author": author, "new": new, "announce": announce, "offer_news": offer_news}
+        news = {
+            "comment": comment,
+            "author": author,
+            "new": new,
+            "opening": opening,
+            "announce": announce,
+            "offer_news": offer_news,
+        }
         active = board.status == BoardStatus.ACTIVE
         mails = []
         for seat in board.seats:
@@ -236,7 +247,6 @@ class Context:
         """To every address of `account`, and to the sender if that is another address."""
         addresses = [a.address for a in account.addresses] + ([self.sender.address] if self.sender.address else [])
         return [OutgoingMail(template, to, context) for to in dict.fromkeys(addresses)]
-
 
 
 def try_again_after(oldest_counted: datetime, window: timedelta) -> str:

@@ -32,6 +32,8 @@ class OutgoingMail:
     the mail's reply token names it, so a reply to an older board is stale."""
     starts_thread: bool = False
     """The game's first mail to this recipient: later mails refer to it."""
+    reply_token: str | None = None
+    """A reply address of the mail's own, not a board's: a password reset's one-time token."""
 
 
 @dataclass(frozen=True)

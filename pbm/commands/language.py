@@ -32,9 +32,7 @@ class CommandError(ValueError):
 
 
 USERID = re.compile(r"^[a-z][a-z0-9_.-]{1,31}$")
-ADDRESS = re.compile(
-    r"^[^@\s<>()\[\],;:\"]+@[^@\s<>()\[\],;:\"]+\.[^@\s<>()\[\],;:\".]+$|^[^@\s]+@localhost$"
-)
+ADDRESS = re.compile(r"^[^@\s<>()\[\],;:\"]+@[^@\s<>()\[\],;:\"]+\.[^@\s<>()\[\],;:\".]+$|^[^@\s]+@localhost$")
 WHICH_GAMES = ("active", "next", "all")
 """The filters of ``GAME games``: the games going on, those waiting for the player, all of them."""
 
@@ -138,6 +136,34 @@ class Message(Command):
 
 
 @dataclass(frozen=True)
+class Broadcast(Command):
+    """An administrator sends the mail's comment to every player."""
+
+    userid: str
+    secret: str = field(repr=False, metadata=SECRET)
+
+
+@dataclass(frozen=True)
+class AskPasswordReset(Command):
+    """``password reset USERID``: mail the player's registered addresses a one-time reset address."""
+
+    userid: str
+
+
+@dataclass(frozen=True)
+class ResetPassword(Command):
+    """A reply to a password reset mail: `secret` is the new password, `token` the reset it answers,
+    `userid` the player it was mailed to (when the mail was read)."""
+
+    userid: str
+    token: str = field(repr=False, metadata=SECRET)
+    secret: str = field(repr=False, metadata=SECRET)
+
+    def credentials(self) -> tuple[str, str] | None:
+        return None  # the reset address stands for the old password
+
+
+@dataclass(frozen=True)
 class ListGames(Command):
     """``list``: the games this server plays."""
 
@@ -150,9 +176,41 @@ class GameHelp(GameCommand):
     pass
 
 
+OPEN_SEAT = "open"
+"""The word a challenge names a free seat with, for anyone to ``join``: ``challenge alice open``."""
+
+
 @dataclass(frozen=True)
 class Challenge(GameCommand):
     userids: tuple[str, ...]
+    """The players in order of play; `OPEN_SEAT` where a seat is free."""
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_open(self) -> bool:
+        return OPEN_SEAT in self.userids
+
+
+@dataclass(frozen=True)
+class Join(BoardCommand):
+    """`userid` takes a free seat of an open challenge."""
+
+    userid: str
+    secret: str = field(repr=False, metadata=SECRET)
+
+
+@dataclass(frozen=True)
+class OpenChallenges(GameCommand):
+    """``games open``: the open challenges anyone may join."""
+
+
+@dataclass(frozen=True)
+class Seek(GameCommand):
+    """`userid` wants `wanted` more games (0: no more; None: only say how many), with `options` or any."""
+
+    userid: str
+    secret: str = field(repr=False, metadata=SECRET)
+    wanted: int | None = None
     options: dict[str, Any] = field(default_factory=dict)
 
 

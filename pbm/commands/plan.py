@@ -52,6 +52,15 @@ class ReplyFacts:
     at_ply: int | None = None
 
 
+@dataclass(frozen=True)
+class ResetFacts:
+    """The reply address of a password reset mail: the token it carries, and the player it was
+    mailed to (None when the token stands for no reset, or one used or expired)."""
+
+    token: str
+    userid: str | None
+
+
 Step = lang.Command | lang.CommandError
 """A command to run, or a line meant as one that could not be read (answered with why)."""
 
@@ -63,6 +72,8 @@ class Plan:
     """The text sent along with the boards, passwords starred (see `mask_passwords`)."""
     skipped: list[Step] = field(default_factory=list)
     """Commands past the limit of one mail: not run, but their passwords are still masked."""
+    private: bool = False
+    """The mail's text is never quoted back (a reply to a password reset carries a password alone)."""
 
     def secrets(self) -> set[str]:
         """Every password the mail's commands carry."""
@@ -80,7 +91,7 @@ def plan_mail(
     subject: str,
     text: str,
     *,
-    reply: ReplyFacts | None = None,
+    reply: ReplyFacts | ResetFacts | None = None,
     bad_reply_address: bool = False,
     max_commands: int,
     why_no_text: str | None = None,
@@ -94,6 +105,8 @@ def plan_mail(
     """
     if bad_reply_address:
         plan = Plan([lang.CommandError(NOT_OUR_REPLY_ADDRESS, _first_line(text))])
+    elif isinstance(reply, ResetFacts):
+        plan = _reset_plan(reply, text)
     elif reply is not None:
         plan = _reply_plan(reply, text, max_commands)
     else:
@@ -140,6 +153,32 @@ def _reply_plan(reply: ReplyFacts, text: str, max_commands: int) -> Plan:
     else:
         command = lang.Move(game, board, userid, None, line, replied_at=reply.at_ply, line=line)
     return Plan([command], comment)
+
+
+NOT_A_RESET = (
+    "The reset address you replied to has been used, has expired or was never sent; "
+    "ask for another with: password reset USERID"
+)
+
+
+def _reset_plan(reset: ResetFacts, text: str) -> Plan:
+    """A reply to a password reset mail: the new password alone on its first line, nothing else
+    carried out (the rest is never quoted back: it may hold the password again)."""
+    line = _first_line(text)
+    if reset.userid is None:
+        return Plan([lang.CommandError(NOT_A_RESET, "(your reply)")], private=True)
+    words = lang.words_of(line)
+    if len(words) != 1:
+        return Plan(
+            [
+                lang.CommandError(
+                    "Write the new password alone on the first line of your reply, above the quoted mail",
+                    "(your reply)",
+                )
+            ],
+            private=True,
+        )
+    return Plan([lang.ResetPassword(reset.userid, reset.token, words[0], line="(your reply)")], private=True)
 
 
 def _command_plan(subject: str, text: str, max_commands: int) -> Plan:
@@ -208,6 +247,16 @@ def conflict_keys(plan: Plan, *, sender: str) -> set[str]:
 def _touches(command: lang.Command) -> Iterator[str]:
     match command:
         case lang.Signup(userid=userid) | lang.ChangePassword(userid=userid) | lang.Signoff(userid=userid):
+            yield f"player:{userid}"
+        case lang.AskPasswordReset(userid=userid) | lang.ResetPassword(userid=userid) | lang.Broadcast(userid=userid):
+            yield f"player:{userid}"
+        case lang.Seek(game=game, userid=userid):
+            # Pairing touches every seeker of the game and starts games: one seek at a time.
+            yield f"seek:{game}"
+            yield f"counter:{game}"
+            yield f"player:{userid}"
+        case lang.Join(game=game, board=board, userid=userid):
+            yield f"board:{game}:{board}"
             yield f"player:{userid}"
         case lang.ChangeAddress(userid=userid):
             yield f"player:{userid}"

@@ -6,9 +6,9 @@ and has the store record it; then every seated player is mailed the board.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pbm.games
@@ -17,33 +17,36 @@ from pbm.commands import policy
 from pbm.commands.context import Context, try_again_after
 from pbm.commands.effects import OutgoingMail, Refused, ReplyAs
 from pbm.elo import RatingChange
-from pbm.store import boards, offers, players, queues
+from pbm.games import Game
+from pbm.store import boards, offers, open_challenges, players, queues
 from pbm.store.models import Board, Player
-from pbm.views import OfferNews, report_data
+from pbm.views import OfferNews, open_challenge_view, report_data
 
 CHALLENGE_WINDOW = timedelta(hours=1)
 
 
 def challenge(ctx: Context, command: lang.Challenge) -> list[OutgoingMail]:
+    """Start a game; or, when a seat is named `lang.OPEN_SEAT`, open one for anyone to ``join``."""
     engine = pbm.games.get(command.game)
     userids = command.userids
-    if len(set(userids)) != len(userids):
+    named_ids = [u for u in userids if u != lang.OPEN_SEAT]
+    if len(set(named_ids)) != len(named_ids):
         raise Refused("Each player can take only one seat: a userid is named twice")
     try:
         engine.check_players(len(userids))
     except pbm.games.InvalidOptions as error:
         raise Refused(str(error)) from None
-    named = players.named(ctx.session, userids)
-    missing = [u for u in userids if u not in named or not named[u].active]
+    named = players.named(ctx.session, named_ids)
+    missing = [u for u in named_ids if u not in named or not named[u].active]
     if missing:
         raise Refused(f"No player is signed up as {', '.join(missing)}")
     challenger = next((p for p in named.values() if p in ctx.sender.players), None)
     if challenger is None:
         raise Refused(
             "You can only start a game you play in: the challenge must come from the registered "
-            f"address of one of {', '.join(userids)}"
+            f"address of one of {', '.join(named_ids)}"
         )
-    refused = policy.refusals(ctx, engine.name, challenger, [named[u] for u in userids])
+    refused = policy.refusals(ctx, engine.name, challenger, list(named.values()))
     if refused:
         raise Refused("; ".join(refused), headline="Invalid challenge")
     now = ctx.now()
@@ -53,19 +56,58 @@ def challenge(ctx: Context, command: lang.Challenge) -> list[OutgoingMail]:
             f"{challenger.userid} has started {len(recent)} games in the last hour, as many as one player "
             f"may; try again after {try_again_after(recent[0], CHALLENGE_WINDOW)}"
         )
-    state = engine.new(players=len(userids), options=command.options)
+    if command.is_open:
+        return _open(ctx, engine, command, [named.get(u) for u in userids], challenger)
+    _, mails = start_game(ctx, engine, [named[u] for u in userids], command.options, author=challenger)
+    return mails
+
+
+def start_game(
+    ctx: Context,
+    engine: Game[Any],
+    seated: Sequence[Player],
+    options: dict[str, Any],
+    *,
+    author: Player,
+    opening: str | None = None,
+    number: int | None = None,
+    created_at: datetime | None = None,
+) -> tuple[Board, list[OutgoingMail]]:
+    """A new game of `seated`, in order of play, and its first board mailed to each; `opening` is the
+    line the mails start with when `author` did not simply challenge the others."""
+    state = engine.new(players=len(seated), options=options)
     board = boards.start(
         ctx.session,
         engine.name,
-        players=[named[u] for u in userids],
-        options=command.options,
+        players=seated,
+        options=options,
         state=engine.dump(state),
         secret=engine.secret_of(state),
         to_move=state.to_move,
-        challenger=challenger,
-        now=now,
+        challenger=author,
+        now=ctx.now(),
+        number=number,
+        created_at=created_at,
     )
-    return ctx.board_mails(engine, board, state, author=challenger, new=True)
+    comment = "" if opening else None  # a seek's or a join's words were not written to the others
+    return board, ctx.board_mails(engine, board, state, author=author, new=True, opening=opening, comment=comment)
+
+
+def _open(
+    ctx: Context, engine: Game[Any], command: lang.Challenge, seats: list[Player | None], challenger: Player
+) -> list[OutgoingMail]:
+    now = ctx.now()
+    challenge = open_challenges.open_(
+        ctx.session,
+        engine.name,
+        challenger=challenger,
+        seats=seats,
+        options=command.options,
+        now=now,
+        expires_at=now + ctx.club.open_challenge_expiry,
+    )
+    context = {"game": engine, "challenge": open_challenge_view(engine, challenge, seats)}
+    return [OutgoingMail("open_challenge", p.primary_address, context) for p in dict.fromkeys(seats) if p is not None]
 
 
 def move(ctx: Context, command: lang.Move) -> list[OutgoingMail]:

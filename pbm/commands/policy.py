@@ -42,13 +42,22 @@ def refusals(ctx: Context, game_type: str, challenger: Player, named: Sequence[P
         policy = policies.of(ctx.session, player, game_type)
         if player != challenger and not policy.accepts:
             found.append(f"{player.userid} takes no {title} challenges")
-        elif policy.most_games is not None:
-            playing = policies.active_games(ctx.session, player, game_type)
-            if playing >= policy.most_games:
-                found.append(
-                    f"{player.userid} plays {playing} {title} games, as many as {player.userid} takes at once"
-                )
+        elif (full := at_limit(ctx, game_type, player)) is not None:
+            found.append(full)
     return found
+
+
+def at_limit(ctx: Context, game_type: str, player: Player) -> str | None:
+    """Why `player` takes no more games of `game_type` now (their ``limit`` is reached), or None.
+    A seek or a join is the player's own wish, so only the limit stands in its way."""
+    policy = policies.of(ctx.session, player, game_type)
+    if policy.most_games is None:
+        return None
+    playing = policies.active_games(ctx.session, player, game_type)
+    if playing < policy.most_games:
+        return None
+    title = pbm.games.get(game_type).title
+    return f"{player.userid} plays {playing} {title} games, as many as {player.userid} takes at once"
 
 
 def _told(ctx: Context, player: Player, game_type: str) -> list[OutgoingMail]:

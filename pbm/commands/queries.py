@@ -8,7 +8,7 @@ import pbm.games
 from pbm.commands import language as lang
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Refused
-from pbm.store import board_lists, boards, policies, ratings
+from pbm.store import board_lists, boards, players, policies, ratings, seeks
 from pbm.store.models import Board, BoardStatus
 from pbm.views import game_summary, rating_view
 
@@ -58,17 +58,28 @@ def standings(ctx: Context, command: lang.Standings) -> list[OutgoingMail]:
     rated, _ = ratings.standings(ctx.session, command.game)
     playing = policies.active_counts(ctx.session, command.game)
     limits = policies.limits(ctx.session, command.game)
+    seeking = seeks.wanted_by_player(ctx.session, command.game)
     rows = [
-        rating_view(engine, rating, active_games=playing.get(rating.player_id, 0), limit=limits.get(rating.player_id))
+        rating_view(
+            engine,
+            rating,
+            active_games=playing.get(rating.player_id, 0),
+            limit=limits.get(rating.player_id),
+            seeking=seeking.get(rating.player_id, 0),
+        )
         for rating in rated
     ]
+    listed = {rating.player_id for rating in rated}
+    unrated = sorted(
+        (f"{p.userid} ({seeking[p.id]})" for p in players.by_ids(ctx.session, list(seeking)) if p.id not in listed),
+    )
     now = ctx.now()
     sections = {
         "Established": [r for r in rows if not r.provisional and not r.inactive(now)],
         "Provisional": [r for r in rows if r.provisional and not r.inactive(now)],
         "Inactive": [r for r in rows if r.inactive(now)],
     }
-    return [ctx.to_sender("standings", engine=engine, sections=sections, rated=len(rows))]
+    return [ctx.to_sender("standings", engine=engine, sections=sections, rated=len(rows), unrated_seekers=unrated)]
 
 
 def _list_mail(ctx: Context, template: str, game_type: str, found: list[Board], **context: Any) -> OutgoingMail:

@@ -13,7 +13,7 @@ import pbm.games
 from pbm.commands import language as lang
 from pbm.commands.context import Context, try_again_after
 from pbm.commands.effects import OutgoingMail, Refused
-from pbm.store import boards, talks, watchers
+from pbm.store import boards, players, talks, watchers
 from pbm.store.models import BoardStatus, Player, TalkKind
 from pbm.views import board_view
 
@@ -58,6 +58,20 @@ def message(ctx: Context, command: lang.Message) -> list[OutgoingMail]:
     context = {"author": player, "comment": ctx.comment, "to": [p.userid for p in recipients]}
     mails = [OutgoingMail("message", p.primary_address, context) for p in recipients if p != player]
     return [*mails, OutgoingMail("message_sent", ctx.sender.address or "", context)]
+
+
+def broadcast(ctx: Context, command: lang.Broadcast) -> list[OutgoingMail]:
+    """An administrator's words to every player still signed up (`Club.admins` lists who may)."""
+    player = ctx.authenticate(command.userid, command.secret)
+    if player.userid not in ctx.club.admins:
+        raise Refused(f"broadcast is for the server's administrators, and {player.userid} is not one")
+    _check_there_is_something_to_say(ctx)
+    recipients = players.everyone_active(ctx.session)
+    talks.record(ctx.session, player, TalkKind.MESSAGE, ctx.now())
+    context = {"author": player, "comment": ctx.comment}
+    mails = [OutgoingMail("broadcast", p.primary_address, context) for p in recipients if p != player]
+    sent = {**context, "to": [f"all {len(mails)} other players"]}
+    return [*mails, OutgoingMail("message_sent", ctx.sender.address or "", sent)]
 
 
 def _check_there_is_something_to_say(ctx: Context) -> None:

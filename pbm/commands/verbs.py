@@ -25,13 +25,16 @@ from dataclasses import dataclass
 from typing import Any
 
 import pbm.games
-from pbm.commands import accounts, play, policy, previews, queries, queueing, talk, votes, watching
+from pbm.commands import accounts, finding, play, policy, previews, queries, queueing, talk, votes, watching
 from pbm.commands import language as lang
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail
 from pbm.commands.language import CommandError
 
 Handler = Callable[[Context, Any], list[OutgoingMail]]
+
+MOST_SOUGHT = 20
+"""Games one seek may ask for at once."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,38 @@ def _message(game: str, args: list[str]) -> lang.Command:
     if len(args) < 3:
         raise lang.usage_error(ACCOUNT["message"].usage())
     return lang.Message(lang.userid(args[0]), args[1], tuple(lang.userid(w) for w in args[2:]))
+
+
+def _broadcast(game: str, args: list[str]) -> lang.Command:
+    if len(args) != 2:
+        raise lang.usage_error(ACCOUNT["broadcast"].usage())
+    return lang.Broadcast(lang.userid(args[0]), args[1])
+
+
+def _password_reset(game: str, args: list[str]) -> lang.Command:
+    if len(args) != 1:
+        raise lang.usage_error(ACCOUNT["password reset"].usage())
+    return lang.AskPasswordReset(lang.userid(args[0]))
+
+
+def _seek(game: str, args: list[str]) -> lang.Command:
+    """``seek USERID PASSWORD [N] [-options]``; without N, how many games the player seeks now."""
+    options = [w for w in args if w.startswith("-")]
+    words = [w for w in args if not w.startswith("-")]
+    if len(words) not in (2, 3) or (len(words) == 2 and options):
+        raise lang.usage_error(GAME["seek"].usage(game))
+    userid, password = lang.userid(words[0]), words[1]
+    if len(words) == 2:
+        return lang.Seek(game, userid, password)
+    if not words[2].isdecimal() or int(words[2]) > MOST_SOUGHT:
+        raise CommandError(f"'{words[2]}' is not a number of games: write 0 to {MOST_SOUGHT} (0 stops seeking)")
+    return lang.Seek(game, userid, password, int(words[2]), lang.options(game, options))
+
+
+def _join(game: str, args: list[str]) -> lang.Command:
+    if len(args) != 3:
+        raise lang.usage_error(GAME["join"].usage(game))
+    return lang.Join(game, lang.board(args[0]), lang.userid(args[1]), args[2])
 
 
 def _chat(game: str, args: list[str]) -> lang.Command:
@@ -232,7 +267,7 @@ def _game_help(game: str, args: list[str]) -> lang.Command:
 def _challenge(game: str, args: list[str]) -> lang.Command:
     options = [w for w in args if w.startswith("-")]
     userids = tuple(lang.userid(w) for w in args if not w.startswith("-"))
-    if not userids:
+    if not userids or all(u == lang.OPEN_SEAT for u in userids):
         raise lang.usage_error(GAME["challenge"].usage(game))
     return lang.Challenge(game, userids, lang.options(game, options))
 
@@ -276,6 +311,8 @@ def _not_allowed(word: str) -> Callable[[str, list[str]], lang.Command]:
 
 
 def _games(game: str, args: list[str]) -> lang.Command:
+    if [w.lower() for w in args] == [lang.OPEN_SEAT]:
+        return lang.OpenChallenges(game)
     which = "active"
     if args and args[-1].lower() in lang.WHICH_GAMES:
         which = args[-1].lower()
@@ -366,6 +403,26 @@ ACCOUNT_VERBS = (
         parse=_message,
         run=talk.message,
     ),
+    Verb(
+        "password reset",
+        "USERID",
+        "Forgot your password? A mail goes to the player's registered addresses with a reply address "
+        "that works once, for a day: reply to it with the new password alone on the first line. "
+        "Whoever asks learns nothing.",
+        command=lang.AskPasswordReset,
+        parse=_password_reset,
+        run=accounts.ask_password_reset,
+        also=((lang.ResetPassword, accounts.reset_password),),
+    ),
+    Verb(
+        "broadcast",
+        "USERID PASSWORD",
+        "For the server's administrators: mail the text below the command to every player.",
+        passwords=1,
+        command=lang.Broadcast,
+        parse=_broadcast,
+        run=talk.broadcast,
+    ),
     Verb("list", "", "The games this server plays.", command=lang.ListGames, parse=_list, run=accounts.list_games),
     Verb(
         "all show",
@@ -394,6 +451,27 @@ GAME_VERBS = (
         parse=_challenge,
         run=play.challenge,
         aliases=("chall",),
+    ),
+    Verb(
+        "join",
+        "BOARD USERID PASSWORD",
+        "Take a free seat of an open challenge (one that names 'open' for a player); the game starts "
+        "when every seat is taken. 'games open' lists them.",
+        passwords=1,
+        command=lang.Join,
+        parse=_join,
+        run=finding.join,
+    ),
+    Verb(
+        "seek",
+        "USERID PASSWORD [N] [-options]",
+        "Ask for N more games (0: no more): the server pairs you with another seeker, the longest "
+        "waiting first and then the nearest rating, and starts the game. Options narrow the games you "
+        "take; without any, every game of this type will do. Without N, what you seek now.",
+        passwords=1,
+        command=lang.Seek,
+        parse=_seek,
+        run=finding.seek,
     ),
     Verb(
         "move",
@@ -551,11 +629,12 @@ GAME_VERBS = (
     ),
     Verb(
         "games",
-        "[USERID...] [active|next|all]",
-        '"next" lists the games where it is that player\'s turn.',
+        "[USERID...] [active|next|all] | open",
+        '"next" lists the games where it is that player\'s turn; "open", the open challenges anyone may join.',
         command=lang.Games,
         parse=_games,
         run=queries.games,
+        also=((lang.OpenChallenges, finding.list_open),),
     ),
     Verb(
         "resign",
@@ -588,14 +667,8 @@ GAME_VERBS = (
 RESERVED_VERBS = tuple(
     Verb(name, "", "", passwords=passwords)
     for passwords, names in (
-        # Accounts: `add USERID PASSWORD ADDRESS...`, `vacation USERID PASSWORD ...`
-        (1, ("broadcast", "vacation")),
-        # Per game, without a board: `GAME accept USERID PASSWORD`, `GAME limit USERID PASSWORD N` ...
-        (1, ("seek",)),
-        # Per game, on a board: `GAME join BOARD USERID PASSWORD`
-        (1, ("join",)),
-        # Without a password: `password reset USERID`, `GAME preview BOARD MOVE` ...
-        (0, ("password",)),
+        # Accounts: `vacation USERID PASSWORD FROM UNTIL`
+        (1, ("vacation",)),
     )
     for name in names
 )

@@ -126,6 +126,9 @@ class Composer:
             message_id = make_msgid(domain=self.addressing.domain)
             if answering is not None:
                 in_reply_to, references = _thread_of(answering)
+        if mail.reply_token is not None:
+            assert _TOKEN.fullmatch(mail.reply_token), "a reply token is written into Reply-To as it is"
+            reply_to = f"{SERVER_NAME} <{self.addressing.reply_address(mail.reply_token)}>"
 
         fields = [
             f"From: {SERVER_NAME} <{self.addressing.address}>",

@@ -26,6 +26,8 @@ from pbm.store import outbox
 
 ERROR_KINDS = ("error", "failure")
 """Templates that answer a mistake: counted apart, to break loops with auto-responders."""
+BULK_KINDS = ("broadcast",)
+"""Templates an administrator sends to every player: not bounded by the mails one mail may cause."""
 WINDOW = timedelta(hours=1)
 
 
@@ -51,6 +53,8 @@ class Outgoing:
         """
         notes = []
         mails = [m for m in mails if m.to]
+        bulk = [m for m in mails if m.template in BULK_KINDS]
+        mails = [m for m in mails if m.template not in BULK_KINDS]
         limit = self.limits.replies_per_mail
         if len(mails) > limit:
             notes.append(f"{len(mails) - limit + 1} replies not sent: over {limit} for one mail")
@@ -62,32 +66,46 @@ class Outgoing:
             if answer_sender:
                 mails.append(self.answers.error(mail.from_address, mail.body, Plan(), summary))
         answering = Answering(mail.message_id, mail.references)
-        for outgoing in mails:
-            recipient = headers.mail_address(outgoing.to)
-            if recipient is None:
-                notes.append("a reply to an address that cannot be written to was not sent")
-                continue
-            held, last = self._held_back(session, recipient, outgoing.template, now)
-            if last:
-                outgoing = replace(outgoing, context={**outgoing.context, "last_answer": True})
-            if mail.notes and recipient == mail.from_address:
+        for outgoing in [*bulk, *mails]:
+            if mail.notes and headers.mail_address(outgoing.to) == mail.from_address:
                 told = [sentence(capital(note)) for note in mail.notes]
                 outgoing = replace(outgoing, context={**outgoing.context, "mail_notes": told})
-            composed = self.composer.compose(outgoing, now=now, answering=answering)
-            outbox.enqueue(
-                session,
-                recipient=recipient,
-                message_id=composed.message_id,
-                raw=composed.raw,
-                kind=outgoing.template,
-                now=now,
-                inbound_id=inbound_id,
-                game_id=outgoing.board_id,
-                suppressed=held,
-            )
-            if held:
-                notes.append(f"a {outgoing.template} mail was not sent: {held}")
+            notes += self._enqueue(session, outgoing, now=now, inbound_id=inbound_id, answering=answering)
         return notes
+
+    def queue_unprompted(self, session: Session, mails: list[OutgoingMail], *, now: datetime) -> list[str]:
+        """Compose mails no received mail caused (an open challenge expired) into the outbox,
+        within the per-address limits; returns notes on what was held back."""
+        return [note for outgoing in mails if outgoing.to for note in self._enqueue(session, outgoing, now=now)]
+
+    def _enqueue(
+        self,
+        session: Session,
+        outgoing: OutgoingMail,
+        *,
+        now: datetime,
+        inbound_id: int | None = None,
+        answering: Answering | None = None,
+    ) -> list[str]:
+        recipient = headers.mail_address(outgoing.to)
+        if recipient is None:
+            return ["a reply to an address that cannot be written to was not sent"]
+        held, last = self._held_back(session, recipient, outgoing.template, now)
+        if last:
+            outgoing = replace(outgoing, context={**outgoing.context, "last_answer": True})
+        composed = self.composer.compose(outgoing, now=now, answering=answering)
+        outbox.enqueue(
+            session,
+            recipient=recipient,
+            message_id=composed.message_id,
+            raw=composed.raw,
+            kind=outgoing.template,
+            now=now,
+            inbound_id=inbound_id,
+            game_id=outgoing.board_id,
+            suppressed=held,
+        )
+        return [f"a {outgoing.template} mail was not sent: {held}"] if held else []
 
     def _held_back(self, session: Session, recipient: str, kind: str, now: datetime) -> tuple[str | None, bool]:
         """Why a mail to `recipient` must not be sent (or None), and whether it is the last error answer for a while."""

@@ -37,12 +37,12 @@ from typing import TypeVar
 from sqlalchemy.orm import Session
 
 import pbm.games
+from pbm.commands import finding, verbs
 from pbm.commands import language as lang
-from pbm.commands import verbs
 from pbm.commands.context import Context
 from pbm.commands.effects import BoardRef, OutgoingMail, PasswordCheck, Refused, Sender
-from pbm.commands.plan import Plan, ReplyFacts, conflict_keys, plan_mail
-from pbm.config import Limits
+from pbm.commands.plan import Plan, ReplyFacts, ResetFacts, conflict_keys, plan_mail
+from pbm.config import DEFAULT_CLUB, Club, Limits
 from pbm.mail import headers
 from pbm.mail.answers import Answers
 from pbm.mail.compose import Composer
@@ -52,7 +52,7 @@ from pbm.mail.parse import ParsedMail
 from pbm.mail.reader import MailReader
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.passwords import Passwords
-from pbm.store import boards, inbox, players
+from pbm.store import boards, inbox, players, resets
 from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
 from pbm.store.models import InboundMessage, InboundStatus, utcnow
@@ -121,6 +121,7 @@ class Processor:
         reader: MailReader,
         limits: Limits,
         *,
+        club: Club = DEFAULT_CLUB,
         read_seconds: float = 5.0,
         database_timeout: float = 5.0,
         now: Callable[[], datetime] = utcnow,
@@ -133,6 +134,7 @@ class Processor:
         self.tokens = tokens
         self.reader = reader
         self.limits = limits
+        self.club = club
         self.answers = Answers(limits.quoted_lines)
         self.outgoing = Outgoing(composer, limits, self.answers)
         self.read_lease = timedelta(seconds=max(30.0, 3 * read_seconds))
@@ -149,6 +151,7 @@ class Processor:
         Raises `DatabaseUnavailable` when the database cannot be reached.
         """
         self._guarded(self._release_dead_claims)
+        self.expire_due()
         applied = 0
         while True:
             read = self._guarded(self.read_some)
@@ -181,6 +184,24 @@ class Processor:
                     raise DatabaseUnavailable(type(error).__name__) from error
                 log.warning("processing met %s; trying again", type(error).__name__)
         raise AssertionError("unreachable")
+
+    def expire_due(self) -> None:
+        """Close the open challenges nobody joined in time, and tell their players. A failure here
+        is logged and never holds up mail: the next round tries again."""
+        try:
+            self._guarded(self._expire_open_challenges)
+        except DatabaseUnavailable:
+            raise
+        except Exception:
+            log.exception("expiring open challenges failed; processing goes on")
+
+    def _expire_open_challenges(self) -> None:
+        now = self.now()
+        with self.database.transaction() as session:
+            mails = finding.expire_open_challenges(session, now)
+            notes = self.outgoing.queue_unprompted(session, mails, now=now)
+        if mails:
+            log.info("%d open challenge mail(s) for expiry; %s", len(mails), "; ".join(notes) or "all queued")
 
     def _release_dead_claims(self) -> None:
         with self.database.reading() as session:
@@ -274,7 +295,7 @@ class Processor:
         """
         for step in plan.steps:
             match step:
-                case lang.Signup(secret=password):
+                case lang.Signup(secret=password) | lang.ResetPassword(secret=password):
                     self.passwords.prepare(password)
                 case lang.ChangePassword(userid=userid, old=old, new=new):
                     self._verify_ahead(userid, old)
@@ -346,12 +367,13 @@ class Processor:
             return
         envelope_to = tuple(inbound.envelope_to.splitlines())
         plan = self._plan(session, mail, envelope_to)
+        quoted = "" if plan.private else mail.body
         mails: list[OutgoingMail] = []
         done = refused = 0
         for step in plan.steps:
             if isinstance(step, lang.CommandError):
                 about = self._replied_board(session, envelope_to)
-                mails.append(self.answers.error(sender.address, mail.body, plan, step, about=about))
+                mails.append(self.answers.error(sender.address, quoted, plan, step, about=about))
                 refused += 1
                 continue
             checks: list[PasswordCheck] = []
@@ -364,13 +386,14 @@ class Processor:
                 now=self.now,
                 inbound_id=inbound.id,
                 on_password_check=checks.append,
+                club=self.club,
             )
             try:
                 with session.begin_nested():
                     mails.extend(verbs.run(context, step))
                 done += 1
             except (Refused, pbm.games.GameError) as refusal:
-                mails.append(self.answers.error(sender.address, mail.body, plan, refusal, command=step))
+                mails.append(self.answers.error(sender.address, quoted, plan, refusal, command=step))
                 refused += 1
             for check in checks:
                 players.note_password_check(
@@ -383,22 +406,19 @@ class Processor:
         inbox.finish(session, inbound, InboundStatus.PROCESSED, "; ".join(notes), now)
         log.info("inbound %d processed: %d carried out, %d refused", inbound.id, done, refused)
 
-    def _reply_token(self, envelope_to: tuple[str, ...]) -> tuple[int, int, int | None] | bool | None:
-        """The (board id, player id, move number) the reply address a mail came to names;
-        True when that address is damaged or forged; None when the mail came to the plain address."""
-        for recipient in envelope_to:
-            token = self.addressing.token_of(recipient)
-            if token:
-                ids = self.tokens.read(token)
-                return ids if ids is not None else True
-        return None
-
-    def _reply_facts(self, session: Session, envelope_to: tuple[str, ...]) -> ReplyFacts | bool | None:
-        """What the reply address a mail came to stands for; True when it stands for nothing here."""
-        token = self._reply_token(envelope_to)
-        if not isinstance(token, tuple):
-            return token
-        board_id, player_id, at_ply = token
+    def _reply_facts(self, session: Session, envelope_to: tuple[str, ...]) -> ReplyFacts | ResetFacts | bool | None:
+        """What the reply address a mail came to stands for: a player's board, or a password reset;
+        True when it is damaged or forged, or stands for nothing here; None for the plain address."""
+        token = next((t for t in map(self.addressing.token_of, envelope_to) if t), None)
+        if token is None:
+            return None
+        if resets.is_reset_token(token):
+            player = resets.player_of(session, token, self.now())
+            return ResetFacts(token, player.userid if player is not None and player.active else None)
+        ids = self.tokens.read(token)
+        if ids is None:
+            return True
+        board_id, player_id, at_ply = ids
         names = boards.reply_names(session, board_id, player_id)
         if names is None:
             return True
@@ -409,7 +429,7 @@ class Processor:
         return plan_mail(
             mail.subject,
             fresh_text(mail.body),
-            reply=reply if isinstance(reply, ReplyFacts) else None,
+            reply=reply if isinstance(reply, ReplyFacts | ResetFacts) else None,
             bad_reply_address=reply is True,
             max_commands=self.limits.commands_per_mail,
             why_no_text="; ".join(mail.notes) if not mail.body.strip() else None,
@@ -422,6 +442,12 @@ class Processor:
         reply = self._reply_facts(session, envelope_to)
         return BoardRef(reply.game_type, reply.board) if isinstance(reply, ReplyFacts) else None
 
+    def _to_reset_address(self, session: Session, inbound_id: int) -> bool:
+        """Whether the mail came to a password reset's reply address: its text holds a password."""
+        inbound = session.get(InboundMessage, inbound_id)
+        tokens = [self.addressing.token_of(to) for to in (inbound.envelope_to.splitlines() if inbound else [])]
+        return any(token and resets.is_reset_token(token) for token in tokens)
+
     def _record_failure(self, inbound_id: int, error: Exception) -> None:
         """Mark the mail failed and tell its sender; if telling fails, mark it failed all the same."""
         note = f"{type(error).__name__}: {error}"
@@ -433,7 +459,8 @@ class Processor:
                     mail = ParsedMail.from_json(parsed)
                     address = headers.mail_address(mail.from_address)
                     if address and not mail.auto_reason:
-                        failure = self.answers.failure(address, mail.body)
+                        private = self._to_reset_address(session, inbound_id)
+                        failure = self.answers.failure(address, "" if private else mail.body)
                         self.outgoing.queue(session, inbound_id, mail, [failure], now=self.now(), answer_sender=False)
         except Exception as second:
             if classify(second) is Failure.OUTAGE and not self.database.reachable(self.database_timeout):

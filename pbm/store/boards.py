@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 
 from pbm.elo import RatingChange
 from pbm.store import ratings, watchers
-from pbm.store.models import Board, BoardCounter, BoardStatus, MoveRecord, Player, Seat
+from pbm.store.models import Board, BoardCounter, BoardStatus, MoveRecord, OpenChallenge, Player, Seat
 
 FIRST_BOARD = 101
 RESIGNED = "resigned"
@@ -71,9 +71,12 @@ def moves_of(session: Session, board: Board) -> list[MoveRecord]:
 
 
 def challenges_by(session: Session, player_id: int, *, since: datetime) -> list[datetime]:
-    """When `player_id` started games since `since`, oldest first."""
-    query = select(Board.created_at).where(Board.challenger_id == player_id, Board.created_at >= since)
-    return list(session.scalars(query.order_by(Board.created_at)))
+    """When `player_id` started games since `since` (open challenges still waiting too), oldest first."""
+    started = select(Board.created_at).where(Board.challenger_id == player_id, Board.created_at >= since)
+    waiting = select(OpenChallenge.created_at).where(
+        OpenChallenge.challenger_id == player_id, OpenChallenge.created_at >= since
+    )
+    return sorted([*session.scalars(started), *session.scalars(waiting)])
 
 
 def start(
@@ -87,18 +90,21 @@ def start(
     to_move: int,
     challenger: Player,
     now: datetime,
+    number: int | None = None,
+    created_at: datetime | None = None,
 ) -> Board:
-    """A new board of `game_type` with `players` seated in order, numbered next for its type."""
+    """A new board of `game_type` with `players` seated in order, numbered next for its type (or
+    `number`, taken before by `next_number` for an open challenge made at `created_at`)."""
     board = Board(
         game_type=game_type,
-        board=_next_number(session, game_type),
+        board=number if number is not None else next_number(session, game_type),
         options=dict(options),
         status=BoardStatus.ACTIVE,
         state=state,
         secret=secret,
         move_count=0,
         to_move=to_move,
-        created_at=now,
+        created_at=created_at or now,
         updated_at=now,
         challenger_id=challenger.id,
     )
@@ -109,12 +115,10 @@ def start(
     return board
 
 
-def _next_number(session: Session, game_type: str) -> int:
+def next_number(session: Session, game_type: str) -> int:
     """The next board number of `game_type`, from 101; safe when two games start at once."""
     insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
-    session.execute(
-        insert(BoardCounter).values(game_type=game_type, next_board=FIRST_BOARD).on_conflict_do_nothing()
-    )
+    session.execute(insert(BoardCounter).values(game_type=game_type, next_board=FIRST_BOARD).on_conflict_do_nothing())
     counter = session.scalars(select(BoardCounter).where(BoardCounter.game_type == game_type).with_for_update()).one()
     number = counter.next_board
     counter.next_board = number + 1

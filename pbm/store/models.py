@@ -297,6 +297,57 @@ class QueuedMove(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
+class Seek(Base):
+    """A player wants more games of a type (``seek``): the server pairs them with other seekers."""
+
+    __tablename__ = "seeks"
+
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), primary_key=True)
+    game_type: Mapped[str] = mapped_column(String(32), primary_key=True)
+    wanted: Mapped[int] = mapped_column(Integer)
+    """Games still wanted; the row goes when it reaches 0."""
+    options: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    """The options asked for; none means any game of the type will do."""
+    since: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    """When the player started waiting: the longest waiting are paired first."""
+
+    player: Mapped[Player] = relationship(lazy="joined")
+
+
+class OpenChallenge(Base):
+    """A challenge with free seats (``challenge alice open``): its board number is taken, and the
+    game starts when ``join`` has filled every seat; until then it is no board at all."""
+
+    __tablename__ = "open_challenges"
+    __table_args__ = (UniqueConstraint("game_type", "board"),)
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True)
+    game_type: Mapped[str] = mapped_column(String(32))
+    board: Mapped[int] = mapped_column(Integer)
+    challenger_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    seats: Mapped[list[int | None]] = mapped_column(JSON)
+    """The player id in each seat, in order of play; None where a seat is free."""
+    options: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+
+    challenger: Mapped[Player] = relationship(lazy="joined")
+
+
+class PasswordReset(Base):
+    """A ``password reset`` mailed to a player: the reply address it carries works once, until
+    `expires_at`. Only a hash of that address's token is kept."""
+
+    __tablename__ = "password_resets"
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+
+
 class TalkKind(enum.StrEnum):
     CHAT = "chat"
     """To the players of a board."""

@@ -27,6 +27,10 @@ def named(session: Session, userids: Sequence[str]) -> dict[str, Player]:
     return {player.userid: player for player in session.scalars(select(Player).where(Player.userid.in_(userids)))}
 
 
+def by_ids(session: Session, ids: Sequence[int]) -> list[Player]:
+    return list(session.scalars(select(Player).where(Player.id.in_(ids)))) if ids else []
+
+
 def with_address(session: Session, address: str) -> list[Player]:
     """Active players who registered `address` (compared case-insensitively)."""
     query = (
@@ -67,6 +71,11 @@ def sign_up(
     return player
 
 
+def everyone_active(session: Session) -> list[Player]:
+    """Every player still signed up, by userid."""
+    return list(session.scalars(select(Player).where(Player.signed_off_at.is_(None)).order_by(Player.userid)))
+
+
 def signups_from(session: Session, address: str, *, since: datetime) -> list[datetime]:
     """When players signed up from `address` since `since`, oldest first."""
     query = (
@@ -79,6 +88,12 @@ def signups_from(session: Session, address: str, *, since: datetime) -> list[dat
 
 def set_password(player: Player, password_hash: str) -> None:
     player.password_hash = password_hash
+
+
+def clear_password_wait(player: Player) -> None:
+    """Forget the wrong passwords counted so far (a reset proved the player is who they say)."""
+    player.password_failures = 0
+    player.password_locked_until = None
 
 
 def set_addresses(session: Session, player: Player, addresses: Sequence[str]) -> list[str]:
@@ -113,8 +128,7 @@ def note_password_check(session: Session, player_id: int, *, right: bool, now: d
     if player is None:
         return
     if right:
-        player.password_failures = 0
-        player.password_locked_until = None
+        clear_password_wait(player)
         return
     player.password_failures += 1
     beyond = player.password_failures - allowed

@@ -76,3 +76,12 @@ def of_player(session: Session, player: Player) -> list[Rating]:
     """The player's ratings in the types they have finished a rated game of."""
     query = select(Rating).where(Rating.player_id == player.id, Rating.games > 0).order_by(Rating.game_type)
     return list(session.scalars(query))
+
+
+def current(session: Session, player_ids: Sequence[int], game_type: str) -> dict[int, float]:
+    """Each player's rating in `game_type`; the starting rating for those who have none yet."""
+    query = select(Rating.player_id, Rating.rating).where(
+        Rating.game_type == game_type, Rating.player_id.in_(player_ids)
+    )
+    found = {player_id: rating for player_id, rating in session.execute(query)}
+    return {player_id: found.get(player_id, elo.START) for player_id in player_ids}

@@ -6,10 +6,11 @@ import smtplib
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from email.message import EmailMessage
 from pathlib import Path
+from typing import Any
 
 import pytest
 from aiosmtpd.controller import Controller
@@ -105,14 +106,16 @@ class Running:
             return client.sendmail(sender, recipients or ["pbm@localhost"], wire)
 
 
-def loopback_settings(database_url: str, outbound: str, secret: str) -> Settings:
-    """Settings for a server under test: ephemeral loopback ports, one database, one outbound."""
+def loopback_settings(database_url: str, outbound: str, secret: str, **club: Any) -> Settings:
+    """Settings for a server under test: ephemeral loopback ports, one database, one outbound;
+    `club`, any other settings (``admins=...``)."""
     return Settings(
         database_url=database_url,
         smtp_listen="127.0.0.1:0",
         http_listen="127.0.0.1:0",
         outbound=outbound,
         secret_key=secret + "-" + "k" * 32,
+        **club,
     )
 
 
@@ -120,6 +123,21 @@ def start_server(settings: Settings, var_dir: Path) -> Running:
     thread = ServerThread(Server(settings, passwords=fast_passwords(), var_dir=var_dir), timeout=30)
     thread.start()
     return Running(thread)
+
+
+@pytest.fixture
+def server_with(database_url: str, sink: Sink, tmp_path: Path) -> Iterator[Callable[..., Running]]:
+    """Start a server with settings of its own (``server_with(admins="alice")``), stopped at the end."""
+    started: list[Running] = []
+
+    def start(**settings: Any) -> Running:
+        outbound = f"smtp://127.0.0.1:{sink.port}"
+        started.append(start_server(loopback_settings(database_url, outbound, "e2e", **settings), tmp_path))
+        return started[-1]
+
+    yield start
+    for running in started:
+        running.thread.stop()
 
 
 @pytest.fixture

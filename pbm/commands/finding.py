@@ -1,0 +1,188 @@
+"""Finding opponents: seeking games, and open challenges anyone may join.
+
+pbmserv's ``seek`` only advertised; here seekers of the same game are paired
+into new games as soon as two fit: the same game type, options that agree (a
+seek without options takes any), and room under both players' ``limit``.
+Among those that fit, the one who has waited the longest, counted in whole
+days, comes first; between equally long waits, the nearest rating; the one who
+waited longer moves first. Pairing happens when a seek arrives, so the seeker
+who waits is never paired behind their back with someone who no longer fits.
+
+An open challenge (``challenge alice open``) takes its board number at once but
+is no game until ``join`` fills its last free seat; one nobody joins expires
+after `Club.open_challenge_expiry` (`expire_open_challenges`), and its players
+are told.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+import pbm.games
+from pbm.commands import language as lang
+from pbm.commands import play, policy
+from pbm.commands.context import Context
+from pbm.commands.effects import OutgoingMail, Refused
+from pbm.games import Game
+from pbm.store import open_challenges, players, ratings, seeks
+from pbm.store.models import OpenChallenge, Player, Seek
+from pbm.views import open_challenge_view, options_text
+
+WAIT_STEP = timedelta(days=1)
+"""Waits are compared in whole days: within a day of each other, the nearer rating wins."""
+
+
+def seek(ctx: Context, command: lang.Seek) -> list[OutgoingMail]:
+    player = ctx.authenticate(command.userid, command.secret)
+    engine = pbm.games.get(command.game)
+    paired: list[str] = []
+    mails: list[OutgoingMail] = []
+    if command.wanted is not None:
+        seeks.put(ctx.session, player, engine.name, command.wanted, command.options, ctx.now())
+        mails, paired = _pair(ctx, engine, player)
+    now_seeking = seeks.of(ctx.session, player, engine.name)
+    context = {
+        "player": player,
+        "game": engine,
+        "seek": now_seeking,
+        "options": _options_text(engine, now_seeking.options if now_seeking else {}),
+        "paired": paired,
+        "full": policy.at_limit(ctx, engine.name, player),
+    }
+    return [*mails, *ctx.to_player(player, "seek", **context)]
+
+
+def _pair(ctx: Context, engine: Game[Any], player: Player) -> tuple[list[OutgoingMail], list[str]]:
+    """Pair `player`'s seek with others' while both want games; the mails of the games started,
+    and a line for each ("Cephalopod board 105 with bob")."""
+    mails: list[OutgoingMail] = []
+    paired: list[str] = []
+    met: set[int] = set()  # one new game per pair of seekers at a time
+    while True:
+        waiting = seeks.waiting(ctx.session, engine.name)
+        mine = next((s for s in waiting if s.player_id == player.id), None)
+        if mine is None or policy.at_limit(ctx, engine.name, player) is not None:
+            break
+        fitting = [
+            other
+            for other in waiting
+            if other.player_id != player.id
+            and other.player_id not in met
+            and other.player.active
+            and _agree(mine.options, other.options) is not None
+            and policy.at_limit(ctx, engine.name, other.player) is None
+        ]
+        if not fitting:
+            break
+        other = _preferred(ctx, mine, fitting)
+        options = _agree(mine.options, other.options)
+        assert options is not None
+        first, second = (other, mine) if other.since <= mine.since else (mine, other)
+        opening = (
+            f"The server paired {first.player.userid} and {second.player.userid}, who both seek {engine.title} games."
+        )
+        seated = [first.player, second.player]
+        board, started = play.start_game(ctx, engine, seated, options, author=player, opening=opening)
+        mails += started
+        paired.append(f"{engine.title} board {board.board} with {other.player.userid}")
+        met.add(other.player_id)
+        seeks.took_one(ctx.session, mine)
+        seeks.took_one(ctx.session, other)
+        ctx.session.flush()
+    return mails, paired
+
+
+def _preferred(ctx: Context, mine: Seek, fitting: list[Seek]) -> Seek:
+    """The seek among `fitting` to pair `mine` with: the longest waiting (in whole days), then the
+    nearest rating, then the earliest."""
+    rating = ratings.current(ctx.session, [s.player_id for s in (mine, *fitting)], mine.game_type)
+    now = ctx.now()
+
+    def preference(other: Seek) -> tuple[int, float, datetime]:
+        waited_steps = (now - other.since) // WAIT_STEP
+        return -waited_steps, abs(rating[other.player_id] - rating[mine.player_id]), other.since
+
+    return min(fitting, key=preference)
+
+
+def _agree(mine: dict[str, Any], theirs: dict[str, Any]) -> dict[str, Any] | None:
+    """The options of a game both seeks take, or None when they disagree.
+
+    >>> _agree({}, {"size": 7}), _agree({"size": 7}, {"size": 7}), _agree({"size": 5}, {"size": 7})
+    ({'size': 7}, {'size': 7}, None)
+    """
+    if mine and theirs and mine != theirs:
+        return None
+    return dict(mine or theirs)
+
+
+def _options_text(engine: Game[Any], options: dict[str, Any]) -> str:
+    return options_text(engine, options) or "any options"
+
+
+def list_open(ctx: Context, command: lang.OpenChallenges) -> list[OutgoingMail]:
+    engine = pbm.games.get(command.game)
+    waiting = open_challenges.waiting(ctx.session, engine.name, ctx.now())
+    views = [open_challenge_view(engine, challenge, _players_in(ctx.session, challenge)) for challenge in waiting]
+    return [ctx.to_sender("open_challenges", game=engine, challenges=views)]
+
+
+def join(ctx: Context, command: lang.Join) -> list[OutgoingMail]:
+    player = ctx.authenticate(command.userid, command.secret)
+    engine = pbm.games.get(command.game)
+    challenge = open_challenges.at(ctx.session, engine.name, command.board)
+    where = f"{engine.title} board {command.board}"
+    if challenge is None:
+        raise Refused(
+            f"{where} is not an open challenge (a game that began has no free seat); "
+            f"'{engine.name} games open' lists those you may join"
+        )
+    if challenge.expires_at <= ctx.now():
+        raise Refused(f"The open challenge at {where} expired at {challenge.expires_at:%Y-%m-%d %H:%M} UTC")
+    if player.id in challenge.seats:
+        raise Refused(f"{player.userid} has a seat at {where} already")
+    full = policy.at_limit(ctx, engine.name, player)
+    if full is not None:
+        raise Refused(full)
+    open_challenges.take_seat(challenge, player)
+    seated = _players_in(ctx.session, challenge)
+    if None in seated:
+        view = open_challenge_view(engine, challenge, seated)
+        context = {"game": engine, "challenge": view, "joined": player}
+        return [OutgoingMail("open_challenge", p.primary_address, context) for p in seated if p is not None]
+    open_challenges.close(ctx.session, challenge)
+    opening = f"{player.userid} joined {challenge.challenger.userid}'s open challenge, and the game begins."
+    _, mails = play.start_game(
+        ctx,
+        engine,
+        [p for p in seated if p is not None],
+        challenge.options,
+        author=player,
+        opening=opening,
+        number=challenge.board,
+        created_at=challenge.created_at,
+    )
+    return mails
+
+
+def _players_in(session: Session, challenge: OpenChallenge) -> list[Player | None]:
+    """The player in each seat of `challenge`, None where it is free."""
+    ids = [i for i in challenge.seats if i is not None]
+    by_id = {p.id: p for p in players.by_ids(session, ids)}
+    return [by_id.get(i) if i is not None else None for i in challenge.seats]
+
+
+def expire_open_challenges(session: Session, now: datetime) -> list[OutgoingMail]:
+    """Close every open challenge past its time; its players hear that nobody joined in time.
+    Run by the server between mails; rows another worker is closing are skipped."""
+    mails = []
+    for challenge in open_challenges.claim_expired(session, now):
+        engine = pbm.games.get(challenge.game_type)
+        seated = _players_in(session, challenge)
+        context = {"game": engine, "challenge": open_challenge_view(engine, challenge, seated)}
+        mails += [OutgoingMail("open_challenge_expired", p.primary_address, context) for p in seated if p is not None]
+        open_challenges.close(session, challenge)
+    return mails
