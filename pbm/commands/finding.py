@@ -168,6 +168,27 @@ def join(ctx: Context, command: lang.Join) -> list[OutgoingMail]:
     return mails
 
 
+def resign(ctx: Context, command: lang.Resign) -> list[OutgoingMail]:
+    """``resign`` at an open challenge: its challenger calls it off, anyone else gives their seat
+    back; at a game, as `play.resign`."""
+    challenge = open_challenges.at(ctx.session, command.game, command.board)
+    if challenge is None or command.secret is None:
+        return play.resign(ctx, command)
+    player = ctx.authenticate(command.userid, command.secret)
+    engine = pbm.games.get(command.game)
+    seated = _players_in(ctx.session, challenge)
+    if player not in seated:
+        raise Refused(f"{player.userid} has no seat at the open challenge at {engine.title} board {challenge.board}")
+    if player.id == challenge.challenger_id:
+        open_challenges.close(ctx.session, challenge)
+        context = {"game": engine, "challenge": open_challenge_view(engine, challenge, seated), "withdrawn": True}
+        return [OutgoingMail("open_challenge_closed", p.primary_address, context) for p in seated if p is not None]
+    open_challenges.give_up_seat(challenge, player)
+    left = _players_in(ctx.session, challenge)
+    context = {"game": engine, "challenge": open_challenge_view(engine, challenge, left), "left": player}
+    return [OutgoingMail("open_challenge", p.primary_address, context) for p in [*left, player] if p is not None]
+
+
 def _players_in(session: Session, challenge: OpenChallenge) -> list[Player | None]:
     """The player in each seat of `challenge`, None where it is free."""
     ids = [i for i in challenge.seats if i is not None]
@@ -183,6 +204,6 @@ def expire_open_challenges(session: Session, now: datetime) -> list[OutgoingMail
         engine = pbm.games.get(challenge.game_type)
         seated = _players_in(session, challenge)
         context = {"game": engine, "challenge": open_challenge_view(engine, challenge, seated)}
-        mails += [OutgoingMail("open_challenge_expired", p.primary_address, context) for p in seated if p is not None]
+        mails += [OutgoingMail("open_challenge_closed", p.primary_address, context) for p in seated if p is not None]
         open_challenges.close(session, challenge)
     return mails

@@ -639,11 +639,12 @@ GAME_VERBS = (
     Verb(
         "resign",
         "BOARD USERID PASSWORD",
-        "Resigning before every player has moved cancels the game.",
+        "Resigning before every player has moved cancels the game. At an open challenge, its challenger "
+        "calls it off, and another player gives their seat back.",
         passwords=1,
         command=lang.Resign,
         parse=_resign,
-        run=play.resign,
+        run=finding.resign,
     ),
     Verb(
         "history",

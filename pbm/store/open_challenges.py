@@ -60,6 +60,10 @@ def take_seat(challenge: OpenChallenge, player: Player) -> None:
     challenge.seats = seats  # a new list: JSON columns notice assignment, not changes in place
 
 
+def give_up_seat(challenge: OpenChallenge, player: Player) -> None:
+    challenge.seats = [None if seat == player.id else seat for seat in challenge.seats]
+
+
 def close(session: Session, challenge: OpenChallenge) -> None:
     """The challenge became a game, or expired: its row goes (the board number stays used)."""
     session.execute(delete(OpenChallenge).where(OpenChallenge.id == challenge.id))

@@ -230,3 +230,24 @@ def test_an_open_challenge_nobody_joins_expires_and_its_players_are_told(server_
     assert boards(server) == []
     with server.server.database.reading() as session:
         assert session.scalars(select(OpenChallenge)).all() == []
+
+
+def test_the_challenger_withdraws_an_open_challenge_and_another_player_gives_a_seat_back(server, sink):
+    signed_up(server, sink, "alice", "bob", "carol")
+    send(server, "alice", "cephalopod challenge alice open open")
+    sink.wait(1)
+    send(server, "bob", "cephalopod join 101 bob bob-pw")
+    sink.wait(2)
+    send(server, "bob", "cephalopod resign 101 bob bob-pw")
+    mails = sink.wait(2)
+    assert "bob gave up their seat at the open challenge at Cephalopod board 101." in body_of(to(mails, "alice"))
+    assert "Seats, in order of play:  alice, (open), (open)" in body_of(to(mails, "bob"))
+    send(server, "carol", "cephalopod resign 101 carol carol-pw")
+    assert "carol has no seat at the open challenge at Cephalopod board 101" in body_of(sink.wait(1)[0])
+    send(server, "alice", "cephalopod resign 101 alice alice-pw")
+    (withdrawn,) = sink.wait(1)
+    assert withdrawn["Subject"] == "Open Cephalopod Board 101 withdrawn"
+    assert "has been withdrawn by\nits challenger." in body_of(withdrawn)
+    send(server, "carol", "cephalopod join 101 carol carol-pw")
+    assert "Cephalopod board 101 is not an open challenge" in body_of(sink.wait(1)[0])
+    assert boards(server) == []
