@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import logging
 import sys
+from datetime import datetime, timezone
 from email.parser import BytesHeaderParser
 from email.policy import compat32
 from pathlib import Path
@@ -63,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
         return _dice_record(server, args.game, args.board)
     if args.command == "inbox":
         return _inbox(server, args.retry or [])
+    if args.command == "tick":
+        return _tick(server, args.now)
     return _outbox(server, args.all)
 
 
@@ -121,6 +124,25 @@ def _parser() -> argparse.ArgumentParser:
     record.add_argument("game", help="the game type, e.g. dodeca")
     record.add_argument("board", type=int, help="the board number")
 
+    tick = commands.add_parser(
+        "tick",
+        help="run the time pass once: reminders, forfeits, vacations, expired open challenges",
+        description=(
+            "Run the time pass once, as `pbm serve` does every minute (for cron or a systemd timer; "
+            "deploy/pbm-tick.timer), and deliver what it queued. Running it twice, or from two "
+            "hosts at once, sends each reminder once and applies each forfeit once."
+        ),
+    )
+    tick.add_argument(
+        "--now",
+        metavar="TIMESTAMP",
+        type=_timestamp,
+        help=(
+            "rehearse the pass as if it were TIMESTAMP (ISO 8601, UTC unless it has an offset, e.g. "
+            "2026-12-24T09:00): print what it would do, change nothing and send nothing"
+        ),
+    )
+
     inbox = commands.add_parser("inbox", help="show received mail that failed, or was not answered")
     inbox.add_argument("--retry", type=int, nargs="+", metavar="ID", help="process these failed mails again")
 
@@ -128,6 +150,38 @@ def _parser() -> argparse.ArgumentParser:
     outbox.add_argument("--all", action="store_true", help="also list delivered mail")
 
     return parser
+
+
+def _timestamp(text: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an ISO 8601 timestamp: {text!r} (e.g. 2026-12-24T09:00)") from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+
+
+def _tick(server: Server, at: datetime | None) -> int:
+    """``pbm tick``: the time pass once, and delivery; with `at`, a rehearsal that changes nothing."""
+    time_pass = server.processor.time_pass
+    report = time_pass.rehearse(at) if at is not None else time_pass.run()
+    rehearsal = at is not None
+    print(f"time pass {'rehearsed as if at' if rehearsal else 'at'} {report.at:%Y-%m-%d %H:%M:%S} UTC")
+    for line in report.done:
+        print(f"  {'would queue' if rehearsal else 'queued'} {line}")
+    for what in report.failed:
+        print(f"  failed at {what} (logged; the next pass tries again)")
+    if not report.done and not report.failed:
+        print("  nothing was due")
+    if rehearsal:
+        print("nothing was changed: this was a rehearsal")
+        return 0
+    try:
+        sent = asyncio.run(server.delivery.deliver_due())
+    except Exception:
+        log.exception("delivering the outbox failed; the mail stays in it")
+        return 1
+    print(f"delivered {sent}")
+    return 1 if report.failed else 0
 
 
 def _process(args: argparse.Namespace) -> int:

@@ -19,6 +19,8 @@ from urllib.parse import urlsplit
 from pydantic import BeforeValidator, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from pbm import clocks
+
 
 class ConfigError(Exception):
     """The environment does not describe a server we can run."""
@@ -72,6 +74,10 @@ class Club:
     password_reset_expiry: timedelta = timedelta(hours=24)
     password_resets_per_day: int = 3
     """Reset mails one player may be sent in a day, whoever asks: a stranger cannot flood them."""
+    time_control: clocks.TimeControl = clocks.TimeControl()
+    """The time rules of a game whose challenge gives none (``--nagtime``, ``--forfeittime``)."""
+    vacation_allowance: timedelta = timedelta(days=30)
+    """Vacation one player may take in any 365 days."""
 
 
 DEFAULT_CLUB = Club()
@@ -107,6 +113,15 @@ def _outbound(value: Any) -> Outbound:
             raise ValueError(f"smtp:// needs a host, e.g. smtp://127.0.0.1:25, got {text!r}")
         return Outbound("smtp", host=parts.hostname, port=port)
     raise ValueError(f"expected maildir:FOLDER or smtp://HOST:PORT, got {text!r}")
+
+
+def _span(value: Any) -> timedelta:
+    if isinstance(value, timedelta):
+        return value
+    try:
+        return clocks.parse([f"--forfeittime={str(value).strip()}"], clocks.TimeControl(nag=timedelta(0))).forfeit
+    except clocks.InvalidTimeRule:
+        raise ValueError(f"expected days (7) or hours (12h), got {value!r}") from None
 
 
 def _userids(value: Any) -> frozenset[str]:
@@ -161,6 +176,15 @@ class Settings(BaseSettings):
     """How long an open challenge (``challenge alice open``) waits for players to join."""
     password_reset_hours: float = Field(default=24, gt=0)
     """How long the reply address of a ``password reset`` mail works (once)."""
+    nagtime: Annotated[timedelta, NoDecode, BeforeValidator(_span)] = clocks.NAG_AFTER
+    """When the player to move is first reminded, for games whose challenge gives no --nagtime:
+    days (7) or hours (12h)."""
+    forfeittime: Annotated[timedelta, NoDecode, BeforeValidator(_span)] = clocks.FORFEIT_AFTER
+    """When the player to move forfeits, for games whose challenge gives no --forfeittime."""
+    vacation_days: int = Field(default=30, ge=0, le=365)
+    """Vacation one player may take in any 365 days (``vacation``)."""
+    time_pass_seconds: float = Field(default=60, gt=0)
+    """How often ``pbm serve`` runs the time pass (reminders, forfeits, vacations, expiries)."""
     mail_read_seconds: float = Field(default=5.0, gt=0)
     """CPU time reading one mail (MIME, charsets, HTML) may take before it is given up."""
     mail_read_memory_mb: int = Field(default=512, ge=64)
@@ -172,6 +196,14 @@ class Settings(BaseSettings):
     451 / 503, so a hung database is reported instead of hanging every client."""
     stuck_after: int = Field(default=600, ge=1)
     """Seconds after which unprocessed mail counts as stuck (/healthz answers 503)."""
+
+    @field_validator("forfeittime")
+    @classmethod
+    def _forfeit_after_nag(cls, value: timedelta, info: Any) -> timedelta:
+        nag = info.data.get("nagtime")
+        if nag is not None and nag >= value:
+            raise ValueError("PBM_FORFEITTIME must be longer than PBM_NAGTIME: a reminder comes before the forfeit")
+        return value
 
     @field_validator("address")
     @classmethod
@@ -209,6 +241,8 @@ class Settings(BaseSettings):
             open_challenge_expiry=timedelta(hours=self.open_challenge_hours),
             password_reset_expiry=timedelta(hours=self.password_reset_hours),
             password_resets_per_day=self.max_password_resets_per_day,
+            time_control=clocks.TimeControl(nag=self.nagtime, forfeit=self.forfeittime),
+            vacation_allowance=timedelta(days=self.vacation_days),
         )
 
     @property

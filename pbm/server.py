@@ -17,7 +17,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import uvicorn
@@ -109,6 +109,7 @@ class Server:
             self.reader,
             settings.limits,
             club=settings.club,
+            time_pass_every=timedelta(seconds=settings.time_pass_seconds),
             read_seconds=settings.mail_read_seconds,
             database_timeout=settings.database_timeout,
             now=now,
@@ -118,7 +119,13 @@ class Server:
             self.database, transport or transport_for(settings.outbound), settings.address, now=now
         )
         self.web = create_app(
-            self.database, make_environment(), self.changes, address=settings.address, stuck_after=settings.stuck_after
+            self.database,
+            make_environment(),
+            self.changes,
+            address=settings.address,
+            stuck_after=settings.stuck_after,
+            time_control=settings.club.time_control,
+            now=now,
         )
         self.smtp_port: int | None = None
         self.http_port: int | None = None

@@ -20,9 +20,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pbm import elo
-from pbm.games import RESIGN, UNDO, BoardCell, Game, MoveReport
+from pbm.clocks import FOREVER, TimeControl, Turn
+from pbm.games import FORFEIT, LEAVING, RESIGN, UNDO, BoardCell, Game, MoveReport
 from pbm.games.fairdice import make_record
-from pbm.store.models import Board, BoardStatus, MoveRecord, Offer, OfferKind, OpenChallenge, Player, Rating
+from pbm.store.models import Board, BoardEvent, BoardStatus, MoveRecord, Offer, OfferKind, OpenChallenge, Player, Rating
 
 NUMBER_WIDTH = 5
 """Characters before each move in the move list: its number, right-aligned in four, and a space."""
@@ -46,6 +47,71 @@ class SeatView:
     userid: str
     out: bool = False
     """Out before the game's end: eliminated, or resigned from a game the others play on."""
+
+
+@dataclass(frozen=True)
+class ClockView:
+    """One player's clock, where the game has clocks (``--totaltime``, ``--clock``)."""
+
+    userid: str
+    used: timedelta
+    """Thinking time so far (the turn under way included)."""
+    left: timedelta | None
+    """What is left before the player forfeits on their clock: the bank, or the total."""
+
+
+@dataclass(frozen=True)
+class TimeView:
+    """A game's time as players see it: the rules, the turn under way, the clocks."""
+
+    rules: str
+    """The time rules in words (`pbm.clocks.TimeControl.sentence`)."""
+    rule_words: str
+    """The same as challenge options: ``--nagtime=7 --forfeittime=21``."""
+    to_move: str | None = None
+    waited: timedelta | None = None
+    """How long the player to move has had the turn (time away not counted)."""
+    forfeit_at: datetime | None = None
+    why: str = ""
+    near: bool = False
+    """The forfeit is near enough to say so in every board mail: past the nag time, or within two days."""
+    away_until: datetime | None = None
+    """The player to move is away until then."""
+    clocks: list[ClockView] = field(default_factory=list)
+
+
+def time_view(board: Board, rules: TimeControl, turn: Turn | None) -> TimeView:
+    """`board`'s time: `turn` is where the player to move stands (None once the game is over)."""
+    clocks = []
+    if rules.has_clocks:
+        for seat in board.seats:
+            used = timedelta(seconds=seat.thinking_seconds)
+            mover = turn is not None and seat.seat == board.to_move
+            if mover and turn is not None:
+                used += turn.waited
+                left = turn.bank_left if turn.bank_left is not None else turn.total_left
+            elif seat.bank_seconds is not None:
+                left = timedelta(seconds=seat.bank_seconds)
+            else:
+                left = rules.total - used if rules.total is not None else None
+            clocks.append(ClockView(seat.player.userid, used, left))
+    if turn is None or board.to_move is None:
+        return TimeView(rules.sentence(), rules.words(all_rules=True), clocks=clocks)
+    away = turn.away_now
+    return TimeView(
+        rules.sentence(),
+        rules.words(all_rules=True),
+        to_move=board.seats[board.to_move].player.userid,
+        waited=turn.waited,
+        forfeit_at=turn.forfeit_at,
+        why=turn.why,
+        near=turn.forfeit_at < FOREVER and (turn.waited >= rules.nag or turn.forfeit_at - turn.now <= NEAR),
+        away_until=away.end if away is not None and away.end < FOREVER else None,
+        clocks=clocks,
+    )
+
+
+NEAR = timedelta(days=2)
 
 
 @dataclass(frozen=True)
@@ -74,6 +140,13 @@ class OfferNews:
 
 
 @dataclass(frozen=True)
+class EventView:
+    after_move: int
+    text: str
+    at: datetime
+
+
+@dataclass(frozen=True)
 class MoveView:
     number: int
     seat: int
@@ -92,14 +165,14 @@ class MoveView:
         if self.report is not None:
             text = self.report.text
         else:
-            text = "resigned" if self.notation == RESIGN else f"played {self.notation}"
+            text = {RESIGN: "resigned", FORFEIT: "forfeited"}.get(self.notation, f"played {self.notation}")
         return f"{text} (Auto)" if self.auto else text
 
     @property
     def shown(self) -> str:
-        """The move as the move list writes it: its notation, ``resign``, or ``UNDO``; pbmserv's
+        """The move as the move list writes it: its notation, ``resign``, ``Forfeit`` or ``UNDO``; pbmserv's
         ``(Auto)`` after a move played from the queue."""
-        shown = "UNDO" if self.notation == UNDO else self.notation
+        shown = {UNDO: "UNDO", FORFEIT: "Forfeit"}.get(self.notation, self.notation)
         return f"{shown} (Auto)" if self.auto else shown
 
 
@@ -191,6 +264,13 @@ class BoardView(Standing):
     """The seat of the player this view is for, if any."""
     queued: tuple[str, ...] = ()
     """The viewer's queued lines (`queue_text`): theirs alone, never in anyone else's view."""
+    time: TimeView | None = None
+    """The game's time, where the caller knows the clock (None: not shown)."""
+    thinking: list[timedelta] | None = None
+    """Each seat's thinking time as the store kept it (time away not counted); None for a game
+    from before it was kept."""
+    events: list[EventView] = field(default_factory=list)
+    """What happened between moves (a player away, back), after the move it followed."""
 
     @property
     def move_count(self) -> int:
@@ -263,13 +343,32 @@ class BoardView(Standing):
             last_seat = move.seat
         return rows[-last:] if last else rows
 
+    def list_rows(self, last: int | None = None) -> list[list[MoveView | None] | EventView]:
+        """The move list's rows (`move_rows`) with the events between moves, each after the row of
+        the move it followed."""
+        rows = self.move_rows(last)
+        first_shown = min((m.number for row in rows for m in row if m is not None), default=1)
+        events = [e for e in self.events if e.after_move >= first_shown - 1]
+        listed: list[list[MoveView | None] | EventView] = []
+        for row in rows:
+            before = min(m.number for m in row if m is not None)
+            listed += [e for e in events if e.after_move < before and e not in listed]
+            listed.append(row)
+        listed += [e for e in events if e not in listed]
+        return listed
+
     def moves_before_rows(self, last: int) -> int:
         """How many moves come before the `last` rows of the move list: those a short list leaves out."""
         shown = sum(1 for row in self.move_rows(last) for move in row if move is not None)
         return len(self.moves) - shown
 
     def time_used(self) -> list[tuple[SeatView, timedelta]]:
-        """The time each player took over their moves: from the move before (or the start) to theirs."""
+        """The time each player took over their moves: their clocks where the game kept them (time
+        away not counted), else from the move before (or the start) to theirs."""
+        if self.time is not None and self.time.clocks:
+            return [(seat, clock.used) for seat, clock in zip(self.seats, self.time.clocks)]
+        if self.thinking is not None:
+            return list(zip(self.seats, self.thinking))
         used = [timedelta(0)] * len(self.seats)
         previous = self.created_at
         for move in self.moves:
@@ -298,6 +397,8 @@ def board_view(
     with_cells: bool = False,
     offer: Offer | None = None,
     queued: Sequence[str] = (),
+    time: TimeView | None = None,
+    events: Sequence[BoardEvent] = (),
 ) -> BoardView:
     """`game` as `viewer`'s seat sees it (or as it stood after move `at_move`); `with_cells` for pictures;
     `offer`, the proposal waiting at the board; `queued`, the viewer's own queue (`queue_text`)."""
@@ -308,6 +409,9 @@ def board_view(
     current = at_move is None
     active = game.status == BoardStatus.ACTIVE
     to_move = seats[game.to_move] if current and active and game.to_move is not None else None
+    def shown_at(move: int) -> bool:
+        return at_move is None or move <= at_move
+
     move_views = [
         MoveView(m.number, m.seat, m.notation, m.comment, m.created_at, move_report(m.report), bool(m.auto))
         for m in moves
@@ -337,6 +441,9 @@ def board_view(
         at_move=at_move,
         viewer=viewer,
         queued=tuple(queued) if current and active else (),
+        time=time if current else None,
+        events=[EventView(e.after_move, e.text, e.created_at) for e in events if shown_at(e.after_move)],
+        thinking=[timedelta(seconds=s.thinking_seconds) for s in game.seats] if game.time_control else None,
     )
 
 
@@ -354,7 +461,7 @@ def dice_record(engine: Game[Any], game: Board, state: Any, moves: Sequence[Move
     rolls = engine.published_rolls(state)
     if game.secret is None or rolls is None or game.status == BoardStatus.ACTIVE:
         return None
-    played = [m.notation for m in moves if m.notation != RESIGN]  # undo entries stay: verify replays them
+    played = [m.notation for m in moves if m.notation not in LEAVING]  # undo entries stay: verify replays them
     return make_record(
         game=game.game_type, seed=game.secret, moves=played, rolls=rolls, options=game.options, players=len(game.seats)
     )

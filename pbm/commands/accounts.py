@@ -23,6 +23,7 @@ HELP_TOPICS = {
     "tutorial": "help_tutorial",
     "ratings": "help_ratings",
     "queue": "help_queue",
+    "time": "help_time",
 }
 """``help TOPIC``: the mail template of each topic (besides the games, whose help is their own)."""
 
@@ -30,7 +31,8 @@ HELP_TOPICS = {
 def help_(ctx: Context, command: lang.Help) -> list[OutgoingMail]:
     topic = command.topic or "commands"
     if topic in HELP_TOPICS:
-        return [ctx.to_sender(HELP_TOPICS[topic], games=pbm.games.all_games())]
+        club = {"defaults": ctx.club.time_control, "allowance": ctx.club.vacation_allowance}
+        return [ctx.to_sender(HELP_TOPICS[topic], games=pbm.games.all_games(), **club)]
     if topic in pbm.games.names():
         return [ctx.to_sender("game_help", game=pbm.games.get(topic))]
     topics = ", ".join([*dict.fromkeys(t for t in HELP_TOPICS if t != "help"), *pbm.games.names()])

@@ -19,9 +19,9 @@ from pbm.config import DEFAULT_CLUB, Club, Limits
 from pbm.elo import RatingChange
 from pbm.games import Game
 from pbm.passwords import Passwords, WeakPassword
-from pbm.store import boards, offers, players, queues, watchers
+from pbm.store import boards, offers, players, queues, turns, watchers
 from pbm.store.models import Board, BoardStatus, MoveRecord, Player
-from pbm.views import BoardView, OfferNews, board_view, queue_text
+from pbm.views import BoardView, OfferNews, TimeView, board_view, queue_text, time_view
 
 
 class Context:
@@ -152,7 +152,23 @@ class Context:
         offer = offers.pending(self.session, board) if at_move is None else None
         queued = None if viewer is None else queues.of(self.session, board, board.seats[viewer].player)
         own = queue_text(queued.lines) if queued is not None else ()
-        return board_view(engine, board, state, moves, viewer=viewer, at_move=at_move, offer=offer, queued=own)
+        return board_view(
+            engine,
+            board,
+            state,
+            moves,
+            viewer=viewer,
+            at_move=at_move,
+            offer=offer,
+            queued=own,
+            time=self.time_of(board),
+            events=boards.events_of(self.session, board),
+        )
+
+    def time_of(self, board: Board) -> TimeView:
+        """`board`'s time rules, clocks and the turn under way, as of now."""
+        rules = turns.rules_of(board, self.club.time_control)
+        return time_view(board, rules, turns.turn_of(self.session, board, self.now(), self.club.time_control))
 
     def board_mails(
         self,
@@ -191,10 +207,14 @@ class Context:
             "offer_news": offer_news,
         }
         active = board.status == BoardStatus.ACTIVE
+        time = self.time_of(board)
+        events = boards.events_of(self.session, board)
         mails = []
         for seat in board.seats:
             own = queue_text(queued[seat.player_id].lines) if seat.player_id in queued else ()
-            view = board_view(engine, board, state, moves, viewer=seat.seat, offer=offer, queued=own)
+            view = board_view(
+                engine, board, state, moves, viewer=seat.seat, offer=offer, queued=own, time=time, events=events
+            )
             note = (private_notes or {}).get(seat.player_id)
             mails.append(
                 OutgoingMail(
@@ -208,7 +228,7 @@ class Context:
                 )
             )
         # The same news for the board's subscribers, without a reply address: they cannot play.
-        unseated = board_view(engine, board, state, moves, offer=offer)
+        unseated = board_view(engine, board, state, moves, offer=offer, time=time, events=events)
         for watcher in watchers.watching(self.session, board):
             context = {"view": unseated, **news}
             mails.append(

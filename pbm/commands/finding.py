@@ -22,6 +22,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 import pbm.games
+from pbm import clocks
 from pbm.commands import language as lang
 from pbm.commands import play, policy
 from pbm.commands.context import Context
@@ -161,6 +162,7 @@ def join(ctx: Context, command: lang.Join) -> list[OutgoingMail]:
         [p for p in seated if p is not None],
         challenge.options,
         author=player,
+        rules=clocks.TimeControl.from_json(challenge.time_control, ctx.club.time_control),
         opening=opening,
         number=challenge.board,
         created_at=challenge.created_at,

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, fields
+from datetime import date, timedelta
 from typing import Any
 
 import pbm.games
+from pbm import clocks
 
 
 class CommandError(ValueError):
@@ -121,6 +123,25 @@ class AllGames(Command):
 
 
 @dataclass(frozen=True)
+class Vacation(Command):
+    """``vacation USERID PASSWORD [FROM UNTIL | off]``: book time away, end it, or (neither) see it."""
+
+    userid: str
+    secret: str = field(repr=False, metadata=SECRET)
+    starts: date | None = None
+    """The first day away; None with `until` set: from now."""
+    until: date | None = None
+    """The last day away (the vacation ends when it does, at midnight UTC)."""
+    days: int | None = None
+    """Instead of `until`: this many days from the start."""
+    off: bool = False
+
+    @property
+    def books(self) -> bool:
+        return self.until is not None or self.days is not None
+
+
+@dataclass(frozen=True)
 class Signoff(Command):
     userid: str
     secret: str = field(repr=False, metadata=SECRET)
@@ -185,6 +206,9 @@ class Challenge(GameCommand):
     userids: tuple[str, ...]
     """The players in order of play; `OPEN_SEAT` where a seat is free."""
     options: dict[str, Any] = field(default_factory=dict)
+    time_words: tuple[str, ...] = ()
+    """The challenge's time rules as written (``--nagtime=3``): read over the club's defaults
+    (`pbm.clocks.parse`) when the game starts."""
 
     @property
     def is_open(self) -> bool:
@@ -494,6 +518,16 @@ def addresses(words: list[str]) -> tuple[str, ...]:
         local, _, domain = address.rpartition("@")
         found.append(f"{local}@{domain.lower()}")
     return tuple(dict.fromkeys(found))
+
+
+def time_rules(words: list[str]) -> tuple[str, ...]:
+    """A challenge's ``--name=value`` time rules, checked as far as they can be without the club's defaults."""
+    lenient = clocks.TimeControl(nag=timedelta(0), forfeit=clocks.LONGEST)
+    try:
+        clocks.parse(words, lenient)
+    except clocks.InvalidTimeRule as error:
+        raise CommandError(str(error)) from None
+    return tuple(words)
 
 
 def options(game: str, words: list[str]) -> dict[str, Any]:

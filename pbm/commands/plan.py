@@ -258,6 +258,8 @@ def _touches(command: lang.Command) -> Iterator[str]:
         case lang.Join(game=game, board=board, userid=userid):
             yield f"board:{game}:{board}"
             yield f"player:{userid}"
+        case lang.Vacation(userid=userid):
+            yield f"player:{userid}"
         case lang.ChangeAddress(userid=userid):
             yield f"player:{userid}"
         case lang.Message(userid=userid, to=to):

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pbm.games
+from pbm import clocks
 from pbm.commands import language as lang
 from pbm.commands import policy
 from pbm.commands.context import Context, try_again_after
@@ -56,10 +57,19 @@ def challenge(ctx: Context, command: lang.Challenge) -> list[OutgoingMail]:
             f"{challenger.userid} has started {len(recent)} games in the last hour, as many as one player "
             f"may; try again after {try_again_after(recent[0], CHALLENGE_WINDOW)}"
         )
+    rules = time_control(ctx, command.time_words)
     if command.is_open:
-        return _open(ctx, engine, command, [named.get(u) for u in userids], challenger)
-    _, mails = start_game(ctx, engine, [named[u] for u in userids], command.options, author=challenger)
+        return _open(ctx, engine, command, [named.get(u) for u in userids], challenger, rules)
+    _, mails = start_game(ctx, engine, [named[u] for u in userids], command.options, author=challenger, rules=rules)
     return mails
+
+
+def time_control(ctx: Context, words: Sequence[str]) -> clocks.TimeControl:
+    """The time rules a challenge's `words` set, over the club's."""
+    try:
+        return clocks.parse(words, ctx.club.time_control)
+    except clocks.InvalidTimeRule as error:
+        raise Refused(str(error)) from None
 
 
 def start_game(
@@ -69,12 +79,14 @@ def start_game(
     options: dict[str, Any],
     *,
     author: Player,
+    rules: clocks.TimeControl | None = None,
     opening: str | None = None,
     number: int | None = None,
     created_at: datetime | None = None,
 ) -> tuple[Board, list[OutgoingMail]]:
-    """A new game of `seated`, in order of play, and its first board mailed to each; `opening` is the
-    line the mails start with when `author` did not simply challenge the others."""
+    """A new game of `seated`, in order of play, under time `rules` (the club's when None), and its
+    first board mailed to each; `opening` is the line the mails start with when `author` did not
+    simply challenge the others."""
     state = engine.new(players=len(seated), options=options)
     board = boards.start(
         ctx.session,
@@ -86,6 +98,7 @@ def start_game(
         to_move=state.to_move,
         challenger=author,
         now=ctx.now(),
+        time_control=rules or ctx.club.time_control,
         number=number,
         created_at=created_at,
     )
@@ -94,7 +107,12 @@ def start_game(
 
 
 def _open(
-    ctx: Context, engine: Game[Any], command: lang.Challenge, seats: list[Player | None], challenger: Player
+    ctx: Context,
+    engine: Game[Any],
+    command: lang.Challenge,
+    seats: list[Player | None],
+    challenger: Player,
+    rules: clocks.TimeControl,
 ) -> list[OutgoingMail]:
     now = ctx.now()
     challenge = open_challenges.open_(
@@ -103,6 +121,7 @@ def _open(
         challenger=challenger,
         seats=seats,
         options=command.options,
+        time_control=rules.to_json(),
         now=now,
         expires_at=now + ctx.club.open_challenge_expiry,
     )
@@ -210,10 +229,30 @@ class Leaving:
     """The end code when leaving ends the game (`Board.end_code`)."""
     did: str
     """What the player did, after their name: ``resigned``."""
+    notation: str = pbm.games.RESIGN
+    """What the move list holds for it: `pbm.games.RESIGN`, or `pbm.games.FORFEIT`."""
+    calls_off_first_round: bool = True
+    """pbmserv: resigning before everyone has moved calls the game off, unrated. A forfeit is a
+    loss whenever it comes: the others waited for a player who never came."""
+    comment: str | None = None
+    """What the move list keeps with it; None: what the player wrote with it."""
 
 
 RESIGNING = Leaving(boards.RESIGNED, "resigned")
-SIGNING_OFF = Leaving(boards.FORFEIT, "forfeited by signing off")
+SIGNING_OFF = Leaving(
+    boards.FORFEIT, "forfeited by signing off", pbm.games.FORFEIT, calls_off_first_round=False, comment=""
+)
+
+
+def forfeiting(why: str) -> Leaving:
+    """How a player leaves who ran out of time: `why` says which limit they met."""
+    return Leaving(
+        boards.FORFEIT,
+        f"forfeited on time ({why})",
+        pbm.games.FORFEIT,
+        calls_off_first_round=False,
+        comment=f"Forfeit by the time rules of this game: {why}.",
+    )
 
 
 def resign(ctx: Context, command: lang.Resign) -> list[OutgoingMail]:
@@ -231,19 +270,19 @@ def leave(ctx: Context, board: Board, player: Player, leaving: Leaving) -> list[
     now = ctx.now()
     ratings: list[RatingChange] = []
     news = _withdraw_offer(ctx, board)
-    if board.move_count < len(board.seats):
-        # pbmserv: leaving before everyone has moved calls the game off, unrated.
+    if leaving.calls_off_first_round and board.move_count < len(board.seats):
         boards.cancel(board, f"{player.userid} {leaving.did} in the first round", now)
         return ctx.board_mails(engine, board, state, author=player, offer_news=news)
     after = engine.resign(state, seat)
     if after is None:
-        _record(ctx, board, seat, pbm.games.RESIGN, {"text": leaving.did})
+        _record(ctx, board, seat, leaving.notation, {"text": leaving.did}, comment=leaving.comment)
         others = [s.seat for s in board.seats if s.seat != seat]
         outcome = "won" if len(others) == 1 else "tied"
         reason = f"{outcome} when {player.userid} {leaving.did}"
         ratings = boards.finish(ctx.session, board, winners=others, code=leaving.code, reason=reason, now=now)
         return ctx.board_mails(engine, board, state, author=player, announce=True, ratings=ratings, offer_news=news)
-    _record(ctx, board, seat, pbm.games.RESIGN, {"text": f"{leaving.did} and leaves the game; the others play on"})
+    report: dict[str, object] = {"text": f"{leaving.did} and leaves the game; the others play on"}
+    _record(ctx, board, seat, leaving.notation, report, comment=leaving.comment)
     boards.set_position(board, engine.dump(after), after.to_move)
     result = engine.result(after)
     if result is not None:

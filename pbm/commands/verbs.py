@@ -5,9 +5,6 @@
 help texts), the password masking (`mask_passwords`) and the executor (each
 verb's handler) all read. A new verb is one entry here and one handler.
 
-`RESERVED_VERBS` are the rest of pbmserv's language, not built yet: known
-here only so that the passwords their lines carry are masked all the same.
-
 Parsing is pure: no database, no mail.
 
 >>> parse_command("Cephalopod MOVE 101 Alice pw c3")
@@ -22,10 +19,12 @@ import difflib
 import re
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 import pbm.games
-from pbm.commands import accounts, finding, play, policy, previews, queries, queueing, talk, votes, watching
+from pbm import clocks
+from pbm.commands import accounts, finding, play, policy, previews, queries, queueing, talk, vacations, votes, watching
 from pbm.commands import language as lang
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail
@@ -208,6 +207,31 @@ def _limit(game: str, args: list[str]) -> lang.Command:
     return lang.Limit(game, lang.userid(args[0]), args[1], int(value))
 
 
+def _vacation(game: str, args: list[str]) -> lang.Command:
+    usage = ACCOUNT["vacation"].usage()
+    if len(args) not in (2, 3, 4):
+        raise lang.usage_error(usage)
+    userid, password, rest = lang.userid(args[0]), args[1], [w.lower() for w in args[2:]]
+    if not rest:
+        return lang.Vacation(userid, password)
+    if rest == ["off"]:
+        return lang.Vacation(userid, password, off=True)
+    if len(rest) != 2:
+        raise lang.usage_error(usage)
+    starts = None if rest[0] in ("now", "today") else _day(rest[0])
+    days = re.fullmatch(r"(\d{1,3})d?", rest[1])
+    if days:
+        return lang.Vacation(userid, password, starts=starts, days=int(days[1]))
+    return lang.Vacation(userid, password, starts=starts, until=_day(rest[1]))
+
+
+def _day(word: str) -> date:
+    try:
+        return date.fromisoformat(word)
+    except ValueError:
+        raise CommandError(f"'{word}' is not a day: write it as 2026-12-20 (or 'now' to start now)") from None
+
+
 def _add(game: str, args: list[str]) -> lang.Command:
     if len(args) < 3:
         raise lang.usage_error(ACCOUNT["add"].usage())
@@ -265,11 +289,12 @@ def _game_help(game: str, args: list[str]) -> lang.Command:
 
 
 def _challenge(game: str, args: list[str]) -> lang.Command:
-    options = [w for w in args if w.startswith("-")]
+    time_words = [w for w in args if clocks.is_time_option(w)]
+    options = [w for w in args if w.startswith("-") and not clocks.is_time_option(w)]
     userids = tuple(lang.userid(w) for w in args if not w.startswith("-"))
     if not userids or all(u == lang.OPEN_SEAT for u in userids):
         raise lang.usage_error(GAME["challenge"].usage(game))
-    return lang.Challenge(game, userids, lang.options(game, options))
+    return lang.Challenge(game, userids, lang.options(game, options), lang.time_rules(time_words))
 
 
 def _move(game: str, args: list[str]) -> lang.Command:
@@ -423,6 +448,18 @@ ACCOUNT_VERBS = (
         parse=_broadcast,
         run=talk.broadcast,
     ),
+    Verb(
+        "vacation",
+        "USERID PASSWORD [FROM UNTIL | off]",
+        "Going away? Book it: FROM is now or a day (2026-12-20), UNTIL your last day away or a number "
+        "of days (14d). While you are away your clocks stand still, nobody reminds you and you cannot "
+        "forfeit on time; your opponents are told when you leave and come back. 'off' ends it (and "
+        "calls off those booked ahead); with neither, where you stand and the days you have left.",
+        passwords=1,
+        command=lang.Vacation,
+        parse=_vacation,
+        run=vacations.vacation,
+    ),
     Verb("list", "", "The games this server plays.", command=lang.ListGames, parse=_list, run=accounts.list_games),
     Verb(
         "all show",
@@ -446,7 +483,9 @@ GAME_VERBS = (
     Verb(
         "challenge",
         "[-options] USERID1 USERID2 [...]",
-        "Start a game. Send it from your own registered address; the first userid named moves first.",
+        "Start a game. Send it from your own registered address; the first userid named moves first. "
+        "The time rules --nagtime=N, --forfeittime=N, --totaltime=N and --clock=START+INCREMENT/CAP "
+        "(days, or hours as 12h) set when the player to move is reminded and forfeits (see help time).",
         command=lang.Challenge,
         parse=_challenge,
         run=play.challenge,
@@ -665,18 +704,6 @@ GAME_VERBS = (
     ),
 )
 
-RESERVED_VERBS = tuple(
-    Verb(name, "", "", passwords=passwords)
-    for passwords, names in (
-        # Accounts: `vacation USERID PASSWORD FROM UNTIL`
-        (1, ("vacation",)),
-    )
-    for name in names
-)
-"""The rest of pbmserv's language, not built yet: their passwords are masked all the same.
-In all of them the password is the word right after the userid, and the userid
-the first word after the verb that is not a board number."""
-
 ACCOUNT = {name: verb for verb in ACCOUNT_VERBS for name in (verb.name, *verb.aliases)}
 GAME = {name: verb for verb in GAME_VERBS for name in (verb.name, *verb.aliases)}
 _FIRST_ACCOUNT_WORDS = {name.split()[0] for name in ACCOUNT}
@@ -801,7 +828,7 @@ def _near(word: str, known: Iterable[str]) -> str | None:
 
 _WORD = re.compile(r"\S+")
 MASK = "********"
-_ALL_VERBS = (*ACCOUNT_VERBS, *GAME_VERBS, *RESERVED_VERBS)
+_ALL_VERBS = (*ACCOUNT_VERBS, *GAME_VERBS)
 _BY_NAME = [(name.split(), verb) for verb in _ALL_VERBS for name in (verb.name, *verb.aliases)]
 """Every name a verb goes by (aliases too), as the words of a line, with its verb."""
 _KNOWN_FIRST_WORDS = {words[0] for words, _ in _BY_NAME}

@@ -17,7 +17,7 @@ import pbm.games
 from pbm.commands import language as lang
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Refused
-from pbm.store import boards, offers, queues
+from pbm.store import boards, offers, queues, turns
 from pbm.store.models import Board, OfferKind, Player
 from pbm.views import OfferNews
 
@@ -65,6 +65,7 @@ def vote(ctx: Context, command: lang.Vote) -> list[OutgoingMail]:
         raise Refused(f"You {said}: the {_what(offer.kind)} waits for the others' votes", view=ctx.view(board, state))
     kind = offer.kind
     if not command.accept:
+        turns.resume_after_vote(board, offer, ctx.now())
         offers.close(ctx.session, board)
         news = OfferNews(kind, player.userid, "rejected", proposer)
         return ctx.board_mails(engine, board, state, author=player, offer_news=news)
@@ -72,14 +73,34 @@ def vote(ctx: Context, command: lang.Vote) -> list[OutgoingMail]:
     news = OfferNews(kind, player.userid, "accepted", proposer)
     if not set(engine.seats_in_play(state)) <= set(offer.accepted):
         return ctx.board_mails(engine, board, state, author=player, offer_news=news)
+    return _carry_out(ctx, board, state, kind, player, news)
+
+
+def settle_stalled(ctx: Context, board: Board) -> list[OutgoingMail]:
+    """A proposal nobody answered within the game's forfeit time is accepted, as pbmserv settled a
+    stalled draw offer: silence is consent, for a take-back too."""
+    engine = pbm.games.get(board.game_type)
+    state = engine.load(board.state, board.secret)
+    offer = offers.pending(ctx.session, board)
+    assert offer is not None, "only a waiting proposal is settled"
+    proposer = board.seats[offer.proposer].player
+    news = OfferNews(offer.kind, proposer.userid, "settled", proposer.userid)
+    return _carry_out(ctx, board, state, offer.kind, proposer, news)
+
+
+def _carry_out(
+    ctx: Context, board: Board, state: Any, kind: OfferKind, author: Player, news: OfferNews
+) -> list[OutgoingMail]:
+    """Everyone said yes (or nobody said no in time): end the game in a draw, or take the move back."""
+    engine = pbm.games.get(board.game_type)
     offers.close(ctx.session, board)
     if kind is OfferKind.DRAW:
         in_play = list(engine.seats_in_play(state))
         ratings = boards.finish(
             ctx.session, board, winners=in_play, code=AGREED, reason="tied by agreement", now=ctx.now()
         )
-        return ctx.board_mails(engine, board, state, author=player, ratings=ratings, offer_news=news)
-    return _take_back(ctx, board, state, player, news)
+        return ctx.board_mails(engine, board, state, author=author, ratings=ratings, offer_news=news)
+    return _take_back(ctx, board, state, author, news)
 
 
 def _take_back(ctx: Context, board: Board, state: Any, player: Player, news: OfferNews) -> list[OutgoingMail]:
@@ -116,7 +137,7 @@ def _check_a_move_can_be_taken_back(ctx: Context, board: Board, state: Any, seat
     if not engine.takes_moves_back:
         raise Refused(f"{engine.title} does not allow taking a move back")
     moves = boards.moves_of(ctx.session, board)
-    if not moves or moves[-1].notation in (pbm.games.RESIGN, pbm.games.UNDO):
+    if not moves or moves[-1].notation in (*pbm.games.LEAVING, pbm.games.UNDO):
         raise Refused("There is no move to take back", view=ctx.view(board, state, viewer=seat))
 
 

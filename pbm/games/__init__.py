@@ -24,6 +24,8 @@ from typing import Any
 
 from pbm.games.base import (
     DIE,
+    FORFEIT,
+    LEAVING,
     MARKER,
     RESIGN,
     STONE,
@@ -45,6 +47,8 @@ from pbm.games.base import (
 __all__ = [
     "BadGame",
     "DIE",
+    "FORFEIT",
+    "LEAVING",
     "MARKER",
     "RESIGN",
     "STONE",

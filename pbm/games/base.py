@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 
 RESIGN = "resign"
 """What a game's record holds for a player's resignation, where a move would stand."""
+FORFEIT = "forfeit"
+"""What a game's record holds where a player forfeited (out of time, or signed off): like a resignation."""
+LEAVING = (RESIGN, FORFEIT)
+"""The records of a player leaving the game, where a move would stand."""
 UNDO = "undo"
 """What a game's record holds where the players agreed to take back the move before it."""
 
@@ -347,13 +351,13 @@ class Game(ABC, Generic[S]):
     def replay(self, state: S, plays: Iterable[tuple[int, str]]) -> S:
         """The state after `plays` from `state`, as a game's record keeps them.
 
-        Each play is a (seat, move in canonical notation); a move `RESIGN` is
-        that seat resigning (a resignation that ended the game left the position
+        Each play is a (seat, move in canonical notation); a move `RESIGN` (or
+        `FORFEIT`) is that seat resigning (a resignation that ended the game left the position
         as it was), and `UNDO` takes back the last move still standing.
         """
         before: list[S] = []
         for seat, move in plays:
-            if move == RESIGN:
+            if move in LEAVING:
                 state = self.resign(state, seat) or state
             elif move == UNDO:
                 state = self.undo(before.pop(), state)

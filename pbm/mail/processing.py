@@ -37,8 +37,8 @@ from typing import TypeVar
 from sqlalchemy.orm import Session
 
 import pbm.games
-from pbm.commands import finding, verbs
 from pbm.commands import language as lang
+from pbm.commands import verbs
 from pbm.commands.context import Context
 from pbm.commands.effects import BoardRef, OutgoingMail, PasswordCheck, Refused, Sender
 from pbm.commands.plan import Plan, ReplyFacts, ResetFacts, conflict_keys, plan_mail
@@ -50,6 +50,7 @@ from pbm.mail.fresh import fresh_text
 from pbm.mail.outgoing import Outgoing
 from pbm.mail.parse import ParsedMail
 from pbm.mail.reader import MailReader
+from pbm.mail.time_pass import TimePass
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.passwords import Passwords
 from pbm.store import boards, inbox, players, resets
@@ -122,6 +123,7 @@ class Processor:
         limits: Limits,
         *,
         club: Club = DEFAULT_CLUB,
+        time_pass_every: timedelta = timedelta(minutes=1),
         read_seconds: float = 5.0,
         database_timeout: float = 5.0,
         now: Callable[[], datetime] = utcnow,
@@ -144,14 +146,17 @@ class Processor:
         """Called (in the processing thread) after each mail's changes are committed."""
         self.worker = Worker.here()
         self._passing: dict[int, int] = {}
+        self.time_pass = TimePass(database, passwords, limits, self.outgoing, club=club, now=now)
+        self.time_pass_every = time_pass_every
+        self._last_pass: datetime | None = None
 
     def process_pending(self) -> int:
-        """Read and apply every mail that can be, oldest first; returns how many were applied.
+        """Read and apply every mail that can be, oldest first, then run the time pass if it is due;
+        returns how many mails were applied, and how many the time pass queued.
 
         Raises `DatabaseUnavailable` when the database cannot be reached.
         """
         self._guarded(self._release_dead_claims)
-        self.expire_due()
         applied = 0
         while True:
             read = self._guarded(self.read_some)
@@ -160,7 +165,8 @@ class Processor:
                 applied += 1
                 progressed = True
             if not read and not progressed:
-                return applied
+                # After the mail: a move that came in time is played before its sender could forfeit.
+                return applied + self.pass_time()
 
     def _guarded(self, step: Callable[[], _T]) -> _T:
         """Run a step that is no one mail's (claiming, reading a batch): its database errors are the database's.
@@ -185,23 +191,19 @@ class Processor:
                 log.warning("processing met %s; trying again", type(error).__name__)
         raise AssertionError("unreachable")
 
-    def expire_due(self) -> None:
-        """Close the open challenges nobody joined in time, and tell their players. A failure here
-        is logged and never holds up mail: the next round tries again."""
-        try:
-            self._guarded(self._expire_open_challenges)
-        except DatabaseUnavailable:
-            raise
-        except Exception:
-            log.exception("expiring open challenges failed; processing goes on")
-
-    def _expire_open_challenges(self) -> None:
+    def pass_time(self) -> int:
+        """Run the time pass (`pbm.mail.time_pass`) when `time_pass_every` has gone by since the last;
+        returns how many mails it queued. A failure at one board is that board's and is logged."""
         now = self.now()
-        with self.database.transaction() as session:
-            mails = finding.expire_open_challenges(session, now)
-            notes = self.outgoing.queue_unprompted(session, mails, now=now)
-        if mails:
-            log.info("%d open challenge mail(s) for expiry; %s", len(mails), "; ".join(notes) or "all queued")
+        if self._last_pass is not None and now - self._last_pass < self.time_pass_every:
+            return 0
+        report = self._guarded(lambda: self.time_pass.run(now))
+        self._last_pass = now
+        if report.done:
+            log.info("time pass: %s", "; ".join(report.done))
+            if self.on_processed is not None:
+                self.on_processed()
+        return len(report.done)
 
     def _release_dead_claims(self) -> None:
         with self.database.reading() as session:

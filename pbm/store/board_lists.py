@@ -41,6 +41,8 @@ _LIST_COLUMNS = load_only(
     Board.created_at,
     Board.updated_at,
     Board.finished_at,
+    Board.time_control,
+    Board.turn_since,
 )
 
 

@@ -20,9 +20,11 @@ from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from pbm import clocks
 from pbm.elo import RatingChange
-from pbm.store import ratings, watchers
-from pbm.store.models import Board, BoardCounter, BoardStatus, MoveRecord, OpenChallenge, Player, Seat
+from pbm.games import LEAVING, UNDO
+from pbm.store import ratings, turns, watchers
+from pbm.store.models import Board, BoardCounter, BoardEvent, BoardStatus, MoveRecord, OpenChallenge, Player, Seat
 
 FIRST_BOARD = 101
 RESIGNED = "resigned"
@@ -70,6 +72,15 @@ def moves_of(session: Session, board: Board) -> list[MoveRecord]:
     return list(session.scalars(select(MoveRecord).where(MoveRecord.game_id == board.id).order_by(MoveRecord.number)))
 
 
+def events_of(session: Session, board: Board) -> list[BoardEvent]:
+    return list(session.scalars(select(BoardEvent).where(BoardEvent.game_id == board.id).order_by(BoardEvent.id)))
+
+
+def record_event(session: Session, board: Board, text: str, now: datetime) -> None:
+    """Something that happened at the board between moves, for its move list: after the last move."""
+    session.add(BoardEvent(game_id=board.id, after_move=board.move_count, text=text, created_at=now))
+
+
 def challenges_by(session: Session, player_id: int, *, since: datetime) -> list[datetime]:
     """When `player_id` started games since `since` (open challenges still waiting too), oldest first."""
     started = select(Board.created_at).where(Board.challenger_id == player_id, Board.created_at >= since)
@@ -90,11 +101,13 @@ def start(
     to_move: int,
     challenger: Player,
     now: datetime,
+    time_control: clocks.TimeControl,
     number: int | None = None,
     created_at: datetime | None = None,
 ) -> Board:
     """A new board of `game_type` with `players` seated in order, numbered next for its type (or
-    `number`, taken before by `next_number` for an open challenge made at `created_at`)."""
+    `number`, taken before by `next_number` for an open challenge made at `created_at`), played
+    under `time_control`."""
     board = Board(
         game_type=game_type,
         board=number if number is not None else next_number(session, game_type),
@@ -109,6 +122,7 @@ def start(
         challenger_id=challenger.id,
     )
     board.seats = [Seat(seat=i, player=player) for i, player in enumerate(players)]
+    turns.start(board, time_control, now)
     session.add(board)
     session.flush()
     watchers.watch_new_board(session, board)
@@ -138,7 +152,9 @@ def record_move(
     auto: bool = False,
 ) -> None:
     """Add a move (or a resignation, `pbm.games.RESIGN`) to the board's record, numbered next;
-    `auto` when it was played from the player's queue."""
+    `auto` when it was played from the player's queue. The turn it ends is charged to the clock
+    of the player who had it."""
+    turns.end_turn(session, board, now, moved=notation not in LEAVING and notation != UNDO)
     board.move_count += 1
     board.updated_at = now
     session.add(
@@ -166,6 +182,7 @@ def cancel(board: Board, reason: str, now: datetime) -> None:
     """Call the game off, unrated: it never counted."""
     board.status = BoardStatus.CANCELLED
     board.to_move = None
+    turns.stop(board)
     board.end_code = CANCELLED
     board.end_reason = reason
     board.finished_at = board.updated_at = now
@@ -180,6 +197,7 @@ def finish(
     """
     board.status = BoardStatus.FINISHED
     board.to_move = None
+    turns.stop(board)
     board.winners = list(winners)
     board.end_code = code
     board.end_reason = reason

@@ -180,6 +180,17 @@ class Database:
                 yield session
 
     @contextmanager
+    def rehearsal(self) -> Iterator[Session]:
+        """A write transaction that is always rolled back: work done in it to see what it would do."""
+        with self._gate.enter(urgent=False) if self._gate else nullcontext():
+            with self._write() as session:
+                transaction = session.begin()
+                try:
+                    yield session
+                finally:
+                    transaction.rollback()
+
+    @contextmanager
     def reading(self) -> Iterator[Session]:
         """A read-only session that never takes the write lock."""
         with self._read() as session:

@@ -281,6 +281,23 @@ def claim_ready(session: Session) -> InboundMessage | None:
     return session.scalar(_READY)
 
 
+def board_key(game_type: str, board: int) -> str:
+    """The key of mail that names a board (`pbm.commands.plan.conflict_keys` makes them)."""
+    return f"board:{game_type}:{board}"
+
+
+def may_move_at(session: Session, game_type: str, board: int, received_by: datetime) -> bool:
+    """Whether a mail received by `received_by` and not yet applied may be a move at the board: one
+    that names it, or one not read yet. A player is not out of time while their move waits here."""
+    unread = (InboundMessage.read_at.is_(None)) | InboundMessage.id.in_(
+        select(InboundKey.inbound_id).where(InboundKey.key == _fitting(board_key(game_type, board)))
+    )
+    waiting = select(InboundMessage.id).where(
+        InboundMessage.status == InboundStatus.PENDING, InboundMessage.received_at <= received_by, unread
+    )
+    return session.scalar(waiting.limit(1)) is not None
+
+
 def finish(session: Session, inbound: InboundMessage, status: InboundStatus, note: str, now: datetime) -> None:
     """The mail is done: record how, and free what it held up."""
     inbound.status = status

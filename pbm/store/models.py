@@ -182,6 +182,7 @@ class Board(Base):
         Index("ix_games_type_status_updated", "game_type", "status", "updated_at"),
         Index("ix_games_updated", "updated_at"),
         Index("ix_games_challenger_created", "challenger_id", "created_at"),
+        Index("ix_games_due", "due_at"),
     )
 
     id: Mapped[int] = mapped_column(Id, primary_key=True)
@@ -208,6 +209,17 @@ class Board(Base):
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
     challenger_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), default=None)
     """Who started the game, so challenges per sender can be counted."""
+    time_control: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    """The game's time rules (`pbm.clocks.TimeControl.to_json`); None: the club's defaults."""
+    turn_since: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    """When the player to move got the turn: their wait (and their clock) runs from here."""
+    due_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    """When the time pass must next look at this board (a reminder, a forfeit, a vote to settle):
+    never later than the next thing due, sometimes earlier; None once the game is over."""
+    reminders_sent: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """Reminders the player to move was sent in this turn (the last warning counts apart)."""
+    warned: Mapped[bool] = mapped_column(default=False, server_default=false())
+    """Whether the player to move had the last warning before the forfeit in this turn."""
 
     seats: Mapped[list[Seat]] = relationship(order_by="Seat.seat", cascade="all, delete-orphan", lazy="selectin")
 
@@ -328,6 +340,8 @@ class OpenChallenge(Base):
     seats: Mapped[list[int | None]] = mapped_column(JSON)
     """The player id in each seat, in order of play; None where a seat is free."""
     options: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    time_control: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    """The time rules the game will be played under (`pbm.clocks.TimeControl.to_json`)."""
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
 
@@ -346,6 +360,45 @@ class PasswordReset(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
     used_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+
+
+class Vacation(Base):
+    """A time a player is away (``vacation``): their clocks stop, nothing nags or forfeits them.
+
+    The time pass tells each game's other players when it starts and when it ends,
+    once each (`start_told`, `end_told`).
+    """
+
+    __tablename__ = "vacations"
+    __table_args__ = (
+        Index("ix_vacations_player_ends", "player_id", "ends_at"),
+        Index("ix_vacations_start_told_starts", "start_told", "starts_at"),
+        Index("ix_vacations_end_told_ends", "end_told", "ends_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    starts_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    ends_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    start_told: Mapped[bool] = mapped_column(default=False)
+    end_told: Mapped[bool] = mapped_column(default=False)
+
+    player: Mapped[Player] = relationship(lazy="joined")
+
+
+class BoardEvent(Base):
+    """Something that happened at a board between moves (a player went away, came back): the move
+    list shows it after move `after_move`."""
+
+    __tablename__ = "board_events"
+    __table_args__ = (Index("ix_board_events_game", "game_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    after_move: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
 class TalkKind(enum.StrEnum):
@@ -393,6 +446,8 @@ class Offer(Base):
     at_move: Mapped[int] = mapped_column(Integer)
     """The board's move count when it was proposed: an undo takes back the move before."""
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    reminders_sent: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """Reminders sent to the players who have not voted yet."""
 
 
 class Seat(Base):
@@ -406,6 +461,10 @@ class Seat(Base):
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
     seat: Mapped[int] = mapped_column(Integer)
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    thinking_seconds: Mapped[float] = mapped_column(default=0.0, server_default="0")
+    """The time this player has had the turn, time away not counted (``--totaltime`` counts it)."""
+    bank_seconds: Mapped[float | None] = mapped_column(default=None)
+    """What is left in this player's bank (``--clock``) at the start of their turn; None without one."""
 
     player: Mapped[Player] = relationship(lazy="joined")
 

@@ -23,6 +23,7 @@ def open_(
     challenger: Player,
     seats: Sequence[Player | None],
     options: dict[str, Any],
+    time_control: dict[str, Any],
     now: datetime,
     expires_at: datetime,
 ) -> OpenChallenge:
@@ -33,6 +34,7 @@ def open_(
         challenger_id=challenger.id,
         seats=[player.id if player is not None else None for player in seats],
         options=dict(options),
+        time_control=time_control,
         created_at=now,
         expires_at=expires_at,
     )

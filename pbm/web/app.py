@@ -4,7 +4,8 @@ Routes (the design's HTTP contract, and what the pages link to):
 
 - ``/``: every game type with its current games; ``/<game>``: that type's
   boards, paged and filtered; ``/<game>/<board>``: one game;
-  ``/<game>/standings``, ``/<game>/rules``; ``/players/<userid>``
+  ``/<game>/standings``, ``/<game>/rules``; ``/players/<userid>``, and
+  ``/players/<userid>/deadlines.ics`` (`pbm.web.calendar`)
 - ``/api/...``: the same data as JSON (see `pbm.web.api`), and
   ``/api/events``, the live changes the pages follow
 - ``/static/...``: the stylesheet and script
@@ -16,6 +17,7 @@ hands it the database, a template environment of its own and the change feed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timezone
 
 import jinja2
@@ -28,15 +30,16 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from pbm.clocks import TimeControl
 from pbm.resources import resource_dir
 from pbm.store import inbox, outbox
 from pbm.store.database import Database, DatabaseTimeout
 from pbm.store.models import utcnow
-from pbm.web import api, params
+from pbm.web import api, calendar, params
 from pbm.web.api import Api
 from pbm.web.live import GameChanges
 from pbm.web.pages import Pages
-from pbm.web.reads import Reads
+from pbm.web.reads import DEFAULT_TIME, Reads
 
 STATIC = resource_dir("templates") / "web" / "static"
 
@@ -122,6 +125,8 @@ def create_app(
     *,
     address: str = "pbm@localhost",
     stuck_after: float = 600.0,
+    time_control: TimeControl = DEFAULT_TIME,
+    now: Callable[[], datetime] = utcnow,
 ) -> Starlette:
     """The web app; `templates` becomes the web's own (its filters are added to it).
 
@@ -129,7 +134,7 @@ def create_app(
     counts mail as stuck after `stuck_after` seconds (`Settings.stuck_after`).
     """
     templates.filters["when"] = _when
-    reads = Reads(database)
+    reads = Reads(database, time_control=time_control, now=now)
     pages = Pages(reads, templates, changes, address)
     json_api = Api(reads, changes)
 
@@ -174,6 +179,7 @@ def create_app(
         Route("/api/{game}/standings", json_api.standings),
         Route("/api/{game}/{board:int}", json_api.board),
         Route("/api/{game}/{board:int}/dice", json_api.dice),
+        Route("/players/{userid}/deadlines.ics", calendar.endpoint(reads, now)),
         Route("/players/{userid:path}", pages.player),
         Route("/{game}", pages.boards),
         Route("/{game}/standings", pages.standings),

@@ -8,17 +8,31 @@ them in a thread.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
+from sqlalchemy.orm import Session
+
+from pbm import clocks
 from pbm.games import Game, all_games
 from pbm.games import get as get_game
-from pbm.store import board_lists, boards, players, ratings
+from pbm.store import board_lists, boards, players, ratings, turns, vacations
 from pbm.store.database import Database
-from pbm.store.models import Board, BoardStatus
-from pbm.views import BoardView, GameSummary, RatingView, board_view, dice_record, game_summary, rating_view
+from pbm.store.models import Board, BoardStatus, utcnow
+from pbm.views import (
+    BoardView,
+    GameSummary,
+    RatingView,
+    board_view,
+    dice_record,
+    game_summary,
+    rating_view,
+    time_view,
+)
 
+DEFAULT_TIME = clocks.TimeControl()
 FILTERS = {status.value: (status,) for status in BoardStatus} | {"all": board_lists.STATUSES}
 """The status filters of a type's list of boards, by the word the page's query string uses."""
 
@@ -65,11 +79,26 @@ class GamePage:
 
 
 @dataclass(frozen=True)
+class Deadline:
+    """A game waiting for a player's move, and when they forfeit it unless they move."""
+
+    game: GameSummary
+    forfeit_at: datetime
+    why: str
+    waited: timedelta
+    """How long the game has waited for the move (time away not counted)."""
+
+
+@dataclass(frozen=True)
 class PlayerPage:
     userid: str
     joined: datetime
     signed_off: bool
     ratings: list[RatingView]
+    away: list[clocks.Interval]
+    """The player's vacations under way or booked."""
+    deadlines: list[Deadline]
+    """The games waiting for the player's move, the most urgent first."""
     active: list[GameSummary]
     finished: list[GameSummary]
     """The most recent games that are over (finished or cancelled)."""
@@ -98,8 +127,17 @@ class Reads:
     player_active = 1000
     """A bound on a player's current games shown, far above what anyone plays at once."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(
+        self,
+        database: Database,
+        *,
+        time_control: clocks.TimeControl = DEFAULT_TIME,
+        now: Callable[[], datetime] = utcnow,
+    ) -> None:
         self.database = database
+        self.time_control = time_control
+        """The time rules of games from before rules were stored: the club's."""
+        self.now = now
 
     def overview(self) -> list[TypeOverview]:
         engines = all_games()
@@ -156,7 +194,10 @@ class Reads:
                 return None
             state = engine.load(game.state, game.secret)
             moves = boards.moves_of(session, game)
-            view = board_view(engine, game, state, moves, with_cells=True)
+            rules = turns.rules_of(game, self.time_control)
+            time = time_view(game, rules, turns.turn_of(session, game, self.now(), self.time_control))
+            events = boards.events_of(session, game)
+            view = board_view(engine, game, state, moves, with_cells=True, time=time, events=events)
             return GamePage(view, dice_record(engine, game, state, moves))
 
     def player(self, userid: str) -> PlayerPage | None:
@@ -164,18 +205,40 @@ class Reads:
             player = players.find(session, userid)
             if player is None:
                 return None
+            active = board_lists.games_of(session, player, statuses=(BoardStatus.ACTIVE,), limit=self.player_active)
+            now = self.now()
             return PlayerPage(
                 userid=player.userid,
                 joined=player.created_at,
                 signed_off=not player.active,
                 ratings=[rating_view(get_game(r.game_type), r) for r in ratings.of_player(session, player)],
-                active=_summaries(
-                    board_lists.games_of(session, player, statuses=(BoardStatus.ACTIVE,), limit=self.player_active)
-                ),
+                away=[clocks.Interval(v.starts_at, v.ends_at) for v in vacations.of(session, player, now)],
+                deadlines=self._deadlines(session, player.id, active, now),
+                active=_summaries(active),
                 finished=_summaries(
                     board_lists.games_of(session, player, statuses=board_lists.ENDED, limit=self.player_recent)
                 ),
             )
+
+    def deadlines(self, userid: str) -> tuple[str, list[Deadline]] | None:
+        """The games waiting for `userid`'s move with their forfeit times (for a calendar); None: no such player."""
+        with self.database.reading() as session:
+            player = players.find(session, userid)
+            if player is None:
+                return None
+            active = board_lists.games_of(session, player, statuses=(BoardStatus.ACTIVE,), limit=self.player_active)
+            return player.userid, self._deadlines(session, player.id, active, self.now())
+
+    def _deadlines(self, session: Session, player_id: int, active: list[Board], now: datetime) -> list[Deadline]:
+        waiting = []
+        for game in active:
+            if game.to_move is None or game.seats[game.to_move].player_id != player_id:
+                continue
+            turn = turns.turn_of(session, game, now, self.time_control)
+            if turn is not None and turn.forfeit_at < clocks.FOREVER:
+                summary = game_summary(get_game(game.game_type), game)
+                waiting.append(Deadline(summary, turn.forfeit_at, turn.why, turn.waited))
+        return sorted(waiting, key=lambda deadline: deadline.forfeit_at)
 
     def standings(self, engine: Game[Any], page: int = 1) -> Standings:
         with self.database.reading() as session:

@@ -110,11 +110,11 @@ def test_change_address_tells_both_the_old_and_the_new_address(players):
     assert recipients == [ALICE, "alice@new.example"]
 
 
-def test_signing_off_in_the_first_round_calls_the_games_off(game):
+def test_signing_off_forfeits_even_in_the_first_round_as_running_out_of_time_does(game):
     game.send(mail(BOB, "signoff bob bob-pw"))
     subjects = sorted(m["Subject"] for m in game.replies())
-    assert subjects == ["Cephalopod Board 101 cancelled"] * 2 + ["Goodbye, bob"]
-    assert stored_game(game).end_reason == "bob forfeited by signing off in the first round"
+    assert subjects == ["Cephalopod Board 101 won by alice"] * 2 + ["Goodbye, bob"]
+    assert stored_game(game).end_reason == "won when bob forfeited by signing off"
 
 
 def test_help_list_and_game_help_answer_the_sender(room):

@@ -40,8 +40,10 @@ def test_the_newest_migration_can_be_undone_and_done_again(database):
 
 def test_results_recorded_before_get_their_code_and_are_worded_after_the_winners_names(database):
     """0004: a finished game gets the code of its ending, and its end_reason the words after the winners' names."""
+    from datetime import datetime, timezone
+
     from alembic import command
-    from sqlalchemy import insert, select
+    from sqlalchemy import JSON, column, insert, select, table
 
     import pbm.games
     from pbm.store.database import alembic_config
@@ -56,12 +58,22 @@ def test_results_recorded_before_get_their_code_and_are_worded_after_the_winners
         102: ("alice resigned", ("resigned", "won when alice resigned")),
         103: ("won, holding 5 of the 9 cells", ("most-cells", "won, holding 5 of the 9 cells")),
     }
+    # The games table as 0003 left it: the model's has columns added since.
+    games_0003 = table(
+        "games",
+        *(column(name) for name in ("game_type", "board", "status", "move_count", "to_move", "end_reason")),
+        *(column(name) for name in ("created_at", "updated_at")),
+        *(column(name, JSON) for name in ("options", "state", "winners")),
+    )
     with database.engine.begin() as connection:
         for board, (old, _) in old_words.items():
             connection.execute(
-                insert(Board.__table__).values(
+                insert(games_0003).values(
                     game_type="cephalopod",
                     board=board,
+                    options={},
+                    created_at=datetime.now(timezone.utc),
+                    updated_at=datetime.now(timezone.utc),
                     status="finished",
                     state=cephalopod.dump(full),
                     move_count=9,

@@ -1,0 +1,192 @@
+"""The time pass: pbmserv's nightly Cleanup, done every minute or so.
+
+At each board whose time has come (`pbm.store.turns.due`), the player to move
+is reminded when the game's nag time has passed and daily after, warned a day
+before the forfeit, and at the forfeit leaves the game as one who resigned:
+"Forfeit" in the move list, rated as a loss, and in a game of more than two
+the others play on. A draw or an undo nobody voted on is settled the same way:
+reminders for those who have not voted, then, at the forfeit time, it is
+accepted. Time away (`vacation`) counts for none of it (`pbm.clocks`).
+
+Each thing done is recorded with the board in the transaction that queues its
+mail (`Board.reminders_sent`, `Board.warned`, the move list), so running the
+pass twice, from two processes at once, or after a long downtime, sends each
+reminder once and applies each forfeit once. After a downtime only the
+newest reminder due is sent, never a backlog.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import pbm.games
+from pbm import clocks
+from pbm.commands import play, votes
+from pbm.commands.context import Context
+from pbm.commands.effects import OutgoingMail
+from pbm.store import boards, inbox, offers, turns, vacations
+from pbm.store.models import Board, BoardStatus, Offer, Vacation
+
+LOOK_AGAIN = timedelta(minutes=1)
+"""When a forfeit waits for a mail the player sent in time, how soon the pass looks again."""
+
+
+def look(ctx: Context, board: Board) -> list[OutgoingMail]:
+    """Do what is due at `board` (locked) now, and set when to look next."""
+    now = ctx.now()
+    turn = turns.turn_of(ctx.session, board, now, ctx.club.time_control)
+    if turn is None:
+        turns.stop(board)
+        return []
+    if now >= turn.forfeit_at:
+        if inbox.may_move_at(ctx.session, board.game_type, board.board, turn.forfeit_at):
+            board.due_at = now + LOOK_AGAIN  # a move sent in time is still on its way through the inbox
+            return []
+        player = board.seats[turn_seat(board)].player
+        return play.leave(ctx, board, player, play.forfeiting(turn.why))
+    mails = _remind(ctx, board, turn)
+    offer = offers.pending(ctx.session, board)
+    next_vote = None
+    if offer is not None:
+        vote = _vote_time(ctx, board, offer, turn.rules)
+        mails += vote.mails
+        if vote.settled:
+            return mails
+        next_vote = vote.next_at
+    board.due_at = _next_look(board, turn, next_vote)
+    return mails
+
+
+def turn_seat(board: Board) -> int:
+    assert board.to_move is not None, "an active board has a seat to move"
+    return board.to_move
+
+
+def _remind(ctx: Context, board: Board, turn: clocks.Turn) -> list[OutgoingMail]:
+    """The reminder due to the player to move, if any: the last warning, or the newest nag."""
+    if turn.away_now is not None:
+        return []
+    warning_at = turn.warning_at
+    if warning_at is not None and turn.now >= warning_at:
+        if board.warned:
+            return []
+        board.warned = True
+        board.reminders_sent = turn.reminders_due
+        return [reminder(ctx, board, turn, last=True)]
+    due = turn.reminders_due
+    if due <= board.reminders_sent:
+        return []
+    board.reminders_sent = due
+    return [reminder(ctx, board, turn, last=False)]
+
+
+def reminder(ctx: Context, board: Board, turn: clocks.Turn, *, last: bool) -> OutgoingMail:
+    """``Nag: Cephalopod Board 101 bob``: the board, how long the game has waited, and the forfeit date."""
+    seat = turn_seat(board)
+    view = ctx.view(board, viewer=seat)
+    context = {"view": view, "turn": turn, "last": last}
+    player = board.seats[seat].player
+    return OutgoingMail(
+        "nag", player.primary_address, context, board_id=board.id, player_id=player.id, at_ply=board.move_count
+    )
+
+
+@dataclass(frozen=True)
+class _VoteTime:
+    mails: list[OutgoingMail]
+    """Reminders to those who have not voted, or the mails of the proposal carried out."""
+    settled: bool
+    next_at: datetime | None = None
+    """When the next reminder or the settling is due."""
+
+
+def _vote_time(ctx: Context, board: Board, offer: Offer, rules: clocks.TimeControl) -> _VoteTime:
+    """Remind those who have not voted on `offer`, or settle it once the forfeit time has passed;
+    time counts while any of them is around."""
+    now = ctx.now()
+    engine = pbm.games.get(board.game_type)
+    in_play = set(engine.seats_in_play(engine.load(board.state, board.secret)))
+    waiting = [s for s in board.seats if s.seat not in offer.accepted and s.seat in in_play]
+    away_by_player = vacations.away(ctx.session, [s.player_id for s in waiting], offer.created_at)
+    away = [interval for s in waiting for interval in away_by_player.get(s.player_id, [])]
+    counted = clocks.thought(offer.created_at, now, away)
+    if counted >= rules.forfeit:
+        return _VoteTime(votes.settle_stalled(ctx, board), settled=True)
+    due = 0 if counted < rules.nag else (counted - rules.nag) // clocks.DAY + 1
+    mails = []
+    if due > offer.reminders_sent:
+        offer.reminders_sent = due
+        view = ctx.view(board)
+        settles_at = clocks.when_thought(offer.created_at, rules.forfeit, away)
+        for seat in waiting:
+            if not any(now in interval for interval in away_by_player.get(seat.player_id, [])):
+                context = {"view": view, "voter": seat.player.userid, "waited": counted, "settles_at": settles_at}
+                mails.append(
+                    OutgoingMail(
+                        "vote_nag",
+                        seat.player.primary_address,
+                        context,
+                        board_id=board.id,
+                        player_id=seat.player_id,
+                        at_ply=board.move_count,
+                    )
+                )
+    next_at = min(
+        clocks.when_thought(offer.created_at, rules.nag + offer.reminders_sent * clocks.DAY, away),
+        clocks.when_thought(offer.created_at, rules.forfeit, away),
+    )
+    return _VoteTime(mails, settled=False, next_at=next_at)
+
+
+def _next_look(board: Board, turn: clocks.Turn, next_vote: datetime | None) -> datetime:
+    """The soonest of: the forfeit, the last warning, the next reminder (none of them inside the
+    player's time away: nothing reaches them there), and the proposal's next step."""
+    moments = [turn.forfeit_at]
+    if not board.warned and turn.warning_at is not None:
+        moments.append(turn.warning_at)
+    next_reminder = turn.reminder_at(board.reminders_sent)
+    if next_reminder is not None:
+        moments.append(next_reminder)
+    soonest = min(moments)
+    away = turn.away_now
+    if away is not None and soonest < away.end:
+        soonest = min(away.end, turn.forfeit_at)
+    if next_vote is not None:
+        soonest = min(soonest, next_vote)
+    return max(soonest, turn.now + timedelta(seconds=1))
+
+
+# -- vacations ------------------------------------------------------------------
+
+
+def tell_of_vacations(ctx: Context) -> list[OutgoingMail]:
+    """Tell the other players of each game of a player whose vacation began or ended, once each,
+    and write it in the game's move list."""
+    now = ctx.now()
+    mails: list[OutgoingMail] = []
+    for vacation in vacations.starting(ctx.session, now):
+        vacation.start_told = True
+        until = f"{vacation.ends_at:%Y-%m-%d %H:%M} UTC"
+        mails += _tell(ctx, vacation, f"{vacation.player.userid} is away until {until}: their time stands still")
+    ctx.session.flush()
+    for vacation in vacations.ending(ctx.session, now):
+        vacation.end_told = True
+        mails += _tell(ctx, vacation, f"{vacation.player.userid} is back from vacation: their time runs again")
+    return mails
+
+
+def _tell(ctx: Context, vacation: Vacation, text: str) -> list[OutgoingMail]:
+    mails = []
+    for board in vacations.shared_boards(ctx.session, vacation.player):
+        if board.status != BoardStatus.ACTIVE:
+            continue
+        boards.record_event(ctx.session, board, text, ctx.now())
+        board.due_at = ctx.now()  # deadlines moved: the pass works them out again
+        view = ctx.view(board)
+        for seat in board.seats:
+            if seat.player_id != vacation.player_id:
+                context = {"view": view, "news": text, "player": vacation.player.userid}
+                to = seat.player.primary_address
+                mails.append(OutgoingMail("vacation_news", to, context, board_id=board.id, player_id=seat.player_id))
+    return mails

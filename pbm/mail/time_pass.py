@@ -1,0 +1,139 @@
+"""Running the time pass: what is due by the clock, done and its mail queued.
+
+`pbm serve` runs it every minute or so (``PBM_TIME_PASS_SECONDS``) and
+``pbm tick`` once, for cron or a systemd timer. Each unit of work (one
+board, the vacations begun or ended, the open challenges expired) is its own
+transaction with the mail it causes, so a failure at one board is logged and
+leaves the others to go on; only an unreachable database stops the pass.
+
+`rehearse` does the same work at a chosen moment in one transaction that is
+rolled back: ``pbm tick --now`` shows what a pass would do and changes nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy.orm import Session
+
+from pbm.commands import deadlines, finding
+from pbm.commands.context import Context
+from pbm.commands.effects import OutgoingMail, Sender
+from pbm.config import DEFAULT_CLUB, Club, Limits
+from pbm.mail.outgoing import Outgoing
+from pbm.passwords import Passwords
+from pbm.store import turns
+from pbm.store.database import Database
+from pbm.store.errors import DatabaseUnavailable, Failure, classify
+from pbm.store.models import utcnow
+
+log = logging.getLogger(__name__)
+
+BATCH = 100
+"""Boards one query of the pass fetches."""
+
+
+@dataclass
+class PassReport:
+    """What one pass did: a line for each mail it queued or would queue (no addresses), and the
+    boards it could not finish."""
+
+    at: datetime
+    done: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+
+class TimePass:
+    def __init__(
+        self,
+        database: Database,
+        passwords: Passwords,
+        limits: Limits,
+        outgoing: Outgoing,
+        *,
+        club: Club = DEFAULT_CLUB,
+        now: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.database = database
+        self.passwords = passwords
+        self.limits = limits
+        self.outgoing = outgoing
+        self.club = club
+        self.now = now
+
+    def run(self, at: datetime | None = None) -> PassReport:
+        """Do everything due by `at` (now when None), each unit in its own transaction."""
+        return self._pass(at or self.now(), self.database.transaction)
+
+    def rehearse(self, at: datetime) -> PassReport:
+        """What `run` would do at `at`, in one transaction rolled back at the end: nothing changes."""
+        with self.database.rehearsal() as session:
+
+            @contextmanager
+            def unit() -> Iterator[Session]:
+                with session.begin_nested():
+                    yield session
+
+            return self._pass(at, unit)
+
+    def _pass(self, at: datetime, unit: Callable[[], AbstractContextManager[Session]]) -> PassReport:
+        report = PassReport(at)
+        self._step(report, "open challenges", unit, lambda session: finding.expire_open_challenges(session, at))
+        self._step(report, "vacations", unit, lambda session: deadlines.tell_of_vacations(self._context(session, at)))
+        looked: set[int] = set()
+        while True:
+            with self.database.reading() as session:
+                due = [board_id for board_id in turns.due(session, at, limit=BATCH) if board_id not in looked]
+            if not due:
+                return report
+            for board_id in due:
+                looked.add(board_id)
+                look = functools.partial(self._look, board_id=board_id, at=at)
+                self._step(report, f"board id {board_id}", unit, look)
+
+    def _look(self, session: Session, *, board_id: int, at: datetime) -> list[OutgoingMail]:
+        board = turns.claim(session, board_id, at)
+        if board is None:
+            return []  # another pass has it, or has just done it
+        return deadlines.look(self._context(session, at), board)
+
+    def _context(self, session: Session, at: datetime) -> Context:
+        return Context(session, self.passwords, self.limits, Sender(None), now=lambda: at, club=self.club)
+
+    def _step(
+        self,
+        report: PassReport,
+        what: str,
+        unit: Callable[[], AbstractContextManager[Session]],
+        work: Callable[[Session], list[OutgoingMail]],
+    ) -> None:
+        try:
+            with unit() as session:
+                mails = work(session)
+                notes = self.outgoing.queue_unprompted(session, mails, now=report.at)
+        except DatabaseUnavailable:
+            raise
+        except Exception as error:
+            kind = classify(error)
+            if kind is Failure.OUTAGE:
+                raise DatabaseUnavailable(type(error).__name__) from error
+            if kind is Failure.PASSING:
+                log.warning("the time pass met %s at %s; the next pass tries again", type(error).__name__, what)
+            else:
+                log.exception("the time pass failed at %s; the next pass tries again", what)
+            report.failed.append(what)
+            return
+        report.done += [_line(mail) for mail in mails if mail.to]
+        for note in notes:
+            log.warning("time pass: %s", note)
+
+
+def _line(mail: OutgoingMail) -> str:
+    """A mail as the pass reports it: its kind and what it is about, never its address."""
+    about = mail.context.get("view") or mail.context.get("challenge")
+    return f"{mail.template}: {about.title} board {about.board}" if about is not None else mail.template

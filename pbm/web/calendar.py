@@ -1,0 +1,69 @@
+"""``/players/<userid>/deadlines.ics``: the games waiting for a player's move, as an iCalendar feed.
+
+A calendar app that subscribes to it shows each forfeit deadline, with a
+reminder a day before. Each event's UID names the game and the move it waits
+for, so when the player moves the event goes and the next turn's comes.
+The feed is public like the player's page: it shows what that page shows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from icalendar import Alarm, Calendar, Event
+from starlette.requests import Request
+from starlette.responses import Response
+
+from pbm.web import params
+from pbm.web.reads import Deadline, Reads
+
+WARN_BEFORE = timedelta(days=1)
+
+
+def deadline_calendar(userid: str, deadlines: list[Deadline], *, site: str, now: datetime) -> bytes:
+    """The calendar of `userid`'s deadlines; `site` is the server's web address (for links and UIDs)."""
+    calendar = Calendar()
+    calendar.add("prodid", "-//pbm//forfeit deadlines//EN")
+    calendar.add("version", "2.0")
+    calendar.add("x-wr-calname", f"{userid}: moves due")
+    for deadline in deadlines:
+        game = deadline.game
+        link = f"{site}/{game.game_type}/{game.board}"
+        event = Event()
+        event.add("uid", f"{game.game_type}-{game.board}-move-{game.move_count + 1}-{userid}@{_host(site)}")
+        event.add("dtstamp", now)
+        event.add("dtstart", deadline.forfeit_at)
+        event.add("dtend", deadline.forfeit_at)
+        event.add("summary", f"Move in {game.title} board {game.board}, or forfeit")
+        event.add(
+            "description", f"{userid} forfeits {game.title} board {game.board} at this time ({deadline.why}).\n{link}"
+        )
+        event.add("url", link)
+        alarm = Alarm()
+        alarm.add("action", "DISPLAY")
+        alarm.add("description", f"A day left to move in {game.title} board {game.board}")
+        alarm.add("trigger", -WARN_BEFORE)
+        event.add_component(alarm)
+        calendar.add_component(event)
+    return calendar.to_ical()
+
+
+def _host(site: str) -> str:
+    return site.split("://", 1)[-1].split("/", 1)[0]
+
+
+def endpoint(reads: Reads, now: Callable[[], datetime]) -> Callable[[Request], object]:
+    async def deadlines(request: Request) -> Response:
+        userid = request.path_params["userid"]
+        found = await asyncio.to_thread(reads.deadlines, userid)
+        if found is None:
+            raise params.NotFound(f"There is no player '{userid}'.")
+        name, waiting = found
+        site = str(request.base_url).rstrip("/")
+        body = deadline_calendar(name, waiting, site=site, now=now())
+        headers = {"Content-Disposition": f'inline; filename="{name}-deadlines.ics"'}
+        return Response(body, media_type="text/calendar; charset=utf-8", headers=headers)
+
+    return deadlines

@@ -1,0 +1,59 @@
+"""``pbm tick``: the time pass once from the command line, and ``--now``, its rehearsal on the real data."""
+
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import func, select
+
+from pbm.cli import main as pbm_main
+from pbm.store.models import OutboxMessage, utcnow
+from tests.support import Clock
+from tests.time.club import TimeClub
+
+
+@pytest.fixture
+def operated(database_url, tmp_path, monkeypatch, make_mailroom) -> TimeClub:
+    """A game that began eight real days ago, bob to move, on the database `pbm` is configured with."""
+    monkeypatch.setenv("PBM_DATABASE_URL", database_url)
+    monkeypatch.setenv("PBM_SECRET_KEY", "k" * 40)
+    monkeypatch.chdir(tmp_path)
+    clock = Clock(start=utcnow() - timedelta(days=8))
+    club = TimeClub(make_mailroom(clock=clock), clock)
+    club.sign_up("alice", "bob")
+    club.send("alice", "cephalopod challenge alice bob")
+    club.send("alice", "cephalopod move 101 alice alice-pw c3")
+    club.replies()
+    return club
+
+
+def outbox_size(club: TimeClub) -> int:
+    with club.room.database.reading() as session:
+        return session.scalar(select(func.count()).select_from(OutboxMessage))
+
+
+def test_a_rehearsal_says_what_the_pass_would_do_and_changes_nothing(operated: TimeClub, capsys):
+    before = outbox_size(operated)
+    later = (utcnow() + timedelta(days=14)).strftime("%Y-%m-%dT%H:%M")
+    assert pbm_main(["tick", "--now", later]) == 0
+    out = capsys.readouterr().out
+    assert f"time pass rehearsed as if at {later.replace('T', ' ')}" in out
+    assert "would queue board: Cephalopod board 101" in out  # bob's forfeit, told to both
+    assert "nothing was changed: this was a rehearsal" in out
+    assert outbox_size(operated) == before
+    assert operated.moves() == ["c3"]
+    assert operated.board().status == "active"
+
+
+def test_tick_runs_the_pass_once_and_a_second_tick_finds_nothing_due(operated: TimeClub, capsys):
+    assert pbm_main(["tick"]) == 0
+    out = capsys.readouterr().out
+    assert "queued nag: Cephalopod board 101" in out
+    assert "delivered" in out
+    assert pbm_main(["tick"]) == 0
+    assert "nothing was due" in capsys.readouterr().out
+
+
+def test_a_timestamp_that_is_not_one_is_refused(operated: TimeClub, capsys):
+    with pytest.raises(SystemExit):
+        pbm_main(["tick", "--now", "next tuesday"])
+    assert "not an ISO 8601 timestamp" in capsys.readouterr().err
