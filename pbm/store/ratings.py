@@ -10,6 +10,7 @@ from collections.abc import Sequence, Set
 from datetime import datetime
 
 from sqlalchemy import func, select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from pbm import elo
@@ -41,24 +42,27 @@ def rate(
 def _locked(session: Session, players: Sequence[Player], game_type: str) -> list[Rating]:
     """The players' rating rows in `game_type` (in the order given), locked; new ones at the start value.
 
-    Locked in the order of player ids, whatever the order of the seats: two games
-    ending at once with the same players never wait for each other in a circle.
+    A missing row is inserted first, where another transaction may be inserting
+    the same one (two games of a new player ending at once): the insert gives
+    way to theirs. Rows are inserted and locked in the order of player ids,
+    whatever the order of the seats, so two games ending at once with the same
+    players never wait for each other in a circle.
     """
+    ids = sorted({p.id for p in players})
+    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+    fresh = {"game_type": game_type, "rating": elo.START, "games": 0, "wins": 0, "losses": 0, "draws": 0}
+    for player_id in ids:
+        session.execute(insert(Rating).values(player_id=player_id, **fresh).on_conflict_do_nothing())
     found = {
         rating.player_id: rating
         for rating in session.scalars(
             select(Rating)
-            .where(Rating.player_id.in_([p.id for p in players]), Rating.game_type == game_type)
+            .where(Rating.player_id.in_(ids), Rating.game_type == game_type)
             .order_by(Rating.player_id)
             .with_for_update(of=Rating)
+            .execution_options(populate_existing=True)
         )
     }
-    for player in players:
-        if player.id not in found:
-            found[player.id] = Rating(
-                player=player, game_type=game_type, rating=elo.START, games=0, wins=0, losses=0, draws=0
-            )
-            session.add(found[player.id])
     return [found[player.id] for player in players]
 
 
