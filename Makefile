@@ -3,11 +3,12 @@
 #   make test   creates .venv with the test extras and runs the whole suite
 #               (the fault suite in its bounded form)
 #   make faults the fault suite at full size, with its figures in test-artifacts/faults.json
+#   make season the simulated season of correspondence games at full size
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test faults lint bench clean
+.PHONY: run test faults season lint bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +26,10 @@ test: $(BIN)/.installed
 # Minutes, not seconds: 25 SIGKILLs per backend, thousands of hostile mails, long outages.
 faults: $(BIN)/.installed
 	FAULTS_SCALE=full $(BIN)/python -m pytest tests/faults -o timeout=3600
+
+# 300 games over four simulated months, the time pass every simulated hour.
+season: $(BIN)/.installed
+	SEASON_SCALE=full $(BIN)/python -m pytest tests/time/test_season.py -o timeout=3600 -s
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check pbm tests benchmarks migrations

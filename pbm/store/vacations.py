@@ -63,13 +63,13 @@ def end(session: Session, player: Player, now: datetime) -> tuple[Vacation | Non
 def starting(session: Session, now: datetime) -> Sequence[Vacation]:
     """Vacations begun whose start nobody was told of yet (locked; rows another pass holds are skipped)."""
     query = select(Vacation).where(Vacation.start_told.is_(False), Vacation.starts_at <= now)
-    return session.scalars(query.order_by(Vacation.starts_at).with_for_update(skip_locked=True)).all()
+    return session.scalars(query.order_by(Vacation.starts_at).with_for_update(skip_locked=True, of=Vacation)).all()
 
 
 def ending(session: Session, now: datetime) -> Sequence[Vacation]:
     """Vacations over whose end nobody was told of yet (locked as `starting`)."""
     query = select(Vacation).where(Vacation.end_told.is_(False), Vacation.ends_at <= now)
-    return session.scalars(query.order_by(Vacation.ends_at).with_for_update(skip_locked=True)).all()
+    return session.scalars(query.order_by(Vacation.ends_at).with_for_update(skip_locked=True, of=Vacation)).all()
 
 
 def shared_boards(session: Session, player: Player) -> Sequence[Board]:

@@ -55,14 +55,14 @@ def test_the_player_page_lists_the_games_waiting_for_the_player_most_urgent_firs
 
 def test_the_calendar_feed_holds_a_players_forfeit_deadlines(club: TimeClub, web):
     club.send("alice", "cephalopod challenge bob alice")
-    club.send("alice", "dodeca challenge --forfeittime=5 bob alice")
+    club.send("alice", "cephalopod challenge --forfeittime=5 bob alice")
     response = web.get("/players/bob/deadlines.ics")
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/calendar")
     calendar = icalendar.Calendar.from_ical(response.content)
     events = sorted(calendar.walk("VEVENT"), key=lambda e: e.decoded("dtstart"))
     assert [str(e["summary"]) for e in events] == [
-        "Move in Dodeca board 101, or forfeit",
+        "Move in Cephalopod board 102, or forfeit",
         "Move in Cephalopod board 101, or forfeit",
     ]
     assert events[0].decoded("dtstart").isoformat() == "2026-11-27T12:00:00+00:00"
