@@ -23,9 +23,10 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
+from pbm.clocks import FOREVER
 from pbm.games import BoardCell
 from pbm.store.models import BoardStatus
-from pbm.views import BoardView, GameSummary, MoveView, RatingView, SeatView, Standing
+from pbm.views import BoardView, GameSummary, MoveView, RatingView, SeatView, Standing, TimeView
 from pbm.web import params
 from pbm.web.live import GameChanges, Interest, event_stream
 from pbm.web.reads import BoardList, GamePage, PlayerPage, Reads, Standings, TypeOverview
@@ -119,6 +120,27 @@ def board_json(page: GamePage) -> dict[str, Any]:
         "dice_record": f"/api/{view.game_type}/{view.board}/dice" if page.dice_record is not None else None,
         "created_at": _time(view.created_at),
         "updated_at": _time(view.updated_at),
+        "time": time_json(view.time) if view.time is not None else None,
+    }
+
+
+def time_json(time: TimeView) -> dict[str, Any]:
+    """A game's time rules, the turn under way (seconds waited, the forfeit) and the clocks."""
+    ends = time.forfeit_at is not None and time.forfeit_at < FOREVER
+    return {
+        "rules": time.rule_words,
+        "to_move": time.to_move,
+        "waited_seconds": int(time.waited.total_seconds()) if time.waited is not None else None,
+        "forfeit_at": _time(time.forfeit_at) if ends else None,
+        "away_until": _time(time.away_until) if time.away_until is not None else None,
+        "clocks": [
+            {
+                "userid": clock.userid,
+                "used_seconds": int(clock.used.total_seconds()),
+                "left_seconds": int(clock.left.total_seconds()) if clock.left is not None else None,
+            }
+            for clock in time.clocks
+        ],
     }
 
 

@@ -7,8 +7,8 @@ game's name and a board, alone, under a greeting or in a comment, in the body
 or the subject; the password a line carries never comes back. The second
 plays random traffic through every kind of mail the server sends (welcomes,
 boards of all three games up to their end and its ratings, errors, lists,
-help, standings, history, goodbyes) and searches every mail for every secret
-the run made.
+help, standings, history, goodbyes, reminders, forfeits and vacation news as
+days pass) and searches every mail for every secret the run made.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from sqlalchemy import select
 
 from pbm.commands.verbs import PASSWORD_VERBS
 from pbm.store.models import Board, OpenChallenge, Player
-from tests.support import body_of, mail
+from tests.support import Clock, body_of, mail
 
 SECRET_KEY = "k" * 40  # the Mailroom's PBM_SECRET_KEY
 PLAYERS = itertools.count()
@@ -125,6 +125,9 @@ TRAFFIC = st.lists(
             "broadcast",
             "reset",
             "reset-wrongly",
+            "time-rules",
+            "vacation",
+            "days-pass",
         ]
     ),
     min_size=4,
@@ -135,7 +138,8 @@ TRAFFIC = st.lists(
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(traffic=TRAFFIC, passwords=st.lists(PASSWORD, min_size=3, max_size=3, unique=True))
 def test_no_mail_of_any_kind_holds_a_secret(make_mailroom, traffic, passwords):
-    room = make_mailroom(admins="alice")
+    clock = Clock()
+    room = make_mailroom(admins="alice", clock=clock)
     alice, bob, carol = "alice@example.org", "bob@example.net", "carol@example.com"
     sent: list = []
     known = {"alice": passwords[0], "bob": passwords[1], "carol": passwords[2]}
@@ -189,7 +193,18 @@ def test_no_mail_of_any_kind_holds_a_secret(make_mailroom, traffic, passwords):
             "broadcast": f"broadcast alice {known['alice']}\n\nNews, and {known['alice']} by mistake",
             "reset": "password reset alice",
             "reset-wrongly": "password reset bob",
+            "time-rules": "cubeo challenge --nagtime=12h --forfeittime=2 --clock=1+1/3 bob alice",
+            "vacation": (
+                f"vacation bob {known['bob']} now 3d\nvacation carol {known['carol']} 2027-01-05 2027-01-09\n"
+                f"vacation bob {known['bob']}\nvacation alice Wrong-guess-9 off"
+            ),
+            "days-pass": "",  # reminders, forfeits, vacations begun and ended, from the time pass
         }[step]
+        if step == "days-pass":
+            clock.advance(days=8)
+            room.server.processor.time_pass.run()
+            sent += room.replies()
+            continue
         words = line.split()[:4]
         room.send(mail(carol if "carol" in words else bob if "bob" in words else alice, line))
         if step == "change-password":

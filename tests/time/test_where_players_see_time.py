@@ -74,3 +74,16 @@ def test_the_calendar_feed_holds_a_players_forfeit_deadlines(club: TimeClub, web
 
 def test_the_calendar_of_nobody_is_not_found(club: TimeClub, web):
     assert web.get("/players/nobody/deadlines.ics").status_code == 404
+
+
+def test_the_game_json_carries_the_time(game: TimeClub, web):
+    game.tick(days=2)
+    time = web.get("/api/cephalopod/101").json()["time"]
+    assert time == {
+        "rules": "--nagtime=7 --forfeittime=21",
+        "to_move": "bob",
+        "waited_seconds": 2 * 86400,
+        "forfeit_at": "2026-12-13T12:00:00+00:00",
+        "away_until": None,
+        "clocks": [],
+    }
