@@ -57,7 +57,8 @@ def at_limit(ctx: Context, game_type: str, player: Player) -> str | None:
     if playing < policy.most_games:
         return None
     title = pbm.games.get(game_type).title
-    return f"{player.userid} plays {playing} {title} games, as many as {player.userid} takes at once"
+    games = "game" if playing == 1 else "games"
+    return f"{player.userid} plays {playing} {title} {games}, as many as {player.userid} takes at once"
 
 
 def _told(ctx: Context, player: Player, game_type: str) -> list[OutgoingMail]:

@@ -356,6 +356,8 @@ def _history(game: str, args: list[str]) -> lang.Command:
 
 
 def _standings(game: str, args: list[str]) -> lang.Command:
+    if args:
+        raise lang.usage_error(GAME["standings"].usage(game))
     return lang.Standings(game)
 
 

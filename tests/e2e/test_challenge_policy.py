@@ -43,7 +43,7 @@ def test_a_limit_refuses_challenges_past_it_and_names_every_refusal(server, sink
     send(server, "alice", "cephalopod challenge alice bob carol")
     (refusal,) = sink.wait(1)
     text = body_of(refusal)
-    assert "bob plays 1 Cephalopod games, as many as bob takes at once" in text
+    assert "bob plays 1 Cephalopod game, as many as bob takes at once" in text
     assert "carol takes no Cephalopod challenges" in text
     assert boards(server) == 1
 
