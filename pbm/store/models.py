@@ -222,6 +222,9 @@ class Board(Base):
     """Whether the player to move had the last warning before the forfeit in this turn."""
 
     seats: Mapped[list[Seat]] = relationship(order_by="Seat.seat", cascade="all, delete-orphan", lazy="selectin")
+    offer: Mapped[Offer | None] = relationship(cascade="all, delete-orphan", lazy="select")
+    """The draw or undo waiting for votes, if any (`pbm.store.offers`): loaded once per transaction,
+    however many times a move asks."""
 
 
 class Subscription(Base):

@@ -8,23 +8,19 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from pbm.store.models import Board, Offer, OfferKind
 
 
 def pending(session: Session, board: Board) -> Offer | None:
-    return session.scalar(select(Offer).where(Offer.game_id == board.id))
+    return board.offer
 
 
 def propose(session: Session, board: Board, kind: OfferKind, proposer: int, now: datetime) -> Offer:
-    offer = Offer(
-        game_id=board.id, kind=kind, proposer=proposer, accepted=[proposer], at_move=board.move_count, created_at=now
-    )
-    session.add(offer)
+    board.offer = Offer(kind=kind, proposer=proposer, accepted=[proposer], at_move=board.move_count, created_at=now)
     session.flush()
-    return offer
+    return board.offer
 
 
 def accept(offer: Offer, seat: int) -> None:
@@ -33,4 +29,5 @@ def accept(offer: Offer, seat: int) -> None:
 
 def close(session: Session, board: Board) -> None:
     """The offer is settled: carried out, refused, or withdrawn by a move."""
-    session.execute(delete(Offer).where(Offer.game_id == board.id))
+    board.offer = None
+    session.flush()

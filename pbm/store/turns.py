@@ -127,7 +127,7 @@ def _not_counted(session: Session, board: Board, since: datetime) -> list[clocks
     if seat is None:
         return []
     away = vacations.away(session, [seat.player_id], since).get(seat.player_id, [])
-    offer = session.scalar(select(Offer).where(Offer.game_id == board.id))
+    offer = board.offer
     if offer is not None and seat.seat in offer.accepted:
         away.append(clocks.Interval(offer.created_at, clocks.FOREVER))
     return away
