@@ -20,8 +20,9 @@ run: $(BIN)/.installed
 	$(BIN)/pbm db upgrade
 	$(BIN)/pbm serve
 
+# Two workers, a test file each at a time: the suite waits on SMTP and databases as much as it computes.
 test: $(BIN)/.installed
-	FAULTS_SCALE=bounded $(BIN)/python -m pytest
+	FAULTS_SCALE=bounded $(BIN)/python -m pytest -n 2 --dist loadfile
 
 # Minutes, not seconds: 25 SIGKILLs per backend, thousands of hostile mails, long outages.
 faults: $(BIN)/.installed

@@ -29,6 +29,15 @@ NUMBER_WIDTH = 5
 """Characters before each move in the move list: its number, right-aligned in four, and a space."""
 
 
+def moves_text(count: int) -> str:
+    """``1 move``, ``3 moves``.
+
+    >>> moves_text(1), moves_text(0)
+    ('1 move', '0 moves')
+    """
+    return f"{count} move{'' if count == 1 else 's'}"
+
+
 def joined_names(names: Iterable[str]) -> str:
     """``alice``, ``alice and bob``, ``alice, bob and carol``.
 

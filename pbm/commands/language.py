@@ -455,6 +455,8 @@ class Preview(GameCommand):
 class Show(GameCommand):
     boards: tuple[tuple[int, int | None], ...]
     """(board, N) pairs; N asks for the board as it stood after move N."""
+    as_userid: str | None = None
+    """``showas``: the player the board is asked for as (these games hide nothing from anyone)."""
 
 
 @dataclass(frozen=True)

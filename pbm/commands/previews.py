@@ -18,7 +18,7 @@ from pbm.commands.effects import OutgoingMail, Refused
 from pbm.games import Game
 from pbm.store import boards, submissions
 from pbm.store.models import BoardStatus
-from pbm.views import joined_names
+from pbm.views import joined_names, moves_text
 
 LONGEST_MOVE_WORDS = 3
 """A move is written in at most this many words (Dodeca's ``roll c2`` takes two)."""
@@ -70,7 +70,7 @@ def preview(ctx: Context, command: lang.Preview) -> list[OutgoingMail]:
         records = boards.moves_of(ctx.session, board)
         done = len(records) if command.at_move is None else command.at_move
         if done > len(records):
-            raise Refused(f"{engine.title} board {board.board} has {len(records)} moves, not {done}")
+            raise Refused(f"{engine.title} board {board.board} has {moves_text(len(records))}, not {done}")
         if board.status == BoardStatus.ACTIVE and command.at_move is None:
             state = engine.load(board.state, board.secret)
         else:

@@ -10,11 +10,13 @@ from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Refused
 from pbm.store import board_lists, boards, players, policies, ratings, seeks
 from pbm.store.models import Board, BoardStatus
-from pbm.views import game_summary, rating_view
+from pbm.views import game_summary, moves_text, rating_view
 
 
 def show(ctx: Context, command: lang.Show) -> list[OutgoingMail]:
     engine = pbm.games.get(command.game)
+    if command.as_userid is not None:
+        ctx.named_players([command.as_userid])
     mails = []
     for number, at_move in command.boards:
         board = ctx.board(command.game, number)
@@ -24,7 +26,7 @@ def show(ctx: Context, command: lang.Show) -> list[OutgoingMail]:
         else:
             moves = boards.moves_of(ctx.session, board)
             if at_move > len(moves):
-                raise Refused(f"{engine.title} board {number} has {len(moves)} moves, not {at_move}")
+                raise Refused(f"{engine.title} board {number} has {moves_text(len(moves))}, not {at_move}")
             start = engine.new(players=len(board.seats), options=board.options, seed=board.secret)
             state = engine.replay(start, [(move.seat, move.notation) for move in moves[:at_move]])
             view = ctx.view(board, state, viewer=viewer, moves=moves[:at_move], at_move=at_move)

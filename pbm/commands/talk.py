@@ -24,7 +24,7 @@ def chat(ctx: Context, command: lang.Chat) -> list[OutgoingMail]:
     board, player = ctx.playing(command.game, command.board, command.userid, command.secret)
     engine = pbm.games.get(board.game_type)
     if boards.seat_of(board, player) is None:
-        raise Refused(f"{player.userid} does not play at {engine.title} board {board.board}")
+        raise Refused(f"{player.userid} does not play in {engine.title} board {board.board}")
     _check_there_is_something_to_say(ctx)
     _check_within_limit(ctx, player)
     talks.record(ctx.session, player, TalkKind.CHAT, ctx.now(), board)

@@ -285,6 +285,8 @@ def _preview(game: str, args: list[str]) -> lang.Command:
 
 
 def _game_help(game: str, args: list[str]) -> lang.Command:
+    if args:
+        raise lang.usage_error(GAME["help"].usage(game))
     return lang.GameHelp(game)
 
 
@@ -324,8 +326,7 @@ def _show_as(game: str, args: list[str]) -> lang.Command:
     """``showas BOARD[#N] USERID``: these games hide nothing, so every player sees what show shows."""
     if len(args) != 2:
         raise lang.usage_error(GAME["showas"].usage(game))
-    lang.userid(args[1])
-    return lang.Show(game, (lang.board_at(args[0]),))
+    return lang.Show(game, (lang.board_at(args[0]),), as_userid=lang.userid(args[1]))
 
 
 def _not_allowed(word: str) -> Callable[[str, list[str]], lang.Command]:

@@ -48,7 +48,7 @@ def test_only_a_player_of_the_board_chats_there(server, sink):
     server.send(mail(ADDRESSES["carol"], "cephalopod chat 101 carol carol-pw\n\nHi!"), ADDRESSES["carol"])
     (refusal,) = sink.wait(1)
     assert refusal["To"].addresses[0].addr_spec == ADDRESSES["carol"]
-    assert "carol does not play at Cephalopod board 101" in body_of(refusal)
+    assert "carol does not play in Cephalopod board 101" in body_of(refusal)
 
 
 def test_a_chat_with_nothing_to_say_is_refused(server, sink):
