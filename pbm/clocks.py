@@ -278,6 +278,20 @@ def when_thought(since: datetime, amount: timedelta, away: Sequence[Interval]) -
 # -- the turn -------------------------------------------------------------------
 
 
+def reminders_due(counted: timedelta, nag: timedelta, *, before: timedelta) -> int:
+    """How many reminders a wait of `counted` has called for: one at `nag` and one each day after,
+    those at `before` or later not counted (a warning or a settling takes their place).
+
+    >>> reminders_due(timedelta(days=9), timedelta(days=7), before=timedelta(days=20))
+    3
+    >>> reminders_due(timedelta(days=9), timedelta(days=7), before=timedelta(days=8))
+    1
+    """
+    if counted < nag:
+        return 0
+    return min((counted - nag) // DAY + 1, max(0, -((nag - before) // DAY)))
+
+
 @dataclass(frozen=True)
 class Turn:
     """Where the player to move stands in time at `now`: how long they have had the turn, when
@@ -351,10 +365,8 @@ class Turn:
     @property
     def reminders_due(self) -> int:
         """How many reminders the time counted so far has called for."""
-        waited, count = self.waited, 0
-        while (amount := self.reminder_amount(count)) is not None and amount <= waited:
-            count += 1
-        return count
+        last = self.warning_amount if self.warning_amount is not None else self.allowed
+        return reminders_due(self.waited, self.rules.nag, before=last)
 
     def reminder_at(self, index: int) -> datetime | None:
         amount = self.reminder_amount(index)

@@ -41,7 +41,7 @@ def look(ctx: Context, board: Board) -> list[OutgoingMail]:
         return []
     if now >= turn.forfeit_at:
         if inbox.may_move_at(ctx.session, board.game_type, board.board, turn.forfeit_at):
-            board.due_at = now + LOOK_AGAIN  # a move sent in time is still on its way through the inbox
+            turns.look_at(board, now + LOOK_AGAIN)  # a move sent in time is still on its way through the inbox
             return []
         player = board.seats[turn_seat(board)].player
         return play.leave(ctx, board, player, play.forfeiting(turn.why))
@@ -54,7 +54,7 @@ def look(ctx: Context, board: Board) -> list[OutgoingMail]:
         if vote.settled:
             return mails
         next_vote = vote.next_at
-    board.due_at = _next_look(board, turn, next_vote)
+    turns.look_at(board, _next_look(board, turn, next_vote))
     return mails
 
 
@@ -71,13 +71,12 @@ def _remind(ctx: Context, board: Board, turn: clocks.Turn) -> list[OutgoingMail]
     if warning_at is not None and turn.now >= warning_at:
         if board.warned:
             return []
-        board.warned = True
-        board.reminders_sent = turn.reminders_due
+        turns.reminded(board, turn.reminders_due, warned=True)
         return [reminder(ctx, board, turn, last=True)]
     due = turn.reminders_due
     if due <= board.reminders_sent:
         return []
-    board.reminders_sent = due
+    turns.reminded(board, due)
     return [reminder(ctx, board, turn, last=False)]
 
 
@@ -113,12 +112,12 @@ def _vote_time(ctx: Context, board: Board, offer: Offer, rules: clocks.TimeContr
     counted = clocks.thought(offer.created_at, now, away)
     if counted >= rules.forfeit:
         return _VoteTime(votes.settle_stalled(ctx, board), settled=True)
-    due = 0 if counted < rules.nag else (counted - rules.nag) // clocks.DAY + 1
+    due = clocks.reminders_due(counted, rules.nag, before=rules.forfeit)
     mails = []
+    settles_at = clocks.when_thought(offer.created_at, rules.forfeit, away)
     if due > offer.reminders_sent:
-        offer.reminders_sent = due
+        offers.reminded(offer, due)
         view = ctx.view(board)
-        settles_at = clocks.when_thought(offer.created_at, rules.forfeit, away)
         for seat in waiting:
             if not any(now in interval for interval in away_by_player.get(seat.player_id, [])):
                 context = {"view": view, "voter": seat.player.userid, "waited": counted, "settles_at": settles_at}
@@ -133,8 +132,7 @@ def _vote_time(ctx: Context, board: Board, offer: Offer, rules: clocks.TimeContr
                     )
                 )
     next_at = min(
-        clocks.when_thought(offer.created_at, rules.nag + offer.reminders_sent * clocks.DAY, away),
-        clocks.when_thought(offer.created_at, rules.forfeit, away),
+        clocks.when_thought(offer.created_at, rules.nag + offer.reminders_sent * clocks.DAY, away), settles_at
     )
     return _VoteTime(mails, settled=False, next_at=next_at)
 
@@ -166,27 +164,29 @@ def tell_of_vacations(ctx: Context) -> list[OutgoingMail]:
     now = ctx.now()
     mails: list[OutgoingMail] = []
     for vacation in vacations.starting(ctx.session, now):
-        vacation.start_told = True
+        vacations.told(ctx.session, vacation, start=True)
         until = f"{vacation.ends_at:%Y-%m-%d %H:%M} UTC"
         mails += _tell(ctx, vacation, f"{vacation.player.userid} is away until {until}: their time stands still")
-    ctx.session.flush()
     for vacation in vacations.ending(ctx.session, now):
-        vacation.end_told = True
+        vacations.told(ctx.session, vacation, start=False)
         mails += _tell(ctx, vacation, f"{vacation.player.userid} is back from vacation: their time runs again")
     return mails
 
 
 def _tell(ctx: Context, vacation: Vacation, text: str) -> list[OutgoingMail]:
+    """`text` in the move list of each active game of `vacation`'s player, and mailed to the others.
+    The text is the move list's record; the mails' subjects come from their template."""
     mails = []
     for board in vacations.shared_boards(ctx.session, vacation.player):
         if board.status != BoardStatus.ACTIVE:
             continue
         boards.record_event(ctx.session, board, text, ctx.now())
-        board.due_at = ctx.now()  # deadlines moved: the pass works them out again
+        turns.look_at(board, ctx.now())  # deadlines moved: the pass works them out again
         view = ctx.view(board)
+        away = not vacation.end_told
         for seat in board.seats:
             if seat.player_id != vacation.player_id:
-                context = {"view": view, "news": text, "player": vacation.player.userid}
+                context = {"view": view, "news": text, "player": vacation.player.userid, "away": away}
                 to = seat.player.primary_address
                 mails.append(OutgoingMail("vacation_news", to, context, board_id=board.id, player_id=seat.player_id))
     return mails

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 import pbm.games
 from pbm.commands import language as lang
 from pbm.commands import verbs
+from pbm.store import inbox
 
 
 @dataclass(frozen=True)
@@ -256,7 +257,7 @@ def _touches(command: lang.Command) -> Iterator[str]:
             yield f"counter:{game}"
             yield f"player:{userid}"
         case lang.Join(game=game, board=board, userid=userid):
-            yield f"board:{game}:{board}"
+            yield inbox.board_key(game, board)
             yield f"player:{userid}"
         case lang.Vacation(userid=userid):
             yield f"player:{userid}"
@@ -279,9 +280,9 @@ def _touches(command: lang.Command) -> Iterator[str]:
             | lang.Confirm(game=game, board=board, userid=userid)
             | lang.Queue(game=game, board=board, userid=userid)
         ):
-            yield f"board:{game}:{board}"
+            yield inbox.board_key(game, board)
             yield f"player:{userid}"
         case lang.Show(game=game, boards=boards):
-            yield from (f"board:{game}:{board}" for board, _ in boards)
+            yield from (inbox.board_key(game, board) for board, _ in boards)
         case lang.Games(userids=userids) | lang.History(userids=userids):
             yield from (f"player:{userid}" for userid in userids)

@@ -49,7 +49,10 @@ def _book(ctx: Context, player: Player, command: lang.Vacation, now: datetime) -
     today = now.date()
     if command.starts is not None and command.starts < today:
         raise Refused(f"A vacation cannot start in the past: {command.starts} is gone (write 'now' to start now)")
-    starts = now if command.starts is None or command.starts == today else _midnight(command.starts)
+    first = command.starts or today
+    if first - today > LONGEST_AHEAD or (command.until is not None and command.until - first > YEAR):
+        raise Refused("A vacation can be booked at most a year ahead, for at most a year")
+    starts = now if first == today else _midnight(first)
     if command.days is not None:
         ends = starts + timedelta(days=command.days)
     else:
@@ -57,8 +60,6 @@ def _book(ctx: Context, player: Player, command: lang.Vacation, now: datetime) -
         ends = _midnight(command.until + timedelta(days=1))  # the last day away is a whole day
     if ends <= starts:
         raise Refused(f"The vacation would end before it starts: the last day away ({command.until}) comes first")
-    if starts - now > LONGEST_AHEAD:
-        raise Refused("A vacation can be booked at most a year ahead")
     wanted = clocks.Interval(starts, ends)
     booked = vacations.of(ctx.session, player, now - YEAR)
     clash = next((v for v in booked if v.starts_at < ends and starts < v.ends_at), None)
@@ -71,9 +72,9 @@ def _book(ctx: Context, player: Player, command: lang.Vacation, now: datetime) -
     if most_in_a_year([*(_as_interval(v) for v in booked), wanted]) > allowance:
         left = left_from(ctx, player, starts, now)
         raise Refused(
-            f"A vacation {_interval_text(wanted)} ({clocks_days(ends - starts)}) takes more than your allowance: "
-            f"at most {clocks_days(allowance)} away in any 365 days, those booked counted. From "
-            f"{starts:%Y-%m-%d} you can take up to {clocks_days(left)}"
+            f"A vacation {_interval_text(wanted)} ({days_text(ends - starts)}) takes more than your allowance: "
+            f"at most {days_text(allowance)} away in any 365 days, those booked counted. From "
+            f"{starts:%Y-%m-%d} you can take up to {days_text(left)}"
         )
     vacations.book(ctx.session, player, starts, ends, now)
     turns.look_soon(ctx.session, player.id, now)
@@ -128,7 +129,7 @@ def left_from(ctx: Context, player: Player, starts: datetime, now: datetime) -> 
     return timedelta(hours=shortest)
 
 
-def clocks_days(span: timedelta) -> str:
+def days_text(span: timedelta) -> str:
     """A span of vacation as days, with the hours when it is not whole days."""
     days, rest = divmod(int(span.total_seconds()) // 3600, 24)
     text = f"{days} day{'s' if days != 1 else ''}"

@@ -282,7 +282,7 @@ def claim_ready(session: Session) -> InboundMessage | None:
 
 
 def board_key(game_type: str, board: int) -> str:
-    """The key of mail that names a board (`pbm.commands.plan.conflict_keys` makes them)."""
+    """The key of mail that names a board (`pbm.commands.plan.conflict_keys` gives it to such mail)."""
     return f"board:{game_type}:{board}"
 
 

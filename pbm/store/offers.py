@@ -27,6 +27,11 @@ def accept(offer: Offer, seat: int) -> None:
     offer.accepted = [*offer.accepted, seat]
 
 
+def reminded(offer: Offer, count: int) -> None:
+    """Those who have not voted on `offer` have had `count` reminders."""
+    offer.reminders_sent = count
+
+
 def close(session: Session, board: Board) -> None:
     """The offer is settled: carried out, refused, or withdrawn by a move."""
     board.offer = None

@@ -69,6 +69,17 @@ def _new_turn(board: Board, rules: clocks.TimeControl, now: datetime) -> None:
     board.due_at = now + max(min(soonest), timedelta(0))
 
 
+def look_at(board: Board, moment: datetime) -> None:
+    """The time pass looks at `board` next at `moment`."""
+    board.due_at = moment
+
+
+def reminded(board: Board, count: int, *, warned: bool = False) -> None:
+    """The player to move has had `count` reminders this turn (and, if `warned`, the last warning)."""
+    board.reminders_sent = count
+    board.warned = board.warned or warned
+
+
 def stop(board: Board) -> None:
     """The game is over: nothing is due at it any more."""
     board.due_at = None

@@ -72,6 +72,15 @@ def ending(session: Session, now: datetime) -> Sequence[Vacation]:
     return session.scalars(query.order_by(Vacation.ends_at).with_for_update(skip_locked=True, of=Vacation)).all()
 
 
+def told(session: Session, vacation: Vacation, *, start: bool) -> None:
+    """The other players have been told that `vacation` began (`start`) or ended."""
+    if start:
+        vacation.start_told = True
+    else:
+        vacation.end_told = True
+    session.flush()
+
+
 def shared_boards(session: Session, player: Player) -> Sequence[Board]:
     """The active boards `player` sits at."""
     query = (

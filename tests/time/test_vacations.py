@@ -112,3 +112,12 @@ def test_a_wrong_password_changes_nothing(club: TimeClub):
 def test_off_with_nothing_booked_is_refused(club: TimeClub):
     club.send("bob", "vacation bob bob-pw off")
     assert "bob is not away and has no vacation booked" in body_of(club.replies()[0])
+
+
+def test_a_vacation_beyond_a_year_ahead_or_longer_than_a_year_is_refused(club: TimeClub):
+    club.send("bob", "vacation bob bob-pw 2026-12-01 9999-12-31")
+    assert "A vacation can be booked at most a year ahead, for at most a year" in body_of(club.replies()[0])
+    club.send("bob", "vacation bob bob-pw 9999-12-31 999d")
+    assert "A vacation can be booked at most a year ahead, for at most a year" in body_of(club.replies()[0])
+    club.send("bob", "vacation bob bob-pw")
+    assert "No vacation is booked." in body_of(club.replies()[0])
