@@ -203,7 +203,8 @@ def _limit(game: str, args: list[str]) -> lang.Command:
     if value in ("inf", "none", "unlimited"):
         return lang.Limit(game, lang.userid(args[0]), args[1], None)
     if not value.isdecimal():
-        raise CommandError(f"'{args[2]}' is not a limit: write a number of games, or inf for none")
+        # Not quoted: a player who wrote a board number first put their password here.
+        raise CommandError("The last word is not a limit: write a number of games, or inf for none")
     return lang.Limit(game, lang.userid(args[0]), args[1], int(value))
 
 

@@ -61,4 +61,4 @@ def test_limit_without_a_value_says_the_limit_and_inf_lifts_it(server, sink):
 def test_a_limit_that_is_no_number_is_refused(server, sink):
     signed_up(server, sink, "bob")
     send(server, "bob", "cephalopod limit bob bob-pw lots")
-    assert "'lots' is not a limit" in body_of(sink.wait(1)[0])
+    assert "The last word is not a limit" in body_of(sink.wait(1)[0])

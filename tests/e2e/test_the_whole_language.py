@@ -999,7 +999,7 @@ def test_limit_caps_the_games_a_player_plays_at_once(club: Club):
         "carol",
         "cephalopod limit carol carol-pw lots",
         "PBeM Server Error",
-        "'lots' is not a limit: write a number of games, or inf for none.",
+        "The last word is not a limit: write a number of games, or inf for none.",
     )
     club.refused("carol", "cephalopod limit carol wrong-pw inf", "Cephalopod Error", "Wrong password for carol.")
     club.say(
