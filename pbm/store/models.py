@@ -25,6 +25,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     false,
+    func,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator
@@ -159,6 +160,11 @@ class PlayerAddress(Base):
     position: Mapped[int] = mapped_column(Integer)
 
     player: Mapped[Player] = relationship(back_populates="addresses")
+
+
+# Mail is matched to players by address whatever its case (`pbm.store.players.with_address`):
+# without this, every received mail would read every address there is.
+Index("ix_player_addresses_lower_address", func.lower(PlayerAddress.address))
 
 
 class BoardCounter(Base):
