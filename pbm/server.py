@@ -113,7 +113,7 @@ class Server:
             read_seconds=settings.mail_read_seconds,
             database_timeout=settings.database_timeout,
             now=now,
-            on_processed=self.changes.wake,
+            on_processed=self._processed,
         )
         self.delivery = Delivery(
             self.database, transport or transport_for(settings.outbound), settings.address, now=now
@@ -133,6 +133,17 @@ class Server:
         self._stopping = False
         self._smtp: asyncio.Server | None = None
         self._http: _EmbeddedUvicorn | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._processing = Wakeup()
+        self._delivering = Wakeup()
+
+    def _processed(self) -> None:
+        """A batch of mail was committed (called in the processing thread): the pages look for
+        the moves, and delivery sends the replies now, not once the whole backlog is done."""
+        self.changes.wake()
+        if self._loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has closed: the server is stopping
+                self._loop.call_soon_threadsafe(self._delivering.set)
 
     def check_schema(self) -> None:
         from alembic.runtime.migration import MigrationContext
@@ -152,9 +163,7 @@ class Server:
         """Listen and start the workers; returns once both listeners are bound."""
         await asyncio.to_thread(self.check_schema)
         await self.delivery.transport.check()  # stops us here if replies could never be written
-        loop = asyncio.get_running_loop()
-        self._processing = Wakeup()
-        self._delivering = Wakeup()
+        loop = self._loop = asyncio.get_running_loop()
         handler = InboundHandler(self.database, self.addressing, on_stored=self._processing.set)
         smtp = self.settings.smtp_listen
         self._smtp = await loop.create_server(

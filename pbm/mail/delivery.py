@@ -14,10 +14,12 @@ again after the restart (the Message-ID lets a mail client drop the copy).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import os
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -38,6 +40,10 @@ FIRST_RETRY = timedelta(minutes=1)
 LONGEST_WAIT = timedelta(hours=6)
 GIVE_UP_AFTER = 16  # attempts: about two days of retrying
 RELAY_CHECK_SECONDS = 5.0
+RECORD_SENT_EVERY = 0.05
+"""Seconds of handing mail over that are recorded together, in one transaction. A worker killed
+before recording them hands those mails over again after the restart: into a maildir that
+changes nothing; a relay may deliver a second copy, as it may of the last mail in any case."""
 
 
 class PermanentFailure(Exception):
@@ -50,6 +56,10 @@ class Transport(Protocol):
     async def check(self) -> None:
         """At start: raise `ConfigError` if no mail can ever go this way; log a
         warning if it cannot just now (replies wait in the outbox meanwhile)."""
+        ...
+
+    async def rest(self) -> None:
+        """Nothing more is due for now: let go of what sending held open (a relay's connection)."""
         ...
 
 
@@ -65,6 +75,9 @@ class MaildirTransport:
 
     async def send(self, sender: str, recipient: str, raw: bytes) -> None:
         await asyncio.to_thread(self._add, raw)
+
+    async def rest(self) -> None:
+        pass  # every mail is a file of its own: nothing is held between them
 
     async def check(self) -> None:
         try:
@@ -106,31 +119,54 @@ class MaildirTransport:
             pass
 
 
-@dataclass(frozen=True)
+@dataclass
 class SmtpTransport:
+    """Hands mail to a relay, on one connection for as long as mail keeps coming: a burst of
+    replies costs one TCP and SMTP greeting, not one each. `rest` closes it when nothing more
+    is due, so no connection idles into the relay's timeout; one that did anyway (or that the
+    relay dropped) is replaced once, at once. After a refusal the connection is not reused."""
+
     host: str
     port: int
     timeout: float = 60.0
+    _connection: aiosmtplib.SMTP | None = field(default=None, init=False, repr=False, compare=False)
 
     async def send(self, sender: str, recipient: str, raw: bytes) -> None:
+        if self._connection is not None:
+            try:
+                await self._send(self._connection, sender, recipient, raw)
+                return
+            except aiosmtplib.SMTPServerDisconnected:
+                pass  # closed while it waited: try a new one
+        client = aiosmtplib.SMTP(hostname=self.host, port=self.port, timeout=self.timeout, start_tls=False)
+        await client.connect()
+        self._connection = client
+        await self._send(client, sender, recipient, raw)
+
+    async def _send(self, client: aiosmtplib.SMTP, sender: str, recipient: str, raw: bytes) -> None:
         try:
-            await aiosmtplib.send(
-                raw,
-                sender=sender,
-                recipients=[recipient],
-                hostname=self.host,
-                port=self.port,
-                timeout=self.timeout,
-                start_tls=False,
-            )
+            await client.sendmail(sender, [recipient], raw)
         except aiosmtplib.SMTPResponseException as error:
+            await self.rest()
             if 500 <= error.code < 600:
                 raise PermanentFailure(f"{error.code} {error.message}") from error
             raise
         except aiosmtplib.SMTPRecipientsRefused as error:
+            await self.rest()
             if all(refusal.code >= 500 for refusal in error.recipients):
                 raise PermanentFailure(str(error)) from error
             raise
+        except BaseException:
+            await self.rest()
+            raise
+
+    async def rest(self) -> None:
+        client, self._connection = self._connection, None
+        if client is None:
+            return
+        with contextlib.suppress(Exception):
+            await client.quit()
+        client.close()
 
     async def check(self) -> None:
         # A relay may come up after us (a local MTA starting beside us): that is no reason not to start.
@@ -212,19 +248,36 @@ class Delivery:
         while True:
             claim = await asyncio.to_thread(self._claim)
             if not claim.messages:
+                await self.transport.rest()
                 return sent
             renewing = asyncio.create_task(self._keep(claim))
+            unrecorded: list[int] = []
+            since = 0.0
             try:
                 for message in claim.messages:
                     if message.id not in claim.held:
                         continue  # the lease lapsed and another worker has the row now
-                    sent += await self._deliver(message)
-                    claim.held.discard(message.id)
+                    if await self._deliver(message):
+                        since = since if unrecorded else time.monotonic()
+                        unrecorded.append(message.id)
+                    if unrecorded and time.monotonic() - since >= RECORD_SENT_EVERY:
+                        sent += await self._record_sent(claim, unrecorded)
             finally:
+                if unrecorded:
+                    sent += await self._record_sent(claim, unrecorded)
                 renewing.cancel()
                 await asyncio.gather(renewing, return_exceptions=True)
 
-    async def _deliver(self, message: _Outgoing) -> int:
+    async def _record_sent(self, claim: _Claim, message_ids: list[int]) -> int:
+        """Record `message_ids` sent, in one transaction; returns how many, and empties the list."""
+        await asyncio.to_thread(self._sent, list(message_ids))
+        claim.held.difference_update(message_ids)
+        count = len(message_ids)
+        message_ids.clear()
+        return count
+
+    async def _deliver(self, message: _Outgoing) -> bool:
+        """Hand `message` over; True when it went (to be recorded), False when the failure is recorded."""
         try:
             await self.transport.send(self.sender, message.recipient, message.raw)
         except PermanentFailure as error:
@@ -235,7 +288,7 @@ class Delivery:
                 _masked(error, message.recipient),
             )
             await asyncio.to_thread(self._failed, message.id, str(error), None)
-            return 0
+            return False
         except Exception as error:  # network, disk: try again later
             delay = retry_delay(message.attempts + 1)
             retry_at = self.now() + delay if delay is not None else None
@@ -247,9 +300,8 @@ class Delivery:
                 _masked(error, message.recipient),
             )
             await asyncio.to_thread(self._failed, message.id, f"{type(error).__name__}: {error}", retry_at)
-            return 0
-        await asyncio.to_thread(self._sent, message.id)
-        return 1
+            return False
+        return True
 
     async def _keep(self, claim: _Claim) -> None:
         """Renew the claim's lease until cancelled (when the batch is done)."""
@@ -276,9 +328,9 @@ class Delivery:
         with self.database.transaction() as session:
             return outbox.renew_lease(session, message_ids, held_until, until)
 
-    def _sent(self, message_id: int) -> None:
+    def _sent(self, message_ids: list[int]) -> None:
         with self.database.transaction() as session:
-            outbox.mark_sent(session, message_id, self.now())
+            outbox.mark_sent(session, message_ids, self.now())
 
     def _failed(self, message_id: int, error: str, retry_at: datetime | None) -> None:
         with self.database.transaction() as session:

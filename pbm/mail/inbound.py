@@ -4,7 +4,8 @@ It accepts mail only for the server's own address and its ``+token`` forms
 (anything else is refused at RCPT: we are no relay), up to the size limit.
 The 250 after DATA is sent only once the raw message is committed to the
 database; if that fails, or the database does not answer within its timeout,
-we answer 451 and the sender's MTA tries again later. Processing happens
+we answer 451 and the sender's MTA tries again later. Mails that arrive
+together are committed together (`GroupCommit`). Processing happens
 afterwards, in the worker, which this handler wakes.
 
 The log gets one line per received mail, with the sender's address masked:
@@ -15,6 +16,7 @@ every envelope address at INFO, so it is kept to warnings.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 from collections.abc import Callable
@@ -25,11 +27,58 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 from pbm.mail.headers import masked_address, one_line
 from pbm.mail.tokens import Addressing
 from pbm.store.database import Database
-from pbm.store.inbox import save_inbound
+from pbm.store.inbox import Received, save_received
+from pbm.store.models import InboundMessage
 
 log = logging.getLogger(__name__)
 
 AIOSMTPD_LOGGER = "mail.log"
+
+
+MAX_GROUP = 64
+"""Most mails stored in one transaction."""
+
+
+class GroupCommit:
+    """Stores received mail in groups: the mails that arrive while one group is being committed
+    wait together for the next. A burst of mail costs one commit (one wait for the disk) per
+    group, not one per mail, and a mail that arrives alone is stored at once.
+
+    Each mail's sender waits for its own group's commit, and is told 451 if that fails; a
+    mail whose own row cannot be written fails alone (`pbm.store.inbox.save_received`).
+    """
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+        self._waiting: list[tuple[Received, asyncio.Future[InboundMessage]]] = []
+        self._writer: asyncio.Task[None] | None = None
+
+    async def store(self, mail: Received) -> InboundMessage:
+        """Store `mail` durably; returns its row once it is committed."""
+        stored: asyncio.Future[InboundMessage] = asyncio.get_running_loop().create_future()
+        self._waiting.append((mail, stored))
+        if self._writer is None:
+            self._writer = asyncio.create_task(self._write_all(), name="storing received mail")
+        return await stored
+
+    async def _write_all(self) -> None:
+        try:
+            while self._waiting:
+                group, self._waiting = self._waiting[:MAX_GROUP], self._waiting[MAX_GROUP:]
+                mails = [mail for mail, _ in group]
+                try:
+                    outcomes = await self.database.call(functools.partial(save_received, self.database, mails))
+                except Exception as error:
+                    outcomes = [error] * len(group)
+                for (_, stored), outcome in zip(group, outcomes):
+                    if stored.done():
+                        continue  # the client went away meanwhile
+                    if isinstance(outcome, Exception):
+                        stored.set_exception(outcome)
+                    else:
+                        stored.set_result(outcome)
+        finally:
+            self._writer = None
 
 
 class InboundHandler:
@@ -37,6 +86,7 @@ class InboundHandler:
         self.database = database
         self.addressing = addressing
         self.on_stored = on_stored
+        self.storing = GroupCommit(database)
 
     async def handle_RCPT(
         self, server: SMTP, session: Session, envelope: Envelope, address: str, rcpt_options: list[str]
@@ -50,11 +100,8 @@ class InboundHandler:
         raw = envelope.original_content or b""
         peer = session.peer[0] if isinstance(session.peer, tuple) else str(session.peer or "")
         sender = envelope.mail_from or ""
-        store = functools.partial(
-            save_inbound, self.database, raw, envelope_from=sender, envelope_to=list(envelope.rcpt_tos), peer=peer
-        )
         try:
-            row = await self.database.call(store)
+            row = await self.storing.store(Received(raw, sender, list(envelope.rcpt_tos), peer))
         except Exception as error:
             log.warning(
                 "answered 451 to a mail from %s: it could not be stored: %s: %s",

@@ -10,6 +10,7 @@ suppressed with the limit it met: nothing is lost, and the operator can see it.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
@@ -66,58 +67,86 @@ class Outgoing:
             if answer_sender:
                 mails.append(self.answers.error(mail.from_address, mail.body, Plan(), summary))
         answering = Answering(mail.message_id, mail.references)
+        counted = _Counted.load(session, [*bulk, *mails], now - WINDOW)
+        queued = []
         for outgoing in [*bulk, *mails]:
             if mail.notes and headers.mail_address(outgoing.to) == mail.from_address:
                 told = [sentence(capital(note)) for note in mail.notes]
                 outgoing = replace(outgoing, context={**outgoing.context, "mail_notes": told})
-            notes += self._enqueue(session, outgoing, now=now, inbound_id=inbound_id, answering=answering)
+            queued += self._composed(outgoing, counted, notes, now=now, answering=answering)
+        outbox.enqueue(session, queued, now=now, inbound_id=inbound_id)
         return notes
 
     def queue_unprompted(self, session: Session, mails: list[OutgoingMail], *, now: datetime) -> list[str]:
         """Compose mails no received mail caused (an open challenge expired) into the outbox,
         within the per-address limits; returns notes on what was held back."""
-        return [note for outgoing in mails if outgoing.to for note in self._enqueue(session, outgoing, now=now)]
+        mails = [m for m in mails if m.to]
+        counted = _Counted.load(session, mails, now - WINDOW)
+        notes: list[str] = []
+        queued = [composed for outgoing in mails for composed in self._composed(outgoing, counted, notes, now=now)]
+        outbox.enqueue(session, queued, now=now)
+        return notes
 
-    def _enqueue(
+    def _composed(
         self,
-        session: Session,
         outgoing: OutgoingMail,
+        counted: _Counted,
+        notes: list[str],
         *,
         now: datetime,
-        inbound_id: int | None = None,
         answering: Answering | None = None,
-    ) -> list[str]:
+    ) -> list[outbox.Queued]:
+        """`outgoing` composed for the outbox (none if it has no address), counted in `counted`
+        unless held back; what was held back is said in `notes`."""
         recipient = headers.mail_address(outgoing.to)
         if recipient is None:
-            return ["a reply to an address that cannot be written to was not sent"]
-        held, last = self._held_back(session, recipient, outgoing.template, now)
+            notes.append("a reply to an address that cannot be written to was not sent")
+            return []
+        held, last = self._held_back(counted, recipient, outgoing.template)
         if last:
             outgoing = replace(outgoing, context={**outgoing.context, "last_answer": True})
         composed = self.composer.compose(outgoing, now=now, answering=answering)
-        outbox.enqueue(
-            session,
-            recipient=recipient,
-            message_id=composed.message_id,
-            raw=composed.raw,
-            kind=outgoing.template,
-            now=now,
-            inbound_id=inbound_id,
-            game_id=outgoing.board_id,
-            suppressed=held,
-        )
-        return [f"a {outgoing.template} mail was not sent: {held}"] if held else []
+        if held:
+            notes.append(f"a {outgoing.template} mail was not sent: {held}")
+        else:
+            counted.add(recipient, outgoing.template)
+        return [
+            outbox.Queued(recipient, composed.message_id, composed.raw, outgoing.template, outgoing.board_id, held)
+        ]
 
-    def _held_back(self, session: Session, recipient: str, kind: str, now: datetime) -> tuple[str | None, bool]:
+    def _held_back(self, counted: _Counted, recipient: str, kind: str) -> tuple[str | None, bool]:
         """Why a mail to `recipient` must not be sent (or None), and whether it is the last error answer for a while."""
-        since = now - WINDOW
         last = False
         if kind in ERROR_KINDS:
-            errors = outbox.mails_to(session, recipient, since, kinds=ERROR_KINDS)
+            errors = counted.errors[recipient]
             allowed = self.limits.error_replies_per_sender_per_hour
             if errors >= allowed:
                 return f"{allowed} error answers were sent to this address within the hour (a mail loop?)", False
             last = errors == allowed - 1
         allowed = self.limits.mails_per_address_per_hour
-        if outbox.mails_to(session, recipient, since) >= allowed:
+        if counted.mails[recipient] >= allowed:
             return f"{allowed} mails were sent to this address within the hour", False
         return None, last
+
+
+@dataclass
+class _Counted:
+    """The mails queued to each recipient within the window, and of them the error answers:
+    read for all of one mail's recipients at once, and counted on as its replies are queued."""
+
+    mails: Counter[str]
+    errors: Counter[str]
+
+    @classmethod
+    def load(cls, session: Session, mails: list[OutgoingMail], since: datetime) -> _Counted:
+        recipients = {r for r in (headers.mail_address(m.to) for m in mails) if r is not None}
+        counts = outbox.recent_counts(session, recipients, since, kinds=ERROR_KINDS)
+        return cls(
+            Counter({r: every for r, (every, _) in counts.items()}),
+            Counter({r: errors for r, (_, errors) in counts.items()}),
+        )
+
+    def add(self, recipient: str, kind: str) -> None:
+        self.mails[recipient] += 1
+        if kind in ERROR_KINDS:
+            self.errors[recipient] += 1

@@ -10,10 +10,13 @@ any number of workers share the work without doing any of it twice:
    its sender and the players and boards it names. The passwords its
    commands carry are checked now too, so the transaction below never waits
    for argon2.
-2. **Applying**, in one transaction, once every earlier mail sharing a key is
-   done: the commands run (each in a savepoint, so a refused command leaves no
-   trace while the others stand), their replies are rendered into the outbox
-   within the volume limits, and the mail is marked done — all or nothing.
+2. **Applying**, once every earlier mail sharing a key is done: the commands
+   run (each in a savepoint, so a refused command leaves no trace while the
+   others stand), their replies are rendered into the outbox within the
+   volume limits, and the mail is marked done — all or nothing, in a savepoint
+   of the mail's own. Several ready mails share one transaction (one commit,
+   one wait for the disk, for a batch of moves); a mail that fails ends its
+   batch, so the mails before it are committed and it is dealt with alone.
 
 A mail's own failure — any error that is not the database being unreachable,
 a bug, bad data or an encoding error alike — marks that mail failed and tells
@@ -29,6 +32,7 @@ import logging
 import os
 import secrets
 import socket
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -67,6 +71,10 @@ GIVE_UP_READING_AFTER = 3
 """Attempts at reading a mail (each one ended by the worker dying) before it is given up."""
 PASSING_RETRIES = 3
 """Attempts at applying a mail that meets a deadlock or a lock timeout, before it counts as failed."""
+APPLY_BATCH = 20
+"""Most mails applied in one transaction: one commit, one wait for the disk, for all of them."""
+APPLY_BATCH_SECONDS = 0.1
+"""No mail joins a batch this long after the batch began: the batch's replies wait for its commit."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +85,13 @@ class _Read:
     keys: set[str]
     seconds: float
     peak_kb: int
+    replied: ReplyFacts | None = None
+    """The board and player the mail's reply address names: names that never change, so
+    applying the mail need not look them up again."""
+
+
+REPLIED = "replied_board"
+"""The key of `_Read.replied` in what is stored of a reading, beside the `ParsedMail`'s."""
 
 
 @dataclass(frozen=True)
@@ -146,6 +161,7 @@ class Processor:
         """Called (in the processing thread) after each mail's changes are committed."""
         self.worker = Worker.here()
         self._passing: dict[int, int] = {}
+        self._batch_size = APPLY_BATCH
         self.time_pass = TimePass(database, passwords, limits, self.outgoing, club=club, now=now)
         self.time_pass_every = time_pass_every
         self._last_pass: datetime | None = None
@@ -161,8 +177,8 @@ class Processor:
         while True:
             read = self._guarded(self.read_some)
             progressed = False
-            while self._guarded(self.apply_one):
-                applied += 1
+            while done := self._guarded(self.apply_some):
+                applied += done
                 progressed = True
             if not read and not progressed:
                 # After the mail: a move that came in time is played before its sender could forfeit.
@@ -263,7 +279,7 @@ class Processor:
                     session,
                     unread.id,
                     worker=self.worker.name,
-                    parsed=reading.mail.to_json(),
+                    parsed={**reading.mail.to_json(), REPLIED: _facts_json(reading.replied)},
                     keys=reading.keys,
                     seconds=reading.seconds,
                     peak_kb=reading.peak_kb,
@@ -283,10 +299,12 @@ class Processor:
         mail = reading.mail
         sender = mail.from_address or unread.envelope_from
         with self.database.reading() as session:
-            plan = self._plan(session, mail, unread.envelope_to)
+            reply = self._reply_facts(session, unread.envelope_to)
+            plan = self._plan(mail, reply)
         self._check_passwords_ahead(plan)
         keys = conflict_keys(plan, sender=sender)
-        return _Read(mail, keys, reading.cost.seconds, reading.cost.peak_memory_kb)
+        replied = reply if isinstance(reply, ReplyFacts) else None
+        return _Read(mail, keys, reading.cost.seconds, reading.cost.peak_memory_kb, replied)
 
     def _check_passwords_ahead(self, plan: Plan) -> None:
         """Do the slow part of every password check of `plan` now, outside any write transaction.
@@ -313,25 +331,54 @@ class Processor:
 
     # -- step 2: applying -----------------------------------------------------
 
-    def apply_one(self) -> bool:
-        """Apply the next ready mail; False when none is ready."""
-        inbound_id = None
+    def apply_some(self) -> int:
+        """Apply ready mails, a batch of them in one transaction; returns how many mails the batch
+        held (0: none was ready).
+
+        Each mail is applied in a savepoint of its own. A mail whose applying
+        raises ends the batch: its savepoint is rolled back, the mails before it
+        are committed, and then it is dealt with alone (`_failed`). A commit that
+        fails cannot be blamed on any one of several mails: they stay pending,
+        and are applied one to a transaction until a commit succeeds again.
+        """
+        batch: list[int] = []
+        stopped: Exception | None = None
+        began = time.monotonic()
         try:
             with self.database.transaction() as session:
-                inbound = inbox.claim_ready(session)
-                if inbound is None:
-                    return False
-                inbound_id = inbound.id
-                self._apply(session, inbound)
+                while len(batch) < self._batch_size and (
+                    not batch or time.monotonic() - began < APPLY_BATCH_SECONDS
+                ):
+                    # What an earlier mail loaded is read again: each mail sees the rows as they are.
+                    session.expire_all()
+                    inbound = inbox.claim_ready(session)
+                    if inbound is None:
+                        break
+                    batch.append(inbound.id)
+                    try:
+                        with session.begin_nested():
+                            self._apply(session, inbound)
+                    except Exception as error:
+                        stopped = error
+                        break
         except Exception as error:
-            if inbound_id is None:
-                raise
-            self._failed(inbound_id, error)
-            return True
-        self._passing.pop(inbound_id, None)
-        if self.on_processed is not None:
+            if not batch:
+                raise  # no mail's: `_guarded` tells contention from an outage
+            if len(batch) == 1:
+                self._failed(batch[0], error)
+            else:
+                log.warning("a batch of %d mails met %s; applying them one at a time", len(batch), type(error).__name__)
+                self._batch_size = 1
+            return len(batch)
+        self._batch_size = APPLY_BATCH
+        applied = batch[:-1] if stopped is not None else batch
+        for inbound_id in applied:
+            self._passing.pop(inbound_id, None)
+        if applied and self.on_processed is not None:
             self.on_processed()
-        return True
+        if stopped is not None:
+            self._failed(batch[-1], stopped)
+        return len(batch)
 
     def _failed(self, inbound_id: int, error: Exception) -> None:
         """Applying `inbound_id` raised `error`: an outage, contention that passes, or the mail's failure."""
@@ -347,12 +394,11 @@ class Processor:
         log.error("inbound %d failed", inbound_id, exc_info=error)
         self._record_failure(inbound_id, error)
 
-    def _apply(self, session: Session, inbound: InboundMessage) -> None:
-        assert inbound.parsed is not None
+    def _apply(self, session: Session, inbound: inbox.Ready) -> None:
         mail = ParsedMail.from_json(inbound.parsed)
         now = self.now()
         if mail.auto_reason:
-            inbox.finish(session, inbound, InboundStatus.IGNORED, f"not answered: {mail.auto_reason}", now)
+            inbox.finish(session, inbound.id, InboundStatus.IGNORED, f"not answered: {mail.auto_reason}", now)
             log.info("inbound %d ignored (automatic mail)", inbound.id)
             return
         sender = Sender(
@@ -364,17 +410,19 @@ class Processor:
             error = self.answers.error(sender.address, mail.body, Plan(), reason)
             notes = self.outgoing.queue(session, inbound.id, mail, [error], now=now)
             status_note = "; ".join([f"unreadable: {mail.unreadable}", *notes])
-            inbox.finish(session, inbound, InboundStatus.FAILED, status_note, now)
+            inbox.finish(session, inbound.id, InboundStatus.FAILED, status_note, now)
             log.info("inbound %d failed: unreadable", inbound.id)
             return
-        envelope_to = tuple(inbound.envelope_to.splitlines())
-        plan = self._plan(session, mail, envelope_to)
+        envelope_to = inbound.envelope_to
+        replied = _facts_from_json(inbound.parsed.get(REPLIED))
+        reply = replied if replied is not None else self._reply_facts(session, envelope_to)
+        plan = self._plan(mail, reply)
         quoted = "" if plan.private else mail.body
         mails: list[OutgoingMail] = []
         done = refused = 0
         for step in plan.steps:
             if isinstance(step, lang.CommandError):
-                about = self._replied_board(session, envelope_to)
+                about = BoardRef(reply.game_type, reply.board) if isinstance(reply, ReplyFacts) else None
                 mails.append(self.answers.error(sender.address, quoted, plan, step, about=about))
                 refused += 1
                 continue
@@ -405,7 +453,7 @@ class Processor:
         if not sender.address:
             notes.append("no usable From address, so no answer to the sender")
         notes.extend(self.outgoing.queue(session, inbound.id, mail, mails, now=now))
-        inbox.finish(session, inbound, InboundStatus.PROCESSED, "; ".join(notes), now)
+        inbox.finish(session, inbound.id, InboundStatus.PROCESSED, "; ".join(notes), now)
         log.info("inbound %d processed: %d carried out, %d refused", inbound.id, done, refused)
 
     def _reply_facts(self, session: Session, envelope_to: tuple[str, ...]) -> ReplyFacts | ResetFacts | bool | None:
@@ -426,8 +474,7 @@ class Processor:
             return True
         return ReplyFacts(names.userid, names.game_type, names.board, at_ply)
 
-    def _plan(self, session: Session, mail: ParsedMail, envelope_to: tuple[str, ...]) -> Plan:
-        reply = self._reply_facts(session, envelope_to)
+    def _plan(self, mail: ParsedMail, reply: ReplyFacts | ResetFacts | bool | None) -> Plan:
         return plan_mail(
             mail.subject,
             fresh_text(mail.body),
@@ -438,11 +485,6 @@ class Processor:
         )
 
     # -- replies ---------------------------------------------------------------
-
-    def _replied_board(self, session: Session, envelope_to: tuple[str, ...]) -> BoardRef | None:
-        """The board of the board mail this mail replies to, if it does."""
-        reply = self._reply_facts(session, envelope_to)
-        return BoardRef(reply.game_type, reply.board) if isinstance(reply, ReplyFacts) else None
 
     def _to_reset_address(self, session: Session, inbound_id: int) -> bool:
         """Whether the mail came to a password reset's reply address: its text holds a password."""
@@ -472,3 +514,18 @@ class Processor:
                 inbox.record_failure(
                     session, inbound_id, f"{note}; the sender could not be told ({type(second).__name__})", self.now()
                 )
+
+
+def _facts_json(facts: ReplyFacts | None) -> list[object] | None:
+    return None if facts is None else [facts.userid, facts.game_type, facts.board, facts.at_ply]
+
+
+def _facts_from_json(stored: object) -> ReplyFacts | None:
+    """The `ReplyFacts` `_facts_json` stored; None for none, or for anything else (mail read by an
+    older version): then they are looked up again."""
+    if not isinstance(stored, list) or len(stored) != 4:
+        return None
+    userid, game_type, board, at_ply = stored
+    if not (isinstance(userid, str) and isinstance(game_type, str) and isinstance(board, int)):
+        return None
+    return ReplyFacts(userid, game_type, board, at_ply if isinstance(at_ply, int) else None)

@@ -35,13 +35,15 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email.parser import BytesHeaderParser
 from email.policy import compat32
+from typing import Any
 
-from sqlalchemy import Select, delete, func, or_, select, update
+from sqlalchemy import Integer, Select, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased
 
 from pbm.mail.headers import one_line
 from pbm.store.database import Database
+from pbm.store.errors import Failure, classify
 from pbm.store.models import MAX_KEY, InboundKey, InboundMessage, InboundStatus, utcnow
 
 MAX_ENVELOPE_ADDRESS = 320
@@ -98,36 +100,74 @@ def _split(raw: bytes) -> tuple[bytes, bytes]:
     return (head, body) if blank else (raw, b"")
 
 
+@dataclass(frozen=True)
+class Received:
+    """A mail as SMTP (or a pipe from the MTA) handed it over."""
+
+    raw: bytes
+    envelope_from: str
+    envelope_to: Sequence[str]
+    peer: str = ""
+
+
 def save_inbound(
     database: Database, raw: bytes, *, envelope_from: str, envelope_to: Sequence[str], peer: str = ""
 ) -> InboundMessage:
     """Store one received mail durably; returns the row (status pending or duplicate)."""
-    message_id, key = dedupe_key(raw)
+    (stored,) = save_received(database, [Received(raw, envelope_from, envelope_to, peer)])
+    if isinstance(stored, Exception):
+        raise stored
+    return stored
+
+
+def save_received(database: Database, mails: Sequence[Received]) -> list[InboundMessage | Exception]:
+    """Store received mails durably, in one transaction: one wait for the disk for all of them.
+
+    Returns, for each mail in order, its row (pending, or a duplicate of one stored before), or
+    the error that is that mail's alone (its row could not be written; the others are). An
+    error that is not one mail's (the database gone, the commit failing) raises: then none is
+    stored, and every sender must be told to try again.
+    """
+    stored: list[InboundMessage | Exception] = []
+    with database.transaction(urgent=True) as session:
+        for mail in mails:
+            try:
+                stored.append(_store(session, mail))
+            except Exception as error:
+                if classify(error) is not Failure.MAIL:
+                    raise
+                stored.append(error)
+    return stored
+
+
+def _store(session: Session, mail: Received) -> InboundMessage:
+    message_id, key = dedupe_key(mail.raw)
     fields = dict(
-        raw=raw,
+        raw=mail.raw,
         message_id=message_id,
-        envelope_from=one_line(envelope_from, limit=MAX_ENVELOPE_ADDRESS),
-        envelope_to="\n".join(one_line(address, limit=MAX_ENVELOPE_ADDRESS) for address in envelope_to),
-        peer=one_line(peer, limit=MAX_PEER),
+        envelope_from=one_line(mail.envelope_from, limit=MAX_ENVELOPE_ADDRESS),
+        envelope_to="\n".join(one_line(address, limit=MAX_ENVELOPE_ADDRESS) for address in mail.envelope_to),
+        peer=one_line(mail.peer, limit=MAX_PEER),
         received_at=utcnow(),
     )
     try:
-        with database.transaction(urgent=True) as session:
+        with session.begin_nested():
             row = InboundMessage(dedupe_key=key, status=InboundStatus.PENDING, **fields)
             session.add(row)
         return row
     except IntegrityError:
-        with database.transaction(urgent=True) as session:
-            first = session.scalar(select(InboundMessage.id).where(InboundMessage.dedupe_key == key))
-            row = InboundMessage(
-                dedupe_key=None,
-                status=InboundStatus.DUPLICATE,
-                note=f"a copy of inbound message {first}, which was processed instead",
-                processed_at=utcnow(),
-                **fields,
-            )
-            session.add(row)
-        return row
+        pass  # its key is taken: a copy of a mail stored before (perhaps just now, in this group)
+    with session.begin_nested():
+        first = session.scalar(select(InboundMessage.id).where(InboundMessage.dedupe_key == key))
+        row = InboundMessage(
+            dedupe_key=None,
+            status=InboundStatus.DUPLICATE,
+            note=f"a copy of inbound message {first}, which was processed instead",
+            processed_at=utcnow(),
+            **fields,
+        )
+        session.add(row)
+    return row
 
 
 @dataclass(frozen=True)
@@ -149,30 +189,43 @@ def claim_unread(session: Session, *, worker: str, now: datetime, lease: timedel
     batch at a time, so a claim it still holds is left from a batch that an
     outage cut short, and waiting out its lease would hold up all later mail.
     """
-    query = (
-        select(InboundMessage)
-        .where(
-            InboundMessage.status == InboundStatus.PENDING,
-            InboundMessage.read_at.is_(None),
-            or_(
-                InboundMessage.read_claimed_until.is_(None),
-                InboundMessage.read_claimed_until < now,
-                InboundMessage.read_claim == worker,
-            ),
-        )
-        .order_by(InboundMessage.id)
-        .limit(limit)
-        .with_for_update(skip_locked=True)
+    rows = session.execute(_UNREAD, {"now": now, "worker": worker, "limit": limit}).all()
+    if not rows:
+        return []
+    session.execute(
+        update(InboundMessage)
+        .where(InboundMessage.id.in_([row.id for row in rows]))
+        .values(read_claim=worker, read_claimed_until=now + lease, read_attempts=InboundMessage.read_attempts + 1)
+        .execution_options(synchronize_session=False)
     )
-    claimed = []
-    for row in session.scalars(query):
-        row.read_claim = worker
-        row.read_claimed_until = now + lease
-        row.read_attempts += 1
-        claimed.append(
-            Unread(row.id, row.raw, row.envelope_from, tuple(row.envelope_to.splitlines()), row.read_attempts)
-        )
-    return claimed
+    return [
+        Unread(row.id, row.raw, row.envelope_from, tuple(row.envelope_to.splitlines()), row.read_attempts + 1)
+        for row in rows
+    ]
+
+
+_UNREAD = (
+    select(
+        InboundMessage.id,
+        InboundMessage.raw,
+        InboundMessage.envelope_from,
+        InboundMessage.envelope_to,
+        InboundMessage.read_attempts,
+    )
+    .where(
+        InboundMessage.status == InboundStatus.PENDING,
+        InboundMessage.read_at.is_(None),
+        or_(
+            InboundMessage.read_claimed_until.is_(None),
+            InboundMessage.read_claimed_until < bindparam("now"),
+            InboundMessage.read_claim == bindparam("worker"),
+        ),
+    )
+    .order_by(InboundMessage.id)
+    .limit(bindparam("limit", type_=Integer, literal_execute=True))
+    .with_for_update(skip_locked=True)
+)
+"""Built once, like `_READY`: the claims run with every batch, and building a statement costs more than running it."""
 
 
 def extend_read_claims(session: Session, ids: Collection[int], *, worker: str, until: datetime) -> None:
@@ -234,7 +287,9 @@ def record_reading(
     )
     if stored.rowcount != 1:  # type: ignore[attr-defined]  # an UPDATE gives a CursorResult
         return False
-    session.add_all(InboundKey(inbound_id=inbound_id, key=key) for key in sorted({_fitting(k) for k in keys}))
+    fitting = sorted({_fitting(k) for k in keys})
+    if fitting:
+        session.execute(insert(InboundKey), [{"inbound_id": inbound_id, "key": key} for key in fitting])
     return True
 
 
@@ -245,7 +300,7 @@ def _fitting(key: str) -> str:
     return "sha256:" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _ready_query() -> Select[InboundMessage]:
+def _ready_query() -> Select[tuple[int, dict[str, Any] | None, str]]:
     earlier = aliased(InboundMessage)
     unread_before = (
         select(earlier.id)
@@ -260,7 +315,7 @@ def _ready_query() -> Select[InboundMessage]:
         .exists()
     )
     return (
-        select(InboundMessage)
+        select(InboundMessage.id, InboundMessage.parsed, InboundMessage.envelope_to)
         .where(
             InboundMessage.status == InboundStatus.PENDING,
             InboundMessage.read_at.is_not(None),
@@ -276,9 +331,22 @@ def _ready_query() -> Select[InboundMessage]:
 _READY = _ready_query()  # built once: it has no parameters, and building it costs more than running it
 
 
-def claim_ready(session: Session) -> InboundMessage | None:
+@dataclass(frozen=True)
+class Ready:
+    """A mail claimed for applying: what applying it needs (what reading it found, not its bytes)."""
+
+    id: int
+    parsed: dict[str, Any]
+    envelope_to: tuple[str, ...]
+
+
+def claim_ready(session: Session) -> Ready | None:
     """The oldest mail that may be applied now, locked for this transaction (others skip it)."""
-    return session.scalar(_READY)
+    row = session.execute(_READY).first()
+    if row is None:
+        return None
+    assert row.parsed is not None, "a ready mail has been read"
+    return Ready(row.id, row.parsed, tuple(row.envelope_to.splitlines()))
 
 
 def board_key(game_type: str, board: int) -> str:
@@ -298,12 +366,19 @@ def may_move_at(session: Session, game_type: str, board: int, received_by: datet
     return session.scalar(waiting.limit(1)) is not None
 
 
-def finish(session: Session, inbound: InboundMessage, status: InboundStatus, note: str, now: datetime) -> None:
+def finish(session: Session, inbound_id: int, status: InboundStatus, note: str, now: datetime) -> None:
     """The mail is done: record how, and free what it held up."""
-    inbound.status = status
-    inbound.note = _note(note)
-    inbound.processed_at = now
-    session.execute(delete(InboundKey).where(InboundKey.inbound_id == inbound.id))
+    session.execute(_FINISH, {"inbound": inbound_id, "new_status": status, "new_note": _note(note), "at": now})
+    session.execute(_FREE_KEYS, {"inbound": inbound_id})
+
+
+_FINISH = (
+    update(InboundMessage)
+    .where(InboundMessage.id == bindparam("inbound"))
+    .values(status=bindparam("new_status"), note=bindparam("new_note"), processed_at=bindparam("at"))
+    .execution_options(synchronize_session=False)
+)
+_FREE_KEYS = delete(InboundKey).where(InboundKey.inbound_id == bindparam("inbound"))
 
 
 def what_was_read(session: Session, inbound_id: int) -> dict[str, object] | None:

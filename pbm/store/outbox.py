@@ -11,10 +11,11 @@ within `LEASE`, and another worker sends them.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, select, update
+from sqlalchemy import case, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from pbm.store.models import OutboxMessage, OutboxStatus
@@ -64,11 +65,12 @@ def renew_lease(
     return set(renewed)
 
 
-def mark_sent(session: Session, message_id: int, now: datetime) -> None:
+def mark_sent(session: Session, message_ids: Collection[int], now: datetime) -> None:
     session.execute(
         update(OutboxMessage)
-        .where(OutboxMessage.id == message_id)
+        .where(OutboxMessage.id.in_(message_ids))
         .values(status=OutboxStatus.SENT, sent_at=now, attempts=OutboxMessage.attempts + 1, last_error="")
+        .execution_options(synchronize_session=False)
     )
 
 
@@ -103,43 +105,55 @@ def rows(session: Session, *, include_sent: bool = False) -> list[OutboxMessage]
     return list(session.scalars(query))
 
 
-def enqueue(
-    session: Session,
-    *,
-    recipient: str,
-    message_id: str,
-    raw: bytes,
-    kind: str,
-    now: datetime,
-    inbound_id: int | None = None,
-    game_id: int | None = None,
-    suppressed: str | None = None,
-) -> OutboxMessage:
-    """Add a mail to the outbox; `suppressed` (the limit it met) records it without sending it."""
-    row = OutboxMessage(
-        recipient=recipient,
-        message_id=message_id,
-        raw=raw,
-        kind=kind,
-        status=OutboxStatus.SUPPRESSED if suppressed else OutboxStatus.PENDING,
-        last_error=suppressed or "",
-        attempts=0,
-        next_attempt_at=now,
-        created_at=now,
-        inbound_id=inbound_id,
-        game_id=game_id,
-    )
-    session.add(row)
-    return row
+@dataclass(frozen=True)
+class Queued:
+    """A composed mail for the outbox; `suppressed` (the limit it met) records it without sending it."""
+
+    recipient: str
+    message_id: str
+    raw: bytes
+    kind: str
+    game_id: int | None = None
+    suppressed: str | None = None
 
 
-def mails_to(session: Session, recipient: str, since: datetime, *, kinds: Collection[str] = ()) -> int:
-    """Mails queued for `recipient` (and not suppressed) since `since`; only of `kinds` if given."""
-    query = select(func.count()).where(
-        OutboxMessage.recipient == recipient,
-        OutboxMessage.created_at >= since,
-        OutboxMessage.status != OutboxStatus.SUPPRESSED,
+def enqueue(session: Session, mails: Sequence[Queued], *, now: datetime, inbound_id: int | None = None) -> None:
+    """Add `mails` to the outbox, in one statement (`inbound_id`: the received mail that caused them)."""
+    if not mails:
+        return
+    rows = [
+        {
+            "recipient": mail.recipient,
+            "message_id": mail.message_id,
+            "raw": mail.raw,
+            "kind": mail.kind,
+            "status": OutboxStatus.SUPPRESSED if mail.suppressed else OutboxStatus.PENDING,
+            "last_error": mail.suppressed or "",
+            "attempts": 0,
+            "next_attempt_at": now,
+            "created_at": now,
+            "inbound_id": inbound_id,
+            "game_id": mail.game_id,
+        }
+        for mail in mails
+    ]
+    session.execute(insert(OutboxMessage), rows)
+
+
+def recent_counts(
+    session: Session, recipients: Collection[str], since: datetime, *, kinds: Collection[str]
+) -> dict[str, tuple[int, int]]:
+    """For each of `recipients` that has any: (mails queued and not suppressed since `since`, of them of `kinds`)."""
+    if not recipients:
+        return {}
+    of_kinds = func.coalesce(func.sum(case((OutboxMessage.kind.in_(kinds), 1), else_=0)), 0)
+    query = (
+        select(OutboxMessage.recipient, func.count(), of_kinds)
+        .where(
+            OutboxMessage.recipient.in_(sorted(recipients)),
+            OutboxMessage.created_at >= since,
+            OutboxMessage.status != OutboxStatus.SUPPRESSED,
+        )
+        .group_by(OutboxMessage.recipient)
     )
-    if kinds:
-        query = query.where(OutboxMessage.kind.in_(kinds))
-    return session.scalar(query) or 0
+    return {recipient: (every, of_kind) for recipient, every, of_kind in session.execute(query)}

@@ -226,7 +226,7 @@ def test_a_database_failure_answers_451_so_the_sender_retries(server, sink, monk
     def unavailable(*args, **kwargs):
         raise OperationalError("INSERT", {}, Exception("database is locked"))
 
-    monkeypatch.setattr(pbm.mail.inbound, "save_inbound", unavailable)
+    monkeypatch.setattr(pbm.mail.inbound, "save_received", unavailable)
     with pytest.raises(smtplib.SMTPDataError) as refused:
         server.send(mail(ALICE, "help"), ALICE)
     assert refused.value.smtp_code == 451

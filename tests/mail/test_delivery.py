@@ -33,6 +33,9 @@ class FlakyTransport:
             raise self.error
         self.delivered.append((sender, recipient, raw))
 
+    async def rest(self) -> None:
+        pass
+
 
 @pytest.fixture
 def queued(database):
@@ -152,6 +155,9 @@ class Hanging:
         print("sending", flush=True)
         await asyncio.Event().wait()
 
+    async def rest(self):
+        pass
+
 asyncio.run(Delivery(Database(sys.argv[1]), Hanging(), "pbm@localhost").deliver_due())
 """
 
@@ -184,6 +190,9 @@ class SlowTransport:
         await asyncio.sleep(self.seconds)
         self.delivered.append(recipient)
 
+    async def rest(self) -> None:
+        pass
+
 
 def test_a_worker_keeps_its_rows_past_the_lease_while_it_is_still_sending(database):
     queue(database, 4)
@@ -202,3 +211,66 @@ def test_a_worker_keeps_its_rows_past_the_lease_while_it_is_still_sending(databa
 
     asyncio.run(race())
     assert len(slow.delivered) == 4 and other.delivered == []
+
+
+# -- a relay: one connection for a burst ------------------------------------------
+
+
+class CountingRelay:
+    """An SMTP relay on loopback that keeps what it is given and the connection each came on;
+    it hangs up after the mails numbered in `hang_up_after` (counting from 1)."""
+
+    def __init__(self, hang_up_after: tuple[int, ...] = ()) -> None:
+        self.received: list[tuple[int, bytes]] = []
+        self.hang_up_after = hang_up_after
+
+    async def handle_DATA(self, server, session, envelope) -> str:
+        self.received.append((id(session), envelope.content))
+        if len(self.received) in self.hang_up_after:
+            asyncio.get_running_loop().call_later(0.05, server.transport.close)
+        return "250 OK"
+
+    @property
+    def connections(self) -> int:
+        return len({connection for connection, _ in self.received})
+
+
+@pytest.fixture
+def relay():
+    from aiosmtpd.controller import Controller
+
+    def start(**options):
+        handler = CountingRelay(**options)
+        controller = Controller(handler, hostname="127.0.0.1", port=free_port())
+        controller.start()
+        started.append(controller)
+        return handler, SmtpTransport("127.0.0.1", controller.port, timeout=10)
+
+    started = []
+    yield start
+    for controller in started:
+        controller.stop()
+
+
+def test_a_burst_of_replies_goes_to_the_relay_on_one_connection_closed_after(database, relay):
+    handler, transport = relay()
+    queue(database, 12)
+    assert deliver(database, transport, utcnow()) == 12
+    assert len(handler.received) == 12 and handler.connections == 1
+    assert transport._connection is None, "nothing is due: the connection is closed, not left to time out"
+    with database.reading() as session:
+        assert {r.status for r in session.scalars(select(OutboxMessage))} == {"sent"}
+
+
+def test_a_connection_the_relay_hung_up_on_is_replaced_and_no_mail_is_lost_or_doubled(relay):
+    handler, transport = relay(hang_up_after=(2, 3))
+
+    async def send_with_pauses() -> None:
+        for number in range(5):
+            await transport.send("pbm@localhost", "alice@example.org", f"Subject: {number}\n\nx\n".encode())
+            await asyncio.sleep(0.3)  # long enough for the relay to hang up, as on its idle timeout
+        await transport.rest()
+
+    asyncio.run(send_with_pauses())
+    assert [raw.splitlines()[0] for _, raw in handler.received] == [f"Subject: {n}".encode() for n in range(5)]
+    assert handler.connections == 3

@@ -79,3 +79,70 @@ def test_every_copy_is_kept_but_only_the_first_is_pending(database):
     assert [row.status for row in rows] == ["pending", "duplicate", "duplicate"]
     with database.reading() as session:
         assert len(session.scalars(select(InboundMessage)).all()) == 3
+
+
+# -- group commit: mails that arrive together are stored together ----------------
+
+
+def commits_during(database, work):
+    """What `work` returned, and how many transactions it committed."""
+    from sqlalchemy import event
+
+    commits = []
+    listener = lambda _connection: commits.append(1)  # noqa: E731
+    event.listen(database.engine, "commit", listener)
+    try:
+        return work(), len(commits)
+    finally:
+        event.remove(database.engine, "commit", listener)
+
+
+def test_mails_that_arrive_together_are_committed_together_in_the_order_they_came(database):
+    import asyncio
+
+    from pbm.mail.inbound import GroupCommit
+    from pbm.store.inbox import Received
+
+    storing = GroupCommit(database)
+    mails = [Received(mail(ALICE, f"help {n}"), ALICE, ["pbm@localhost"]) for n in range(30)]
+
+    async def arrive_at_once():
+        return await asyncio.gather(*(storing.store(m) for m in mails))
+
+    rows, commits = commits_during(database, lambda: asyncio.run(arrive_at_once()))
+    assert commits < len(mails) / 2, "a burst is stored in few transactions"
+    assert [stored(database, row.id).raw for row in rows] == [m.raw for m in mails]
+    assert [row.id for row in rows] == sorted(row.id for row in rows), "ids in the order of arrival"
+    assert {stored(database, row.id).status for row in rows} == {"pending"}
+
+
+def test_a_copy_in_the_same_group_is_a_duplicate_of_the_first(database):
+    from pbm.store.inbox import Received, save_received
+
+    raw = mail(ALICE, "help", message_id="<same@example.org>")
+    first, copy, other = save_received(
+        database,
+        [Received(raw, ALICE, ["pbm@localhost"]), Received(raw, ALICE, ["pbm@localhost"]),
+         Received(mail(ALICE, "list"), ALICE, ["pbm@localhost"])],
+    )  # fmt: skip
+    assert (first.status, copy.status, other.status) == ("pending", "duplicate", "pending")
+    assert stored(database, copy.id).note == f"a copy of inbound message {first.id}, which was processed instead"
+
+
+def test_a_mail_whose_row_cannot_be_written_fails_alone(database, monkeypatch):
+    import pbm.store.inbox as inbox
+    from pbm.store.inbox import Received, save_received
+
+    real = inbox._store
+
+    def store(session, received):
+        if b"poison" in received.raw:
+            raise ValueError("this mail's own failure")
+        return real(session, received)
+
+    monkeypatch.setattr(inbox, "_store", store)
+    before, poisoned, after = save_received(
+        database, [Received(mail(ALICE, text), ALICE, ["pbm@localhost"]) for text in ("help", "poison", "list")]
+    )
+    assert isinstance(poisoned, ValueError)
+    assert stored(database, before.id).status == stored(database, after.id).status == "pending"
