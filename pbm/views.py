@@ -280,10 +280,14 @@ class BoardView(Standing):
     from before it was kept."""
     events: list[EventView] = field(default_factory=list)
     """What happened between moves (a player away, back), after the move it followed."""
+    moves_before: int = 0
+    """Moves played before the first of `moves`: a mail about a move carries only the last few."""
+    widest_move: int = 0
+    """Characters of the widest entry of the whole move list, when `moves` is only its end."""
 
     @property
     def move_count(self) -> int:
-        return len(self.moves)
+        return self.moves_before + len(self.moves)
 
     @property
     def last_move(self) -> MoveView | None:
@@ -323,7 +327,10 @@ class BoardView(Standing):
     def column_width(self) -> int:
         """Width of one column of the move list: a move's number, its widest entry and two spaces."""
         entries = (
-            [len(m.shown) for m in self.moves] + [len(s.userid) for s in self.seats] + [len(s.name) for s in self.seats]
+            [len(m.shown) for m in self.moves]
+            + [len(s.userid) for s in self.seats]
+            + [len(s.name) for s in self.seats]
+            + [self.widest_move]
         )
         return NUMBER_WIDTH + max(entries) + 2
 
@@ -369,7 +376,7 @@ class BoardView(Standing):
     def moves_before_rows(self, last: int) -> int:
         """How many moves come before the `last` rows of the move list: those a short list leaves out."""
         shown = sum(1 for row in self.move_rows(last) for move in row if move is not None)
-        return len(self.moves) - shown
+        return self.move_count - shown
 
     def time_used(self) -> list[tuple[SeatView, timedelta]]:
         """The time each player took over their moves: their clocks where the game kept them (time
@@ -378,6 +385,7 @@ class BoardView(Standing):
             return [(seat, clock.used) for seat, clock in zip(self.seats, self.time.clocks)]
         if self.thinking is not None:
             return list(zip(self.seats, self.thinking))
+        assert not self.moves_before, "the time a game took is counted over its whole move list"
         used = [timedelta(0)] * len(self.seats)
         previous = self.created_at
         for move in self.moves:
@@ -408,9 +416,12 @@ def board_view(
     queued: Sequence[str] = (),
     time: TimeView | None = None,
     events: Sequence[BoardEvent] = (),
+    moves_before: int = 0,
+    widest_move: int = 0,
 ) -> BoardView:
     """`game` as `viewer`'s seat sees it (or as it stood after move `at_move`); `with_cells` for pictures;
-    `offer`, the proposal waiting at the board; `queued`, the viewer's own queue (`queue_text`)."""
+    `offer`, the proposal waiting at the board; `queued`, the viewer's own queue (`queue_text`);
+    `moves_before` and `widest_move` when `moves` is only the end of the list (`RecentMoves`)."""
     in_play = set(engine.seats_in_play(state))
     seats = [
         SeatView(s.seat, engine.seat_names[s.seat], s.player.userid, out=s.seat not in in_play) for s in game.seats
@@ -453,6 +464,8 @@ def board_view(
         time=time if current else None,
         events=[EventView(e.after_move, e.text, e.created_at) for e in events if shown_at(e.after_move)],
         thinking=[timedelta(seconds=s.thinking_seconds) for s in game.seats] if game.time_control else None,
+        moves_before=moves_before,
+        widest_move=widest_move,
     )
 
 

@@ -20,8 +20,11 @@ from pbm.elo import RatingChange
 from pbm.games import Game
 from pbm.passwords import Passwords, WeakPassword
 from pbm.store import boards, offers, players, queues, turns, watchers
-from pbm.store.models import Board, BoardStatus, MoveRecord, Player
+from pbm.store.models import Board, BoardStatus, MoveRecord, Player, QueuedMove
 from pbm.views import BoardView, OfferNews, TimeView, board_view, queue_text, time_view
+
+ANNOUNCED_ROWS = 4
+"""Rows of the move list a mail about a move shows (the rest is a `show` away)."""
 
 
 class Context:
@@ -103,7 +106,8 @@ class Context:
             player = self.authenticate(userid, password)
             return self.board(game_type, number, for_update=True), player
         board = self.board(game_type, number, for_update=True)
-        named = players.find(self.session, userid)
+        seated = next((seat.player for seat in board.seats if seat.player.userid == userid), None)
+        named = seated or players.find(self.session, userid)
         if named is None or not named.active:
             raise Refused("The player this reply address names no longer plays here")
         player = named
@@ -184,6 +188,7 @@ class Context:
         comment: str | None = None,
         private_notes: Mapping[int, str] | None = None,
         opening: str | None = None,
+        queued: Mapping[int, QueuedMove] | None = None,
     ) -> list[OutgoingMail]:
         """The board, mailed to every seated player (each sees it from their seat, and their own queue).
 
@@ -193,10 +198,17 @@ class Context:
         `comment`: what the author wrote with it (the mail's comment unless given).
         `private_notes`: a line for one player's mail alone, by player id.
         `opening`: how a new game came about, when not by `author`'s challenge.
+        `queued`: the queues at the board by player id, when the caller has them.
         """
-        moves = boards.moves_of(self.session, board)
+        active = board.status == BoardStatus.ACTIVE
+        if announce and active:
+            # The mail shows the last rows of the move list: a move costs the same at move 3 and 300.
+            recent = boards.recent_moves(self.session, board, ANNOUNCED_ROWS * len(board.seats) + 1)
+            moves, before, widest = recent.moves, recent.earlier, recent.widest
+        else:
+            moves, before, widest = boards.moves_of(self.session, board), 0, 0
         offer = offers.pending(self.session, board)
-        queued = queues.at(self.session, board)
+        queued = queues.at(self.session, board) if queued is None else queued
         comment = self.comment if comment is None else comment
         news = {
             "comment": comment,
@@ -204,16 +216,26 @@ class Context:
             "new": new,
             "opening": opening,
             "announce": announce,
+            "announced_rows": ANNOUNCED_ROWS,
             "offer_news": offer_news,
         }
-        active = board.status == BoardStatus.ACTIVE
         time = self.time_of(board)
         events = boards.events_of(self.session, board)
         mails = []
         for seat in board.seats:
             own = queue_text(queued[seat.player_id].lines) if seat.player_id in queued else ()
             view = board_view(
-                engine, board, state, moves, viewer=seat.seat, offer=offer, queued=own, time=time, events=events
+                engine,
+                board,
+                state,
+                moves,
+                viewer=seat.seat,
+                offer=offer,
+                queued=own,
+                time=time,
+                events=events,
+                moves_before=before,
+                widest_move=widest,
             )
             note = (private_notes or {}).get(seat.player_id)
             mails.append(
@@ -228,7 +250,9 @@ class Context:
                 )
             )
         # The same news for the board's subscribers, without a reply address: they cannot play.
-        unseated = board_view(engine, board, state, moves, offer=offer, time=time, events=events)
+        unseated = board_view(
+            engine, board, state, moves, offer=offer, time=time, events=events, moves_before=before, widest_move=widest
+        )
         for watcher in watchers.watching(self.session, board):
             context = {"view": unseated, **news}
             mails.append(

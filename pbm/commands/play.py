@@ -20,7 +20,7 @@ from pbm.commands.effects import OutgoingMail, Refused, ReplyAs
 from pbm.elo import RatingChange
 from pbm.games import Game
 from pbm.store import boards, offers, open_challenges, players, queues
-from pbm.store.models import Board, Player
+from pbm.store.models import Board, Player, QueuedMove
 from pbm.views import OfferNews, open_challenge_view, report_data
 
 CHALLENGE_WINDOW = timedelta(hours=1)
@@ -175,6 +175,7 @@ def play(ctx: Context, board: Board, player: Player, text: str, *, auto: bool = 
         offer_news=news,
         comment=comment,
         private_notes=turn.notes,
+        queued=turn.others,
     )
     return mails + turn.play()
 
@@ -187,6 +188,8 @@ class _QueuedTurn:
     """A line for the queue's owner, in the board mail of the move just played."""
     play: Callable[[], list[OutgoingMail]]
     """Plays the queued move (after the board mails of the move before it), if one applies."""
+    others: dict[int, QueuedMove]
+    """The other players' queues at the board, by player id."""
 
 
 def _queued_turn(ctx: Context, board: Board) -> _QueuedTurn:
@@ -194,15 +197,15 @@ def _queued_turn(ctx: Context, board: Board) -> _QueuedTurn:
     play for them, or a note that none did. See `pbm.commands.queueing`."""
     assert board.to_move is not None, "an active board has a seat to move"
     player = board.seats[board.to_move].player
-    queued = queues.take(ctx.session, board, player)
+    queued, others = queues.take(ctx.session, board, player)
     if queued is None:
-        return _QueuedTurn({}, list)
-    since = [m.notation for m in boards.moves_of(ctx.session, board) if m.number > queued.at_move]
+        return _QueuedTurn({}, list, others)
+    since = [m.notation for m in boards.moves_since(ctx.session, board, queued.at_move)]
     line = next((line for line in queued.lines if line["if"] == since), None)
     line = line or next((line for line in queued.lines if not line["if"]), None)
     if line is None:
         note = f"None of your queued lines matched the moves played ({' '.join(since)}), so nothing was played for you."
-        return _QueuedTurn({player.id: note}, list)
+        return _QueuedTurn({player.id: note}, list, others)
     move = line["then"]
 
     def play_it() -> list[OutgoingMail]:
@@ -218,7 +221,7 @@ def _queued_turn(ctx: Context, board: Board) -> _QueuedTurn:
             }
             return [OutgoingMail("queue_dropped", player.primary_address, context)]
 
-    return _QueuedTurn({}, play_it)
+    return _QueuedTurn({}, play_it, others)
 
 
 @dataclass(frozen=True)

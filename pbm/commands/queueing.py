@@ -38,7 +38,7 @@ def queue(ctx: Context, command: lang.Queue) -> list[OutgoingMail]:
     state = engine.load(board.state, board.secret)
     title = f"{engine.title} board {board.board}"
     if command.clear:
-        had = queues.take(ctx.session, board, player) is not None
+        had = queues.take(ctx.session, board, player)[0] is not None
         said = (
             f"{player.userid}'s queue at {title} is cleared."
             if had

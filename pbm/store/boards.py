@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Select, case, func, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, joinedload, selectinload
 
 from pbm import clocks
 from pbm.elo import RatingChange
@@ -34,15 +34,28 @@ FORFEIT = "forfeit"
 CANCELLED = "cancelled"
 
 
+_WHAT_A_TURN_NEEDS = (
+    joinedload(Board.offer),
+    selectinload(Board.seats).joinedload(Seat.player).selectinload(Player.addresses),
+)
+"""Loaded with a board, so a move costs the same round trips however many play: its pending
+proposal in the board's own query, and every seated player's addresses (the board mails go to
+them) in one more."""
+
+
 def find(session: Session, game_type: str, number: int, *, for_update: bool = False) -> Board | None:
     """The board; `for_update` locks it, so moves on one board are applied one at a time."""
-    query = select(Board).where(Board.game_type == game_type, Board.board == number)
-    return session.scalar(query.with_for_update() if for_update else query)
+    return _one(session, select(Board).where(Board.game_type == game_type, Board.board == number), for_update)
 
 
 def by_id(session: Session, board_id: int, *, for_update: bool = False) -> Board | None:
-    query = select(Board).where(Board.id == board_id)
-    return session.scalar(query.with_for_update() if for_update else query)
+    return _one(session, select(Board).where(Board.id == board_id), for_update)
+
+
+def _one(session: Session, query: Select[Board], for_update: bool) -> Board | None:
+    query = query.options(*_WHAT_A_TURN_NEEDS)
+    # OF the board alone: PostgreSQL locks no row of an outer join's optional side.
+    return session.scalar(query.with_for_update(of=Board) if for_update else query)
 
 
 @dataclass(frozen=True)
@@ -70,6 +83,40 @@ def seat_of(board: Board, player: Player) -> int | None:
 
 def moves_of(session: Session, board: Board) -> list[MoveRecord]:
     return list(session.scalars(select(MoveRecord).where(MoveRecord.game_id == board.id).order_by(MoveRecord.number)))
+
+
+@dataclass(frozen=True)
+class RecentMoves:
+    """The last moves of a board's list, and what a list of them needs to know of the rest."""
+
+    moves: list[MoveRecord]
+    earlier: int
+    """Moves before `moves`."""
+    widest: int
+    """Characters of the widest entry in the whole list (``(Auto)`` included), for its columns."""
+
+
+AUTO_MARK = " (Auto)"
+"""What the move list writes after a move played from the queue (`pbm.views.MoveView.shown`)."""
+
+
+def recent_moves(session: Session, board: Board, last: int) -> RecentMoves:
+    """The last `last` moves of `board`, oldest first: what a mail about a move shows, in round
+    trips and rows that do not grow with the game."""
+    newest_first = session.scalars(
+        select(MoveRecord).where(MoveRecord.game_id == board.id).order_by(MoveRecord.number.desc()).limit(last)
+    ).all()
+    shown_width = func.length(MoveRecord.notation) + case((MoveRecord.auto, len(AUTO_MARK)), else_=0)
+    total, widest = session.execute(
+        select(func.count(), func.coalesce(func.max(shown_width), 0)).where(MoveRecord.game_id == board.id)
+    ).one()
+    return RecentMoves(list(reversed(newest_first)), total - len(newest_first), widest)
+
+
+def moves_since(session: Session, board: Board, number: int) -> list[MoveRecord]:
+    """The moves of `board` after move `number`, oldest first."""
+    query = select(MoveRecord).where(MoveRecord.game_id == board.id, MoveRecord.number > number)
+    return list(session.scalars(query.order_by(MoveRecord.number)))
 
 
 def events_of(session: Session, board: Board) -> list[BoardEvent]:

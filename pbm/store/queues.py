@@ -32,12 +32,14 @@ def at(session: Session, board: Board) -> dict[int, QueuedMove]:
     return {row.player_id: row for row in rows}
 
 
-def take(session: Session, board: Board, player: Player) -> QueuedMove | None:
-    """What `player` queued at `board`, which is forgotten now (played, dropped or cleared)."""
-    found = of(session, board, player)
+def take(session: Session, board: Board, player: Player) -> tuple[QueuedMove | None, dict[int, QueuedMove]]:
+    """What `player` queued at `board`, which is forgotten now (played, dropped or cleared), and
+    the queues left at the board, by player id (`at`, in the same round trip)."""
+    left = at(session, board)
+    found = left.pop(player.id, None)
     if found is not None:
         session.delete(found)
-    return found
+    return found, left
 
 
 def forget_all(session: Session, board: Board) -> None:
