@@ -34,6 +34,9 @@ class Scale:
     """README tours raced over two workers."""
     crossed_rounds: int
     """Pairs of crossed multi-command mails raced over two workers."""
+    racing_games: int
+    """Games played at once over two workers, each move to either worker, some to both."""
+    racing_moves: int
     fuzz_mails: int
     outage_seconds: float
     """How long the database stays away: long enough for a worker's back-off to grow."""
@@ -48,6 +51,8 @@ BOUNDED = Scale(
     moves_per_match=5,
     tour_rounds=8,
     crossed_rounds=5,
+    racing_games=6,
+    racing_moves=8,
     fuzz_mails=32,
     outage_seconds=16,
     long_run_backends=("sqlite",),
@@ -59,6 +64,8 @@ FULL = Scale(
     moves_per_match=24,
     tour_rounds=30,
     crossed_rounds=15,
+    racing_games=24,
+    racing_moves=24,
     fuzz_mails=2000,
     outage_seconds=40,
     long_run_backends=("sqlite", "postgresql"),

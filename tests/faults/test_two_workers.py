@@ -12,9 +12,9 @@ import threading
 
 import pytest
 
-from tests.faults.audit import Tables
+from tests.faults.audit import Tables, maildir_files, message_id_counts
 from tests.faults.harness import GENEROUS_LIMITS, ServeProcess, wait_for
-from tests.faults.players import Letter, letter, new_player, post, signup
+from tests.faults.players import Letter, Match, challenge, letter, new_player, post, signup
 
 pytestmark = pytest.mark.postgresql
 
@@ -144,3 +144,66 @@ def test_crossed_multi_command_mails_never_deadlock(workers, tables, scale):
         if "deadlock" in line.lower()
     ]
     assert deadlocks == []
+
+
+def test_racing_load_is_processed_once_applied_once_and_mailed_once(workers, tables, scale, tmp_path):
+    """Many games at once, each move mailed to either worker and one in three to both at the same
+    moment (an MTA retrying on a second MX): every mail is processed once, every move applied once
+    and in order, and every reply written once, though both workers process and deliver."""
+    rng = random.Random("racing")
+    matches = [Match("cephalopod", [new_player("r", rng), new_player("r", rng)]) for _ in range(scale.racing_games)]
+    signups = [signup(player) for match in matches for player in match.players]
+    for index, mail in enumerate(signups):
+        send(workers[index % 2], mail)
+    dares = [challenge("cephalopod", match.players) for match in matches]
+    for index, mail in enumerate(dares):
+        send(workers[index % 2], mail)
+    assert wait_for(lambda: processed(tables, signups + dares), ROUND_SECONDS)
+    for match in matches:
+        match.board = tables.board_of("cephalopod", match.userids)
+        assert match.board is not None, f"{match.userids}: the challenge made no game"
+
+    sent: list[Letter] = []
+    twice: list[Letter] = []
+
+    def play(match: Match, seed: int) -> None:
+        # Each game's moves one after another, as its players would; the games race each other.
+        chooser = random.Random(seed)
+        for _ in range(scale.racing_moves):
+            mail, _move = match.move_letter(chooser)
+            sent.append(mail)
+            if chooser.random() < 1 / 3:
+                twice.append(mail)
+                send_at_once([(workers[0], mail), (workers[1], mail)])
+            else:
+                send(chooser.choice(workers), mail)
+
+    players = [threading.Thread(target=play, args=(m, i)) for i, m in enumerate(matches)]
+    for thread in players:
+        thread.start()
+    for thread in players:
+        thread.join(ROUND_SECONDS * scale.racing_moves)
+    assert len(sent) == scale.racing_games * scale.racing_moves
+    assert wait_for(lambda: processed(tables, sent), ROUND_SECONDS), "not every move was processed"
+
+    inbound = tables.inbound_by_message_id()
+    for mail in sent:
+        statuses = sorted(row.status for row in inbound[mail.message_id])
+        assert statuses.count("processed") == 1, f"{mail.message_id}: {statuses}"
+        assert set(statuses) <= {"processed", "duplicate"}
+    assert twice and all(len(inbound[mail.message_id]) == 2 for mail in twice)
+
+    moves = tables.moves()
+    for match in matches:
+        numbers = [m.number for m in moves if m.board == match.board]
+        assert numbers == list(range(1, scale.racing_moves + 1)), f"board {match.board}: {numbers}"
+    moved_by = [m.inbound_id for m in moves if any(m.board == match.board for match in matches)]
+    assert len(moved_by) == len(set(moved_by)), "a mail moved twice"
+
+    assert wait_for(lambda: all(row.status == "sent" for row in tables.outbox()), ROUND_SECONDS)
+    outbox = tables.outbox()
+    assert all(row.attempts == 1 for row in outbox)
+    written = message_id_counts(maildir_files(tmp_path / "outbox"))
+    twice_written = {message_id: n for message_id, n in written.items() if n > 1}
+    assert twice_written == {}, "replies written twice by the two workers"
+    assert set(written) == {row.message_id for row in outbox}
