@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, case, func, select
+from sqlalchemy import Integer, Select, bindparam, case, func, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import Session, joinedload, selectinload
+from sqlalchemy.orm import Session, joinedload
 
 from pbm import clocks
 from pbm.elo import RatingChange
@@ -36,26 +36,36 @@ CANCELLED = "cancelled"
 
 _WHAT_A_TURN_NEEDS = (
     joinedload(Board.offer),
-    selectinload(Board.seats).joinedload(Seat.player).selectinload(Player.addresses),
+    joinedload(Board.seats).joinedload(Seat.player).joinedload(Player.addresses),
 )
-"""Loaded with a board, so a move costs the same round trips however many play: its pending
-proposal in the board's own query, and every seated player's addresses (the board mails go to
-them) in one more."""
+"""Loaded with a board in the board's own query, so a move costs one round trip however many
+play: its pending proposal, and every seated player with their addresses (the board mails go
+to them). A row per seat and address: a handful, for at most six players."""
 
 
 def find(session: Session, game_type: str, number: int, *, for_update: bool = False) -> Board | None:
     """The board; `for_update` locks it, so moves on one board are applied one at a time."""
-    return _one(session, select(Board).where(Board.game_type == game_type, Board.board == number), for_update)
+    query = _BY_NUMBER_FOR_UPDATE if for_update else _BY_NUMBER
+    return session.scalars(query, {"game_type": game_type, "number": number}).unique().one_or_none()
 
 
 def by_id(session: Session, board_id: int, *, for_update: bool = False) -> Board | None:
-    return _one(session, select(Board).where(Board.id == board_id), for_update)
+    return session.scalars(_BY_ID_FOR_UPDATE if for_update else _BY_ID, {"board_id": board_id}).unique().one_or_none()
 
 
-def _one(session: Session, query: Select[Board], for_update: bool) -> Board | None:
+def _with_what_a_turn_needs(query: Select[Board]) -> tuple[Select[Board], Select[Board]]:
+    """`query` with what a turn needs loaded, as it is and locking the board."""
     query = query.options(*_WHAT_A_TURN_NEEDS)
     # OF the board alone: PostgreSQL locks no row of an outer join's optional side.
-    return session.scalar(query.with_for_update(of=Board) if for_update else query)
+    return query, query.with_for_update(of=Board)
+
+
+# Built once, with parameters: every mail runs these, and building a statement (and its cache
+# key) costs more than running it.
+_BY_NUMBER, _BY_NUMBER_FOR_UPDATE = _with_what_a_turn_needs(
+    select(Board).where(Board.game_type == bindparam("game_type"), Board.board == bindparam("number"))
+)
+_BY_ID, _BY_ID_FOR_UPDATE = _with_what_a_turn_needs(select(Board).where(Board.id == bindparam("board_id")))
 
 
 @dataclass(frozen=True)
@@ -68,13 +78,16 @@ class ReplyNames:
 
 
 def reply_names(session: Session, board_id: int, player_id: int) -> ReplyNames | None:
-    row = session.execute(
-        select(Player.userid, Board.game_type, Board.board)
-        .join(Seat, Seat.player_id == Player.id)
-        .join(Board, Board.id == Seat.game_id)
-        .where(Board.id == board_id, Player.id == player_id)
-    ).first()
+    row = session.execute(_REPLY_NAMES, {"board_id": board_id, "player_id": player_id}).first()
     return ReplyNames(row.userid, row.game_type, row.board) if row is not None else None
+
+
+_REPLY_NAMES = (
+    select(Player.userid, Board.game_type, Board.board)
+    .join(Seat, Seat.player_id == Player.id)
+    .join(Board, Board.id == Seat.game_id)
+    .where(Board.id == bindparam("board_id"), Player.id == bindparam("player_id"))
+)
 
 
 def seat_of(board: Board, player: Player) -> int | None:
@@ -103,14 +116,21 @@ AUTO_MARK = " (Auto)"
 def recent_moves(session: Session, board: Board, last: int) -> RecentMoves:
     """The last `last` moves of `board`, oldest first: what a mail about a move shows, in round
     trips and rows that do not grow with the game."""
-    newest_first = session.scalars(
-        select(MoveRecord).where(MoveRecord.game_id == board.id).order_by(MoveRecord.number.desc()).limit(last)
-    ).all()
-    shown_width = func.length(MoveRecord.notation) + case((MoveRecord.auto, len(AUTO_MARK)), else_=0)
-    total, widest = session.execute(
-        select(func.count(), func.coalesce(func.max(shown_width), 0)).where(MoveRecord.game_id == board.id)
-    ).one()
+    newest_first = session.scalars(_NEWEST_MOVES, {"board_id": board.id, "last": last}).all()
+    total, widest = session.execute(_MOVE_LIST_SIZE, {"board_id": board.id}).one()
     return RecentMoves(list(reversed(newest_first)), total - len(newest_first), widest)
+
+
+_NEWEST_MOVES = (
+    select(MoveRecord)
+    .where(MoveRecord.game_id == bindparam("board_id"))
+    .order_by(MoveRecord.number.desc())
+    .limit(bindparam("last", type_=Integer, literal_execute=True))
+)
+_SHOWN_WIDTH = func.length(MoveRecord.notation) + case((MoveRecord.auto, len(AUTO_MARK)), else_=0)
+_MOVE_LIST_SIZE = select(func.count(), func.coalesce(func.max(_SHOWN_WIDTH), 0)).where(
+    MoveRecord.game_id == bindparam("board_id")
+)
 
 
 def moves_since(session: Session, board: Board, number: int) -> list[MoveRecord]:
@@ -120,7 +140,10 @@ def moves_since(session: Session, board: Board, number: int) -> list[MoveRecord]
 
 
 def events_of(session: Session, board: Board) -> list[BoardEvent]:
-    return list(session.scalars(select(BoardEvent).where(BoardEvent.game_id == board.id).order_by(BoardEvent.id)))
+    return list(session.scalars(_EVENTS, {"board_id": board.id}))
+
+
+_EVENTS = select(BoardEvent).where(BoardEvent.game_id == bindparam("board_id")).order_by(BoardEvent.id)
 
 
 def record_event(session: Session, board: Board, text: str, now: datetime) -> None:

@@ -192,12 +192,7 @@ def claim_unread(session: Session, *, worker: str, now: datetime, lease: timedel
     rows = session.execute(_UNREAD, {"now": now, "worker": worker, "limit": limit}).all()
     if not rows:
         return []
-    session.execute(
-        update(InboundMessage)
-        .where(InboundMessage.id.in_([row.id for row in rows]))
-        .values(read_claim=worker, read_claimed_until=now + lease, read_attempts=InboundMessage.read_attempts + 1)
-        .execution_options(synchronize_session=False)
-    )
+    session.execute(_CLAIM_UNREAD, {"ids": [row.id for row in rows], "worker": worker, "until": now + lease})
     return [
         Unread(row.id, row.raw, row.envelope_from, tuple(row.envelope_to.splitlines()), row.read_attempts + 1)
         for row in rows
@@ -226,6 +221,16 @@ _UNREAD = (
     .with_for_update(skip_locked=True)
 )
 """Built once, like `_READY`: the claims run with every batch, and building a statement costs more than running it."""
+_CLAIM_UNREAD = (
+    update(InboundMessage)
+    .where(InboundMessage.id.in_(bindparam("ids", expanding=True)))
+    .values(
+        read_claim=bindparam("worker"),
+        read_claimed_until=bindparam("until"),
+        read_attempts=InboundMessage.read_attempts + 1,
+    )
+    .execution_options(synchronize_session=False)
+)
 
 
 def extend_read_claims(session: Session, ids: Collection[int], *, worker: str, until: datetime) -> None:
@@ -269,21 +274,15 @@ def record_reading(
 ) -> bool:
     """Store what reading found and the mail's keys; False if another worker got there first."""
     stored = session.execute(
-        update(InboundMessage)
-        .where(
-            InboundMessage.id == inbound_id,
-            InboundMessage.status == InboundStatus.PENDING,
-            InboundMessage.read_at.is_(None),
-            InboundMessage.read_claim == worker,
-        )
-        .values(
-            read_at=now,
-            parsed=parsed,
-            read_claim=None,
-            read_claimed_until=None,
-            read_seconds=seconds,
-            read_peak_kb=peak_kb,
-        )
+        _RECORD_READING,
+        {
+            "inbound": inbound_id,
+            "worker": worker,
+            "at": now,
+            "parsed": parsed,
+            "seconds": seconds,
+            "peak_kb": peak_kb,
+        },
     )
     if stored.rowcount != 1:  # type: ignore[attr-defined]  # an UPDATE gives a CursorResult
         return False
@@ -291,6 +290,26 @@ def record_reading(
     if fitting:
         session.execute(insert(InboundKey), [{"inbound_id": inbound_id, "key": key} for key in fitting])
     return True
+
+
+_RECORD_READING = (
+    update(InboundMessage)
+    .where(
+        InboundMessage.id == bindparam("inbound"),
+        InboundMessage.status == InboundStatus.PENDING,
+        InboundMessage.read_at.is_(None),
+        InboundMessage.read_claim == bindparam("worker"),
+    )
+    .values(
+        read_at=bindparam("at"),
+        parsed=bindparam("parsed", type_=InboundMessage.__table__.c.parsed.type),
+        read_claim=None,
+        read_claimed_until=None,
+        read_seconds=bindparam("seconds"),
+        read_peak_kb=bindparam("peak_kb"),
+    )
+    .execution_options(synchronize_session=False)
+)
 
 
 def _fitting(key: str) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import case, func, insert, select, update
+from sqlalchemy import bindparam, case, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from pbm.store.models import OutboxMessage, OutboxStatus
@@ -146,14 +146,21 @@ def recent_counts(
     """For each of `recipients` that has any: (mails queued and not suppressed since `since`, of them of `kinds`)."""
     if not recipients:
         return {}
-    of_kinds = func.coalesce(func.sum(case((OutboxMessage.kind.in_(kinds), 1), else_=0)), 0)
-    query = (
-        select(OutboxMessage.recipient, func.count(), of_kinds)
-        .where(
-            OutboxMessage.recipient.in_(sorted(recipients)),
-            OutboxMessage.created_at >= since,
-            OutboxMessage.status != OutboxStatus.SUPPRESSED,
-        )
-        .group_by(OutboxMessage.recipient)
+    rows = session.execute(_RECENT_COUNTS, {"recipients": sorted(recipients), "since": since, "kinds": list(kinds)})
+    return {recipient: (every, of_kind) for recipient, every, of_kind in rows}
+
+
+_RECENT_COUNTS = (
+    select(
+        OutboxMessage.recipient,
+        func.count(),
+        func.coalesce(func.sum(case((OutboxMessage.kind.in_(bindparam("kinds", expanding=True)), 1), else_=0)), 0),
     )
-    return {recipient: (every, of_kind) for recipient, every, of_kind in session.execute(query)}
+    .where(
+        OutboxMessage.recipient.in_(bindparam("recipients", expanding=True)),
+        OutboxMessage.created_at >= bindparam("since"),
+        OutboxMessage.status != OutboxStatus.SUPPRESSED,
+    )
+    .group_by(OutboxMessage.recipient)
+)
+"""Built once: every mail that answers anyone asks it."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from pbm.store.models import Player, PlayerAddress
@@ -33,13 +33,16 @@ def by_ids(session: Session, ids: Sequence[int]) -> list[Player]:
 
 def with_address(session: Session, address: str) -> list[Player]:
     """Active players who registered `address` (compared case-insensitively)."""
-    query = (
-        select(Player)
-        .join(PlayerAddress)
-        .where(func.lower(PlayerAddress.address) == address.lower(), Player.signed_off_at.is_(None))
-        .order_by(Player.id)
-    )
-    return list(session.scalars(query).unique())
+    return list(session.scalars(_WITH_ADDRESS, {"address": address.lower()}).unique())
+
+
+_WITH_ADDRESS = (
+    select(Player)
+    .join(PlayerAddress)
+    .where(func.lower(PlayerAddress.address) == bindparam("address"), Player.signed_off_at.is_(None))
+    .order_by(Player.id)
+)
+"""Built once: every mail asks it, for its sender."""
 
 
 def checkable_password_hash(session: Session, userid: str, *, now: datetime) -> str | None:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 from sqlalchemy.orm import Session
 
 from pbm.store.models import Board, Player, QueuedMove
@@ -28,8 +28,11 @@ def of(session: Session, board: Board, player: Player) -> QueuedMove | None:
 
 def at(session: Session, board: Board) -> dict[int, QueuedMove]:
     """Every queue at `board`, by player id."""
-    rows = session.scalars(select(QueuedMove).where(QueuedMove.game_id == board.id))
-    return {row.player_id: row for row in rows}
+    return {row.player_id: row for row in session.scalars(_AT_BOARD, {"board_id": board.id})}
+
+
+_AT_BOARD = select(QueuedMove).where(QueuedMove.game_id == bindparam("board_id"))
+"""Built once: every move asks it."""
 
 
 def take(session: Session, board: Board, player: Player) -> tuple[QueuedMove | None, dict[int, QueuedMove]]:

@@ -9,7 +9,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from pbm.clocks import Interval
@@ -22,14 +22,17 @@ def away(session: Session, player_ids: Iterable[int], since: datetime) -> dict[i
     intervals: dict[int, list[Interval]] = defaultdict(list)
     if not ids:
         return intervals
-    rows = session.execute(
-        select(Vacation.player_id, Vacation.starts_at, Vacation.ends_at)
-        .where(Vacation.player_id.in_(ids), Vacation.ends_at > since)
-        .order_by(Vacation.starts_at)
-    )
-    for player_id, starts, ends in rows:
+    for player_id, starts, ends in session.execute(_AWAY, {"ids": ids, "since": since}):
         intervals[player_id].append(Interval(starts, ends))
     return intervals
+
+
+_AWAY = (
+    select(Vacation.player_id, Vacation.starts_at, Vacation.ends_at)
+    .where(Vacation.player_id.in_(bindparam("ids", expanding=True)), Vacation.ends_at > bindparam("since"))
+    .order_by(Vacation.starts_at)
+)
+"""Built once: every move asks it (twice: the mover's time away, and the next player's)."""
 
 
 def of(session: Session, player: Player, since: datetime) -> list[Vacation]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 from sqlalchemy.orm import Session
 
 from pbm.store.models import Board, EndNotice, Player, Subscription
@@ -54,9 +54,13 @@ def watch_new_board(session: Session, board: Board) -> None:
 
 def watching(session: Session, board: Board) -> list[Player]:
     """The active players subscribed to `board` who do not play at it, in the order they subscribed."""
-    query = select(Subscription).where(Subscription.game_id == board.id).order_by(Subscription.id)
     seated = {seat.player_id for seat in board.seats}
-    return [s.player for s in session.scalars(query) if s.player.active and s.player_id not in seated]
+    subscribed = session.scalars(_WATCHING, {"board_id": board.id})
+    return [s.player for s in subscribed if s.player.active and s.player_id not in seated]
+
+
+_WATCHING = select(Subscription).where(Subscription.game_id == bindparam("board_id")).order_by(Subscription.id)
+"""Built once: every move asks it."""
 
 
 def notify_at_end(session: Session, player: Player, game_type: str, boards: Sequence[Board], now: datetime) -> None:
