@@ -250,10 +250,15 @@ class Context:
                 )
             )
         # The same news for the board's subscribers, without a reply address: they cannot play.
+        # Their view is made only when someone needs it: most boards have no one watching.
+        watching = watchers.watching(self.session, board)
+        told = [] if active else watchers.to_tell_of_the_end(self.session, board)
+        if not watching and not told:
+            return mails
         unseated = board_view(
             engine, board, state, moves, offer=offer, time=time, events=events, moves_before=before, widest_move=widest
         )
-        for watcher in watchers.watching(self.session, board):
+        for watcher in watching:
             context = {"view": unseated, **news}
             mails.append(
                 OutgoingMail(
@@ -265,9 +270,7 @@ class Context:
                     starts_thread=new,
                 )
             )
-        if not active:
-            told = watchers.to_tell_of_the_end(self.session, board)
-            mails += [OutgoingMail("game_over", p.primary_address, {"view": unseated}) for p in told]
+        mails += [OutgoingMail("game_over", p.primary_address, {"view": unseated}) for p in told]
         return mails
 
     def board_for_sender(self, board: Board, view: BoardView) -> OutgoingMail:
