@@ -15,6 +15,7 @@ BENCHMARKS = [
     "mail_reading",
     "compose_mail",
     "smtp_load",
+    "move_cost",
     "web_pages",
 ]
 

@@ -1,0 +1,235 @@
+"""What one reply move costs to process, as the database and the game grow.
+
+    python -m benchmarks.move_cost [--games 100000] [--long 300] [--boards 20]
+                                   [--database-url URL]
+
+Two databases are made (SQLite files unless a PostgreSQL server is given):
+a small one that holds only the measured boards, and a large one that also
+holds `--games` other games with their players, ratings, and a history of
+received and sent mail as a club that size would have. In each, the same
+fresh Cephalopod boards get a reply move at move 3; in the small one, Dodeca
+boards (the game whose games run longest) get one at move 3 and one at move
+`--long`, their move lists stored move by move. Each move is a real mail,
+read and applied by the server's own `Processor` in this process.
+
+It prints, for each case, the processor's CPU time per move (median of the
+boards) and the SQL statements per move; flat cost means the same numbers
+down each pair of rows. Statement counts are exact; the times vary by a few
+percent from run to run on a shared machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event, insert
+
+import pbm.games
+from benchmarks.serving import SECRET
+from benchmarks.web_pages import fill, scratch_database
+from pbm.config import load_settings
+from pbm.mail.tokens import ReplyTokens
+from pbm.server import Server
+from pbm.store.inbox import save_inbound
+from pbm.store.models import Board, InboundMessage, MoveRecord, OutboxMessage, Player, PlayerAddress, Seat
+
+HISTORY_PER_GAME = 2
+"""Received mails kept per background game (and twice as many sent): a club's history."""
+
+
+@dataclass
+class Measured:
+    """A board the benchmark moves on, followed with the engine."""
+
+    game_type: str
+    board_id: int
+    player_ids: list[int]
+    addresses: list[str]
+    state: Any
+
+
+def add_boards(server: Server, game_type: str, count: int, plies: int, rng: random.Random, tag: str) -> list[Measured]:
+    """`count` boards of `game_type` between fresh players, `plies` random moves into the game, each
+    of those moves in the board's move list."""
+    engine = pbm.games.get(game_type)
+    now = datetime.now(timezone.utc)
+    boards = []
+    with server.database.transaction() as session:
+        for index in range(count):
+            players = []
+            for side in "ab":
+                userid = f"{tag}{index}{side}"
+                player = Player(userid=userid, password_hash="unused")
+                player.addresses = [PlayerAddress(address=f"{userid}@bench.example", position=0)]
+                players.append(player)
+            state = engine.new(players=2)
+            moves = []
+            for ply in range(plies):
+                move = rng.choice(engine.legal_moves(state))
+                moves.append((ply + 1, state.to_move, move))
+                state = engine.play(state, move)
+            assert engine.result(state) is None, "a measured game must still be going on"
+            board = Board(
+                game_type=game_type,
+                board=10_000_000 + rng.randrange(10**9),
+                options={},
+                state=engine.dump(state),
+                secret=engine.secret_of(state),
+                move_count=plies,
+                to_move=state.to_move,
+                status="active",
+                created_at=now - timedelta(days=30),
+                updated_at=now - timedelta(hours=1),
+            )
+            board.seats = [Seat(seat=i, player=p) for i, p in enumerate(players)]
+            session.add(board)
+            session.flush()
+            if moves:
+                session.execute(
+                    insert(MoveRecord),
+                    [
+                        {"game_id": board.id, "number": n, "seat": seat, "notation": notation, "comment": "",
+                         "created_at": now - timedelta(days=30) + timedelta(minutes=n), "report": None}
+                        for n, seat, notation in moves
+                    ],
+                )  # fmt: skip
+            boards.append(
+                Measured(game_type, board.id, [p.id for p in players], [p.addresses[0].address for p in players], state)
+            )
+    return boards
+
+
+def add_history(server: Server, games: int) -> None:
+    """Received and sent mail of the past, as `games` games would have left it (all of it done)."""
+    long_ago = datetime.now(timezone.utc) - timedelta(days=200)
+    raw = b"From: someone@bench.example\r\nSubject: move\r\n\r\na1\r\n"
+    for first in range(0, games * HISTORY_PER_GAME, 10_000):
+        ids = range(first, min(first + 10_000, games * HISTORY_PER_GAME))
+        with server.database.transaction() as session:
+            session.execute(
+                insert(InboundMessage),
+                [
+                    {"raw": raw, "message_id": f"<h{i}@bench.example>", "dedupe_key": f"history:{i}",
+                     "envelope_from": f"player{i % 5000}@bench.example", "envelope_to": "pbm@localhost", "peer": "",
+                     "received_at": long_ago, "status": "processed", "processed_at": long_ago, "read_at": long_ago}
+                    for i in ids
+                ],
+            )  # fmt: skip
+            session.execute(
+                insert(OutboxMessage),
+                [
+                    {"recipient": f"player{(i * 2 + k) % 5000}@bench.example", "message_id": f"<o{i}.{k}@bench>",
+                     "raw": raw, "kind": "board", "status": "sent", "attempts": 1, "next_attempt_at": long_ago,
+                     "last_error": "", "created_at": long_ago, "sent_at": long_ago}
+                    for i in ids
+                    for k in (0, 1)
+                ],
+            )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Cost:
+    cpu_ms: float
+    statements: float
+
+
+def move_once(server: Server, boards: list[Measured], rng: random.Random) -> Cost:
+    """One reply move on every board, each processed alone; the median CPU time and mean statements."""
+    tokens = ReplyTokens(SECRET.encode())
+    statements = 0
+
+    def count(*_: object) -> None:
+        nonlocal statements
+        statements += 1
+
+    times = []
+    for measured in boards:
+        engine = pbm.games.get(measured.game_type)
+        seat = measured.state.to_move
+        move = rng.choice(engine.legal_moves(measured.state))
+        token = tokens.make(measured.board_id, measured.player_ids[seat], measured.state.ply)
+        recipient = f"pbm+{token}@localhost"
+        raw = (
+            f"From: {measured.addresses[seat]}\r\nTo: {recipient}\r\nSubject: Re: your move\r\n"
+            f"Message-ID: <m{measured.board_id}.{measured.state.ply}@bench.example>\r\n\r\n{move}\r\n"
+        ).encode()
+        save_inbound(server.database, raw, envelope_from=measured.addresses[seat], envelope_to=[recipient])
+        event.listen(server.database.engine, "before_cursor_execute", count)
+        event.listen(server.database.read_engine, "before_cursor_execute", count)
+        started = time.process_time()
+        applied = server.processor.process_pending()
+        times.append(time.process_time() - started)
+        event.remove(server.database.engine, "before_cursor_execute", count)
+        event.remove(server.database.read_engine, "before_cursor_execute", count)
+        assert applied == 1, "the move mail was applied"
+        measured.state = engine.play(measured.state, move)
+    return Cost(1000 * statistics.median(times), statements / len(boards))
+
+
+@contextmanager
+def serving(url: str) -> Iterator[Server]:
+    with tempfile.TemporaryDirectory() as folder:
+        settings = load_settings(
+            database_url=url,
+            secret_key=SECRET,
+            outbound=f"maildir:{folder}/outbox",
+            smtp_listen="127.0.0.1:0",
+            http_listen="127.0.0.1:0",
+        )
+        server = Server(settings, var_dir=Path(folder))
+        server.database.upgrade()
+        try:
+            yield server
+        finally:
+            server.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=100_000, help="other games in the large database")
+    parser.add_argument("--long", type=int, default=300, help="the move number of the late move")
+    parser.add_argument("--boards", type=int, default=20, help="boards measured in each case")
+    parser.add_argument("--database-url", help="a PostgreSQL server (default: SQLite files)")
+    args = parser.parse_args(argv)
+    rng = random.Random(7)
+    rows: list[tuple[str, Cost]] = []
+
+    with scratch_database(args.database_url) as url, serving(url) as server:
+        few = add_boards(server, "cephalopod", args.boards, 2, rng, "c")
+        rows.append((f"Cephalopod move 3, {args.boards} games in the database", move_once(server, few, rng)))
+        early = add_boards(server, "dodeca", args.boards, 2, rng, "e")
+        rows.append(("Dodeca move 3", move_once(server, early, rng)))
+        late = add_boards(server, "dodeca", args.boards, args.long - 1, random.Random(11), "l")
+        rows.append((f"Dodeca move {args.long}", move_once(server, late, rng)))
+
+    with scratch_database(args.database_url) as url, serving(url) as server:
+        started = time.perf_counter()
+        fill(server.database, args.games, max(2, args.games // 5), rng)
+        add_history(server, args.games)
+        filled = time.perf_counter() - started
+        many = add_boards(server, "cephalopod", args.boards, 2, rng, "c")
+        rows.insert(1, (f"Cephalopod move 3, {args.games + args.boards:,} games", move_once(server, many, rng)))
+
+    backend = "PostgreSQL" if args.database_url else "SQLite"
+    print(f"Move cost: one reply move read and applied in process, {backend}, {args.boards} boards per case")
+    print(f"  (the large database: {args.games:,} games, their players and {HISTORY_PER_GAME * args.games:,} "
+          f"received mails; filled in {filled:.0f} s)")  # fmt: skip
+    print(f"  {'case':48} {'CPU ms/move':>11} {'statements/move':>15}")
+    for name, cost in rows:
+        print(f"  {name:48} {cost.cpu_ms:11.2f} {cost.statements:15.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
