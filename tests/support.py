@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import email
 import itertools
+import os
 from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 from email.policy import default as default_policy
 from email.utils import make_msgid
+from pathlib import Path
 
 _serial = itertools.count(1)
 
@@ -67,3 +69,18 @@ class Clock:
 
     def advance(self, **delta: float) -> None:
         self.time += timedelta(**delta)
+
+
+def reader_children(parent: int | None = None) -> set[int]:
+    """The live mail reader children of `parent` (this process by default)."""
+    parent = os.getpid() if parent is None else parent
+    children = set()
+    for process in Path("/proc").glob("[0-9]*"):
+        try:
+            state, parent_id = (process / "stat").read_text().rsplit(")", 1)[1].split()[:2]
+            command = (process / "cmdline").read_bytes()
+        except OSError:
+            continue  # it just ended
+        if int(parent_id) == parent and state != "Z" and b"pbm.mail.reader_child" in command:
+            children.add(int(process.name))
+    return children

@@ -21,7 +21,7 @@ import pbm.games
 from pbm.store.database import Database
 from pbm.store.models import InboundMessage, MoveRecord, OutboxMessage, Player
 from tests.e2e.conftest import free_port
-from tests.support import mail
+from tests.support import mail, reader_children
 
 ALICE, BOB = "alice@example.org", "bob@example.net"
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -99,6 +99,14 @@ def pbm_process(database_url, tmp_path):
 def count(database: Database, *where, model=InboundMessage) -> int:
     with database.reading() as session:
         return session.scalar(select(func.count()).select_from(model).where(*where))
+
+
+def test_a_started_server_has_its_mail_reader_ready_before_the_first_mail(pbm_process):
+    # Started at the first mail instead, the reader's process would add its start-up to
+    # that mail's wait and to every mail queued behind it.
+    pbm_process.start()
+    assert pbm_process.process is not None
+    assert len(reader_children(pbm_process.process.pid)) == 1
 
 
 def test_a_mail_accepted_before_a_sigkill_is_processed_once_after_the_restart(pbm_process, database):

@@ -18,26 +18,12 @@ from pbm.mail.parse import ParsedMail, parse_mail
 from pbm.mail.reader import MailReader
 from tests.mail import reader_parsers
 from tests.mail.builders import OUR_ADDRESS, fixture, message
+from tests.support import reader_children
 
 pytestmark = pytest.mark.timeout(120)
 
 SENDER = "alice@example.com"
 ORDINARY = fixture("gmail_reply.eml")
-
-
-def reader_children(parent: int | None = None) -> set[int]:
-    """The live mail reader children of `parent` (this process by default)."""
-    parent = os.getpid() if parent is None else parent
-    children = set()
-    for process in Path("/proc").glob("[0-9]*"):
-        try:
-            state, parent_id = (process / "stat").read_text().rsplit(")", 1)[1].split()[:2]
-            command = (process / "cmdline").read_bytes()
-        except OSError:
-            continue  # it just ended
-        if int(parent_id) == parent and state != "Z" and b"pbm.mail.reader_child" in command:
-            children.add(int(process.name))
-    return children
 
 
 def gone(pid: int) -> bool:
@@ -136,6 +122,14 @@ def test_child_dying_while_reading_gives_an_unreadable_mail_and_a_new_child():
         assert reader.read(ORDINARY, envelope_sender=SENDER).mail == in_process(ORDINARY)
 
 
+def test_a_reader_started_ahead_reads_its_first_mail_with_the_child_already_there(reader):
+    reader.start()
+    (child,) = reader_children()
+    reader.start()  # a second start keeps the running child
+    assert reader.read(ORDINARY, envelope_sender=SENDER).mail == in_process(ORDINARY)
+    assert reader_children() == {child}
+
+
 def test_closing_the_reader_leaves_no_child():
     reader = MailReader(loop_marker=OUR_ADDRESS)
     reader.read(ORDINARY, envelope_sender=SENDER)
@@ -151,11 +145,14 @@ def test_what_the_child_prints_neither_breaks_the_reading_nor_reaches_the_log(ca
     assert "chatter" not in "".join(capfd.readouterr())
 
 
-def test_closed_reader_refuses_to_read():
+def test_closed_reader_refuses_to_read_or_start():
     reader = MailReader(loop_marker=OUR_ADDRESS)
     reader.close()
     with pytest.raises(ValueError):
         reader.read(ORDINARY, envelope_sender=SENDER)
+    with pytest.raises(ValueError):
+        reader.start()
+    assert reader_children() == set()
 
 
 def test_threads_can_share_one_reader(reader):
