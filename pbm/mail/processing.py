@@ -56,7 +56,7 @@ from pbm.mail.parse import ParsedMail
 from pbm.mail.reader import MailReader
 from pbm.mail.time_pass import TimePass
 from pbm.mail.tokens import Addressing, ReplyTokens
-from pbm.passwords import Passwords
+from pbm.passwords import Ahead, Passwords
 from pbm.store import boards, inbox, players, resets
 from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
@@ -242,14 +242,17 @@ class Processor:
             return 0
         readings: list[_Read | Exception] = []
         started = self.now()
-        for index, unread in enumerate(claimed):
-            readings.append(self._read_one(unread))
-            if self.now() - started > self.read_lease / 2 and index + 1 < len(claimed):
-                # Slow mails: keep the claim on the rest of the batch.
-                rest = [u.id for u in claimed[index + 1 :]]
-                with self.database.transaction() as session:
-                    inbox.extend_read_claims(session, rest, worker=self.worker.name, until=self.now() + self.read_lease)
-                started = self.now()
+        with self.passwords.ahead() as ahead:
+            for index, unread in enumerate(claimed):
+                readings.append(self._read_one(unread, ahead))
+                if self.now() - started > self.read_lease / 2 and index + 1 < len(claimed):
+                    # Slow mails: keep the claim on the rest of the batch.
+                    rest = [u.id for u in claimed[index + 1 :]]
+                    with self.database.transaction() as session:
+                        inbox.extend_read_claims(
+                            session, rest, worker=self.worker.name, until=self.now() + self.read_lease
+                        )
+                    started = self.now()
         now = self.now()
         with self.database.transaction() as session:
             for unread, reading in zip(claimed, readings):
@@ -259,10 +262,10 @@ class Processor:
                     inbox.record_failure(session, unread.id, f"reading failed: {type(failure).__name__}", now)
         return len(claimed)
 
-    def _read_one(self, unread: inbox.Unread) -> _Read | Exception:
+    def _read_one(self, unread: inbox.Unread, ahead: Ahead) -> _Read | Exception:
         """What reading `unread` found, or the error that is its own failure."""
         try:
-            return self._read(unread)
+            return self._read(unread, ahead)
         except OSError:
             raise  # no reading process could start: the machine's fault, not the mail's
         except Exception as error:
@@ -291,7 +294,7 @@ class Processor:
             return error
         return None
 
-    def _read(self, unread: inbox.Unread) -> _Read:
+    def _read(self, unread: inbox.Unread, ahead: Ahead) -> _Read:
         if unread.attempts > GIVE_UP_READING_AFTER:
             mail = ParsedMail.unread(f"reading it was started {unread.attempts - 1} times and never finished")
             return _Read(mail, {f"sender:{unread.envelope_from.lower()}"}, 0.0, 0)
@@ -301,13 +304,14 @@ class Processor:
         with self.database.reading() as session:
             reply = self._reply_facts(session, unread.envelope_to)
             plan = self._plan(mail, reply)
-        self._check_passwords_ahead(plan)
+        self._check_passwords_ahead(plan, ahead)
         keys = conflict_keys(plan, sender=sender)
         replied = reply if isinstance(reply, ReplyFacts) else None
         return _Read(mail, keys, reading.cost.seconds, reading.cost.peak_memory_kb, replied)
 
-    def _check_passwords_ahead(self, plan: Plan) -> None:
-        """Do the slow part of every password check of `plan` now, outside any write transaction.
+    def _check_passwords_ahead(self, plan: Plan, ahead: Ahead) -> None:
+        """Start the slow part of every password check of `plan`, to be done outside any write
+        transaction (before the batch's readings are recorded, `read_some` waits for it).
 
         The answers are remembered (`Passwords`), so the same checks in the
         transaction cost nothing. A password that changes in between is simply
@@ -316,18 +320,18 @@ class Processor:
         for step in plan.steps:
             match step:
                 case lang.Signup(secret=password) | lang.ResetPassword(secret=password):
-                    self.passwords.prepare(password)
+                    ahead.prepare(password)
                 case lang.ChangePassword(userid=userid, old=old, new=new):
-                    self._verify_ahead(userid, old)
-                    self.passwords.prepare(new)
+                    self._verify_ahead(userid, old, ahead)
+                    ahead.prepare(new)
                 case lang.Command() if (credentials := step.credentials()) is not None:
-                    self._verify_ahead(*credentials)
+                    self._verify_ahead(*credentials, ahead)
 
-    def _verify_ahead(self, userid: str, password: str) -> None:
+    def _verify_ahead(self, userid: str, password: str, ahead: Ahead) -> None:
         with self.database.reading() as session:
             password_hash = players.checkable_password_hash(session, userid, now=self.now())
         if password_hash is not None:
-            self.passwords.verify(password_hash, password)
+            ahead.verify(password_hash, password)
 
     # -- step 2: applying -----------------------------------------------------
 

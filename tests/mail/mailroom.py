@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import select
 
 from pbm.config import Settings
-from pbm.passwords import fast_passwords
+from pbm.passwords import Passwords, fast_passwords
 from pbm.server import Server
 from pbm.store.inbox import save_inbound
 from pbm.store.models import InboundMessage, OutboxMessage, utcnow
@@ -22,11 +22,18 @@ class Mailroom:
     """A server's mail processing without its listeners: mails stored, processed, replies read back.
 
     `settings` override the server's (e.g. ``max_commands_per_mail=3``); `clock`
-    is the server's time, for tests of what happens an hour or a day later.
+    is the server's time, for tests of what happens an hour or a day later;
+    `passwords` its password hashing (cheap by default).
     """
 
     def __init__(
-        self, database_url: str, var_dir: Path, *, clock: Callable[[], datetime] = utcnow, **settings: Any
+        self,
+        database_url: str,
+        var_dir: Path,
+        *,
+        clock: Callable[[], datetime] = utcnow,
+        passwords: Passwords | None = None,
+        **settings: Any,
     ) -> None:
         settings = Settings(
             database_url=database_url,
@@ -34,7 +41,7 @@ class Mailroom:
             outbound=f"maildir:{var_dir}/outbox",
             **settings,
         )
-        self.server = Server(settings, passwords=fast_passwords(), var_dir=var_dir, now=clock)
+        self.server = Server(settings, passwords=passwords or fast_passwords(), var_dir=var_dir, now=clock)
         self.database = self.server.database
         self._seen = 0
 

@@ -5,10 +5,15 @@ Every test runs on SQLite and, when configured, on PostgreSQL.
 
 from __future__ import annotations
 
+import threading
+
 import pytest
+from argon2 import PasswordHasher
 from sqlalchemy import func, select
 
 import pbm.games
+from pbm.passwords import Passwords
+from pbm.store.inbox import save_inbound
 from pbm.store.models import Board, InboundMessage, MoveRecord, OutboxMessage, Player, Rating
 from tests.mail.mailroom import Mailroom
 from tests.support import body_of, mail, reply_to_board
@@ -161,6 +166,38 @@ def test_only_a_named_player_may_challenge_from_their_registered_address(players
     players.send(mail("alice@elsewhere.example", "cephalopod challenge alice bob"))
     assert "registered address of one of alice, bob" in body_of(the_only(players.replies()))
     assert count(players, Board) == 0
+
+
+class NotingHasher(PasswordHasher):
+    """Cheap argon2 that notes which thread made each check."""
+
+    def __init__(self) -> None:
+        super().__init__(time_cost=1, memory_cost=8, parallelism=1)
+        self.checked_on: list[str] = []
+
+    def verify(self, hash: str | bytes, password: str | bytes) -> bool:
+        self.checked_on.append(threading.current_thread().name)
+        return super().verify(hash, password)
+
+
+def test_a_batchs_password_checks_are_made_once_each_on_threads_of_their_own(make_mailroom):
+    # argon2 lets go of the GIL: made on other threads, a player's first check (20 ms at
+    # production cost) runs beside the reading of the next mails, and never inside the
+    # write transaction, where it would hold up every other writer.
+    hasher = NotingHasher()
+    room = make_mailroom(passwords=Passwords(hasher))
+    for address, userid in ((ALICE, "alice"), (BOB, "bob")):
+        room.send(mail(address, f"signup {userid} {userid}-pw"))
+    room.send(mail(ALICE, "cephalopod challenge alice bob"))
+    batch = [(ALICE, "cephalopod move 101 alice alice-pw b3"), (BOB, "cephalopod move 101 bob bob-pw d3"),
+             (ALICE, "cephalopod move 101 alice alice-pw c3")]  # fmt: skip
+    for sender, line in batch:
+        save_inbound(room.database, mail(sender, line), envelope_from=sender, envelope_to=["pbm@localhost"])
+    room.server.processor.process_pending()
+
+    assert stored_game(room).move_count == 3
+    assert len(hasher.checked_on) == 2  # alice's once, bob's once
+    assert all(name.startswith("pbm-password") for name in hasher.checked_on), hasher.checked_on
 
 
 @pytest.mark.parametrize(
