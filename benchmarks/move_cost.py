@@ -1,6 +1,6 @@
 """What one reply move costs to process, as the database and the game grow.
 
-    python -m benchmarks.move_cost [--games 100000] [--long 300] [--boards 20]
+    python -m benchmarks.move_cost [--games 100000] [--long 300] [--boards 41]
                                    [--database-url URL]
 
 Two databases are made (SQLite files unless a PostgreSQL server is given):
@@ -14,8 +14,10 @@ read and applied by the server's own `Processor` in this process.
 
 It prints, for each case, the processor's CPU time per move (median of the
 boards) and the SQL statements per move; flat cost means the same numbers
-down each pair of rows. Statement counts are exact; the times vary by a few
-percent from run to run on a shared machine.
+down each pair of rows. Each case's first board warms up, then the cases
+take turns board by board, so that a busy moment of the machine weighs on
+all alike. Statement counts are exact; the times vary by a few percent from
+run to run.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -59,6 +61,18 @@ class Measured:
     state: Any
 
 
+def going_on(engine: Any, state: Any, rng: random.Random) -> tuple[str, Any]:
+    """A random legal move that does not end the game, and the state after it: a measured game
+    must still be going on at its last move."""
+    candidates = list(engine.legal_moves(state))
+    rng.shuffle(candidates)
+    for move in candidates:
+        after = engine.play(state, move)
+        if engine.result(after) is None:
+            return move, after
+    raise RuntimeError("every move ends this game")
+
+
 def add_boards(server: Server, game_type: str, count: int, plies: int, rng: random.Random, tag: str) -> list[Measured]:
     """`count` boards of `game_type` between fresh players, `plies` random moves into the game, each
     of those moves in the board's move list."""
@@ -76,10 +90,9 @@ def add_boards(server: Server, game_type: str, count: int, plies: int, rng: rand
             state = engine.new(players=2)
             moves = []
             for ply in range(plies):
-                move = rng.choice(engine.legal_moves(state))
+                move, state_after = going_on(engine, state, rng)
                 moves.append((ply + 1, state.to_move, move))
-                state = engine.play(state, move)
-            assert engine.result(state) is None, "a measured game must still be going on"
+                state = state_after
             board = Board(
                 game_type=game_type,
                 board=10_000_000 + rng.randrange(10**9),
@@ -144,37 +157,47 @@ class Cost:
     statements: float
 
 
-def move_once(server: Server, boards: list[Measured], rng: random.Random) -> Cost:
-    """One reply move on every board, each processed alone; the median CPU time and mean statements."""
-    tokens = ReplyTokens(SECRET.encode())
-    statements = 0
+@dataclass
+class Case:
+    """Boards of one kind in one database, moved on one after another."""
+
+    name: str
+    server: Server
+    boards: list[Measured]
+    seconds: list[float] = field(default_factory=list)
+    statements: int = 0
+
+    def cost(self) -> Cost:
+        return Cost(1000 * statistics.median(self.seconds), self.statements / len(self.seconds))
+
+
+def move_one(case: Case, measured: Measured, rng: random.Random) -> None:
+    """One reply move on `measured`, read and applied alone; its CPU time and statements go to `case`."""
+    server = case.server
+    engine = pbm.games.get(measured.game_type)
+    seat = measured.state.to_move
+    move, after = going_on(engine, measured.state, rng)
+    token = ReplyTokens(SECRET.encode()).make(measured.board_id, measured.player_ids[seat], measured.state.ply)
+    recipient = f"pbm+{token}@localhost"
+    raw = (
+        f"From: {measured.addresses[seat]}\r\nTo: {recipient}\r\nSubject: Re: your move\r\n"
+        f"Message-ID: <m{measured.board_id}.{measured.state.ply}@bench.example>\r\n\r\n{move}\r\n"
+    ).encode()
+    save_inbound(server.database, raw, envelope_from=measured.addresses[seat], envelope_to=[recipient])
 
     def count(*_: object) -> None:
-        nonlocal statements
-        statements += 1
+        case.statements += 1
 
-    times = []
-    for measured in boards:
-        engine = pbm.games.get(measured.game_type)
-        seat = measured.state.to_move
-        move = rng.choice(engine.legal_moves(measured.state))
-        token = tokens.make(measured.board_id, measured.player_ids[seat], measured.state.ply)
-        recipient = f"pbm+{token}@localhost"
-        raw = (
-            f"From: {measured.addresses[seat]}\r\nTo: {recipient}\r\nSubject: Re: your move\r\n"
-            f"Message-ID: <m{measured.board_id}.{measured.state.ply}@bench.example>\r\n\r\n{move}\r\n"
-        ).encode()
-        save_inbound(server.database, raw, envelope_from=measured.addresses[seat], envelope_to=[recipient])
-        event.listen(server.database.engine, "before_cursor_execute", count)
-        event.listen(server.database.read_engine, "before_cursor_execute", count)
-        started = time.process_time()
-        applied = server.processor.process_pending()
-        times.append(time.process_time() - started)
-        event.remove(server.database.engine, "before_cursor_execute", count)
-        event.remove(server.database.read_engine, "before_cursor_execute", count)
-        assert applied == 1, "the move mail was applied"
-        measured.state = engine.play(measured.state, move)
-    return Cost(1000 * statistics.median(times), statements / len(boards))
+    sql_engines = {server.database.engine, server.database.read_engine}  # one and the same on PostgreSQL
+    for sql_engine in sql_engines:
+        event.listen(sql_engine, "before_cursor_execute", count)
+    started = time.process_time()
+    applied = server.processor.process_pending()
+    case.seconds.append(time.process_time() - started)
+    for sql_engine in sql_engines:
+        event.remove(sql_engine, "before_cursor_execute", count)
+    assert applied == 1, "the move mail was applied"
+    measured.state = after
 
 
 @contextmanager
@@ -199,35 +222,43 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=100_000, help="other games in the large database")
     parser.add_argument("--long", type=int, default=300, help="the move number of the late move")
-    parser.add_argument("--boards", type=int, default=20, help="boards measured in each case")
+    parser.add_argument("--boards", type=int, default=41, help="boards measured in each case (the first warms up)")
     parser.add_argument("--database-url", help="a PostgreSQL server (default: SQLite files)")
     args = parser.parse_args(argv)
     rng = random.Random(7)
-    rows: list[tuple[str, Cost]] = []
 
-    with scratch_database(args.database_url) as url, serving(url) as server:
-        few = add_boards(server, "cephalopod", args.boards, 2, rng, "c")
-        rows.append((f"Cephalopod move 3, {args.boards} games in the database", move_once(server, few, rng)))
-        early = add_boards(server, "dodeca", args.boards, 2, rng, "e")
-        rows.append(("Dodeca move 3", move_once(server, early, rng)))
-        late = add_boards(server, "dodeca", args.boards, args.long - 1, random.Random(11), "l")
-        rows.append((f"Dodeca move {args.long}", move_once(server, late, rng)))
-
-    with scratch_database(args.database_url) as url, serving(url) as server:
+    with ExitStack() as stack:
+        small = stack.enter_context(serving(stack.enter_context(scratch_database(args.database_url))))
+        large = stack.enter_context(serving(stack.enter_context(scratch_database(args.database_url))))
         started = time.perf_counter()
-        fill(server.database, args.games, max(2, args.games // 5), rng)
-        add_history(server, args.games)
+        fill(large.database, args.games, max(2, args.games // 5), rng)
+        add_history(large, args.games)
         filled = time.perf_counter() - started
-        many = add_boards(server, "cephalopod", args.boards, 2, rng, "c")
-        rows.insert(1, (f"Cephalopod move 3, {args.games + args.boards:,} games", move_once(server, many, rng)))
+        cases = [
+            Case(f"Cephalopod move 3, {args.boards} games in the database", small,
+                 add_boards(small, "cephalopod", args.boards, 2, rng, "c")),
+            Case(f"Cephalopod move 3, {args.games + args.boards:,} games", large,
+                 add_boards(large, "cephalopod", args.boards, 2, rng, "c")),
+            Case("Dodeca move 3", small, add_boards(small, "dodeca", args.boards, 2, rng, "e")),
+            Case(f"Dodeca move {args.long}", small, add_boards(small, "dodeca", args.boards, args.long - 1, rng, "l")),
+        ]  # fmt: skip
+        for case in cases:
+            move_one(case, case.boards[0], rng)  # the first move of a process compiles what all need
+            case.seconds.clear()
+            case.statements = 0
+        # The cases take turns, board by board, so that whatever else the machine does weighs on each alike.
+        for index in range(1, args.boards):
+            for case in cases:
+                move_one(case, case.boards[index], rng)
 
     backend = "PostgreSQL" if args.database_url else "SQLite"
     print(f"Move cost: one reply move read and applied in process, {backend}, {args.boards} boards per case")
     print(f"  (the large database: {args.games:,} games, their players and {HISTORY_PER_GAME * args.games:,} "
           f"received mails; filled in {filled:.0f} s)")  # fmt: skip
     print(f"  {'case':48} {'CPU ms/move':>11} {'statements/move':>15}")
-    for name, cost in rows:
-        print(f"  {name:48} {cost.cpu_ms:11.2f} {cost.statements:15.1f}")
+    for case in cases:
+        cost = case.cost()
+        print(f"  {case.name:48} {cost.cpu_ms:11.2f} {cost.statements:15.1f}")
     return 0
 
 

@@ -153,7 +153,7 @@ def signoff(ctx: Context, command: lang.Signoff) -> list[OutgoingMail]:
         board = ctx.board(listed.game_type, listed.board, for_update=True)
         engine = pbm.games.get(board.game_type)
         seat = boards.seat_of(board, player)
-        if seat not in engine.seats_in_play(engine.load(board.state, board.secret)):
+        if seat not in engine.seats_in_play(engine.resume(board.state, board.secret)):
             continue  # out of that game already: it goes on without them
         mails += play.leave(ctx, board, player, play.SIGNING_OFF)
         forfeited.append(f"{engine.title} board {board.board}")

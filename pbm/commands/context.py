@@ -151,7 +151,7 @@ class Context:
         password or registered address, to someone who is that player."""
         engine = pbm.games.get(board.game_type)
         if state is None:
-            state = engine.load(board.state, board.secret)
+            state = engine.resume(board.state, board.secret)
         moves = boards.moves_of(self.session, board) if moves is None else moves
         offer = offers.pending(self.session, board) if at_move is None else None
         queued = None if viewer is None else queues.of(self.session, board, board.seats[viewer].player)

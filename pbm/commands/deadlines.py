@@ -105,7 +105,7 @@ def _vote_time(ctx: Context, board: Board, offer: Offer, rules: clocks.TimeContr
     time counts while any of them is around."""
     now = ctx.now()
     engine = pbm.games.get(board.game_type)
-    in_play = set(engine.seats_in_play(engine.load(board.state, board.secret)))
+    in_play = set(engine.seats_in_play(engine.resume(board.state, board.secret)))
     waiting = [s for s in board.seats if s.seat not in offer.accepted and s.seat in in_play]
     away_by_player = vacations.away(ctx.session, [s.player_id for s in waiting], offer.created_at)
     away = [interval for s in waiting for interval in away_by_player.get(s.player_id, [])]

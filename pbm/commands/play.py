@@ -133,7 +133,7 @@ def move(ctx: Context, command: lang.Move) -> list[OutgoingMail]:
     board, player = ctx.playing(command.game, command.board, command.userid, command.secret)
     engine = pbm.games.get(board.game_type)
     seat = ctx.seat_in_play(board, player)
-    state = engine.load(board.state, board.secret)
+    state = engine.resume(board.state, board.secret)
     if command.by_reply and command.replied_at is not None and command.replied_at != board.move_count:
         raise Refused(
             f"Your reply answers the board after move {command.replied_at}, but the game has moved on "
@@ -150,7 +150,7 @@ def play(ctx: Context, board: Board, player: Player, text: str, *, auto: bool = 
     the player whose turn it is queued a move, that is played too. `auto`: played from the queue."""
     engine = pbm.games.get(board.game_type)
     seat = ctx.seat_in_play(board, player)
-    state = engine.load(board.state, board.secret)
+    state = engine.resume(board.state, board.secret)
     notation, after = checked_move(ctx, board, seat, state, text)
     now = ctx.now()
     news = _withdraw_offer(ctx, board)
@@ -269,7 +269,7 @@ def leave(ctx: Context, board: Board, player: Player, leaving: Leaving) -> list[
     in a game of two the others win; in a bigger one, if the game allows it, the others play on."""
     engine = pbm.games.get(board.game_type)
     seat = ctx.seat_in_play(board, player)
-    state = engine.load(board.state, board.secret)
+    state = engine.resume(board.state, board.secret)
     now = ctx.now()
     ratings: list[RatingChange] = []
     news = _withdraw_offer(ctx, board)

@@ -28,7 +28,7 @@ def submit(ctx: Context, command: lang.Submit) -> list[OutgoingMail]:
     board, player = ctx.playing(command.game, command.board, command.userid, command.secret)
     engine = pbm.games.get(board.game_type)
     seat = ctx.seat_in_play(board, player)
-    state = engine.load(board.state, board.secret)
+    state = engine.resume(board.state, board.secret)
     notation, _ = play.checked_move(ctx, board, seat, state, command.move)
     submissions.submit(ctx.session, board, player, notation, ctx.now())
     # Shown from a stand-in secret: the real state after the move would show the real next roll,
@@ -72,7 +72,7 @@ def preview(ctx: Context, command: lang.Preview) -> list[OutgoingMail]:
         if done > len(records):
             raise Refused(f"{engine.title} board {board.board} has {moves_text(len(records))}, not {done}")
         if board.status == BoardStatus.ACTIVE and command.at_move is None:
-            state = engine.load(board.state, board.secret)
+            state = engine.resume(board.state, board.secret)
         else:
             start = engine.new(players=len(board.seats), options=board.options, seed=board.secret)
             state = engine.replay(start, [(record.seat, record.notation) for record in records[:done]])

@@ -35,7 +35,7 @@ def queue(ctx: Context, command: lang.Queue) -> list[OutgoingMail]:
     board, player = ctx.playing(command.game, command.board, command.userid, command.secret)
     seat = ctx.seat_in_play(board, player)
     engine = pbm.games.get(board.game_type)
-    state = engine.load(board.state, board.secret)
+    state = engine.resume(board.state, board.secret)
     title = f"{engine.title} board {board.board}"
     if command.clear:
         had = queues.take(ctx.session, board, player)[0] is not None

@@ -28,7 +28,7 @@ def chat(ctx: Context, command: lang.Chat) -> list[OutgoingMail]:
     _check_there_is_something_to_say(ctx)
     _check_within_limit(ctx, player)
     talks.record(ctx.session, player, TalkKind.CHAT, ctx.now(), board)
-    state = engine.load(board.state, board.secret)
+    state = engine.resume(board.state, board.secret)
     moves = boards.moves_of(ctx.session, board)
     active = board.status == BoardStatus.ACTIVE
     mails = []

@@ -29,7 +29,7 @@ def propose(ctx: Context, command: lang.Propose) -> list[OutgoingMail]:
     board, player = ctx.playing(command.game, command.board, command.userid, command.secret)
     engine = pbm.games.get(board.game_type)
     seat = ctx.seat_in_play(board, player)
-    state = engine.load(board.state, board.secret)
+    state = engine.resume(board.state, board.secret)
     kind = OfferKind(command.kind)
     _check_in_the_game(ctx, board, state, seat, player)
     waiting = offers.pending(ctx.session, board)
@@ -50,7 +50,7 @@ def vote(ctx: Context, command: lang.Vote) -> list[OutgoingMail]:
     board, player = ctx.playing(command.game, command.board, command.userid, command.secret)
     engine = pbm.games.get(board.game_type)
     seat = ctx.seat_in_play(board, player)
-    state = engine.load(board.state, board.secret)
+    state = engine.resume(board.state, board.secret)
     _check_in_the_game(ctx, board, state, seat, player)
     offer = offers.pending(ctx.session, board)
     if offer is None:
@@ -80,7 +80,7 @@ def settle_stalled(ctx: Context, board: Board) -> list[OutgoingMail]:
     """A proposal nobody answered within the game's forfeit time is accepted, as pbmserv settled a
     stalled draw offer: silence is consent, for a take-back too."""
     engine = pbm.games.get(board.game_type)
-    state = engine.load(board.state, board.secret)
+    state = engine.resume(board.state, board.secret)
     offer = offers.pending(ctx.session, board)
     assert offer is not None, "only a waiting proposal is settled"
     proposer = board.seats[offer.proposer].player

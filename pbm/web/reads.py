@@ -192,7 +192,7 @@ class Reads:
             game = boards.find(session, engine.name, board)
             if game is None:
                 return None
-            state = engine.load(game.state, game.secret)
+            state = engine.resume(game.state, game.secret)
             moves = boards.moves_of(session, game)
             rules = turns.rules_of(game, self.time_control)
             time = time_view(game, rules, turns.turn_of(session, game, self.now(), self.time_control))

@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from pbm.games import InvalidPosition, fairdice
-from pbm.games.dodeca import GAME
+from pbm.games import InvalidPosition, dodeca, fairdice
+from pbm.games.dodeca import GAME, OPENING_ROLLS
 
 from .dodeca_support import PARKED, SEED, position, random_game, state_with
 
@@ -218,3 +218,38 @@ def test_load_needs_the_seed_back():
 def test_load_refuses_a_seed_that_does_not_match_the_stored_rolls():
     with pytest.raises(ValueError, match="does not match the seed"):
         GAME.load(GAME.dump(GAME.new(seed=SEED)), bytes(32))
+
+
+def test_resuming_a_stored_game_refuses_a_wrong_seed_too():
+    _, state = random_game(SEED, random.Random(4), max_plies=40)
+    with pytest.raises(ValueError, match="does not match the seed"):
+        GAME.resume(GAME.dump(state), bytes(32))
+    with pytest.raises(ValueError, match="without its dice seed"):
+        GAME.resume(GAME.dump(state))
+
+
+def test_load_checks_every_roll_and_resume_the_same_few_however_long_the_game(monkeypatch):
+    # The store resumes its own games at every move: its check must not grow with the game.
+    _, state = random_game(SEED, random.Random(5), max_plies=400)
+    assert len(state.rolls) > OPENING_ROLLS + 20
+    checked = []
+    real_roll = dodeca.roll
+    monkeypatch.setattr(
+        dodeca, "roll", lambda seed, index, sides: checked.append(index) or real_roll(seed, index, sides)
+    )
+    data = GAME.dump(state)
+
+    assert GAME.load(data, SEED) == state
+    assert checked == list(range(len(state.rolls)))
+    checked.clear()
+    assert GAME.resume(data, SEED) == state
+    assert checked == [*range(OPENING_ROLLS), len(state.rolls) - 1]
+
+
+def test_a_stored_roll_that_was_changed_is_refused_by_load():
+    _, state = random_game(SEED, random.Random(5), max_plies=200)
+    data = json.loads(json.dumps(GAME.dump(state)))
+    middle = data["rolls"][len(data["rolls"]) // 2]
+    middle["face"] = middle["face"] % middle["sides"] + 1
+    with pytest.raises(ValueError, match="does not match the seed"):
+        GAME.load(data, SEED)

@@ -69,6 +69,7 @@ def test_position_notation_round_trips(state):
 def test_dump_and_load_round_trip(state):
     data = json.loads(json.dumps(GAME.dump(state)))
     assert GAME.load(data, GAME.secret_of(state)) == state
+    assert GAME.resume(data, GAME.secret_of(state)) == state
 
 
 @settings(max_examples=15, deadline=None)
