@@ -123,6 +123,11 @@ def fill(database: Database, games: int, players: int, rng: random.Random) -> No
             session.execute(insert(Seat), seats)
     with database.transaction() as session:
         session.execute(insert(BoardCounter), [{"game_type": k, "next_board": v} for k, v in next_board.items()])
+        if not database.is_sqlite:
+            # The rows above came with their ids: the sequences must go on after them.
+            for table in ("players", "games"):
+                latest = f"(SELECT max(id) FROM {table})"
+                session.execute(text(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), {latest})"))
     # Planner statistics, and on PostgreSQL the visibility map autovacuum would keep in a
     # running server (index-only scans rely on it).
     maintenance = "ANALYZE" if database.is_sqlite else "VACUUM ANALYZE"
