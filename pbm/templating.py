@@ -41,8 +41,9 @@ def load_templates(environment: jinja2.Environment, *folders: str) -> None:
     A template takes tens of milliseconds to compile: done at start-up, the
     first player after a restart is not the one who waits for it.
     """
+    prefixes = tuple(f"{folder}/" for folder in folders)
     for name in environment.list_templates():
-        if name.startswith(tuple(f"{folder}/" for folder in folders)):
+        if name.startswith(prefixes):
             environment.get_template(name)
 
 

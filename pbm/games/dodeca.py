@@ -163,7 +163,8 @@ BACK_ROW = (CUBE, CUBE, OCTO, OCTO, DODECA, DODECA, OCTO, OCTO, CUBE, CUBE)
 SETUP = ((0, BACK_ROW), (1, (TETRA,) * SIZE), (8, (TETRA,) * SIZE), (9, BACK_ROW))
 """(row index, dice from column a to j) in the order the setup rolls are made."""
 OPENING_ROLLS = 42
-"""Rolls every game makes before its first move: the 40 of the setup and the first roll-off."""
+"""Rolls a new game makes before its first move: the 40 of the setup and the first roll-off.
+(A game set up from a position has none; its first 42 rolls are then simply its first.)"""
 
 
 class Die(NamedTuple):
