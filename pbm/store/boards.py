@@ -24,6 +24,7 @@ from pbm import clocks
 from pbm.elo import RatingChange
 from pbm.games import LEAVING, UNDO
 from pbm.store import ratings, turns, watchers
+from pbm.store.database import execute_plain
 from pbm.store.models import Board, BoardCounter, BoardEvent, BoardStatus, MoveRecord, OpenChallenge, Player, Seat
 
 FIRST_BOARD = 101
@@ -78,7 +79,7 @@ class ReplyNames:
 
 
 def reply_names(session: Session, board_id: int, player_id: int) -> ReplyNames | None:
-    row = session.execute(_REPLY_NAMES, {"board_id": board_id, "player_id": player_id}).first()
+    row = execute_plain(session, _REPLY_NAMES, {"board_id": board_id, "player_id": player_id}).first()
     return ReplyNames(row.userid, row.game_type, row.board) if row is not None else None
 
 

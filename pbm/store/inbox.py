@@ -42,7 +42,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased
 
 from pbm.mail.headers import one_line
-from pbm.store.database import Database
+from pbm.store.database import Database, execute_plain
 from pbm.store.errors import Failure, classify
 from pbm.store.models import MAX_KEY, InboundKey, InboundMessage, InboundStatus, utcnow
 
@@ -189,10 +189,10 @@ def claim_unread(session: Session, *, worker: str, now: datetime, lease: timedel
     batch at a time, so a claim it still holds is left from a batch that an
     outage cut short, and waiting out its lease would hold up all later mail.
     """
-    rows = session.execute(_UNREAD, {"now": now, "worker": worker, "limit": limit}).all()
+    rows = execute_plain(session, _UNREAD, {"now": now, "worker": worker, "limit": limit}).all()
     if not rows:
         return []
-    session.execute(_CLAIM_UNREAD, {"ids": [row.id for row in rows], "worker": worker, "until": now + lease})
+    execute_plain(session, _CLAIM_UNREAD, {"ids": [row.id for row in rows], "worker": worker, "until": now + lease})
     return [
         Unread(row.id, row.raw, row.envelope_from, tuple(row.envelope_to.splitlines()), row.read_attempts + 1)
         for row in rows
@@ -273,7 +273,8 @@ def record_reading(
     now: datetime,
 ) -> bool:
     """Store what reading found and the mail's keys; False if another worker got there first."""
-    stored = session.execute(
+    stored = execute_plain(
+        session,
         _RECORD_READING,
         {
             "inbound": inbound_id,
@@ -284,11 +285,11 @@ def record_reading(
             "peak_kb": peak_kb,
         },
     )
-    if stored.rowcount != 1:  # type: ignore[attr-defined]  # an UPDATE gives a CursorResult
+    if stored.rowcount != 1:
         return False
     fitting = sorted({_fitting(k) for k in keys})
     if fitting:
-        session.execute(insert(InboundKey), [{"inbound_id": inbound_id, "key": key} for key in fitting])
+        execute_plain(session, _ADD_KEY, [{"inbound_id": inbound_id, "key": key} for key in fitting])
     return True
 
 
@@ -310,6 +311,9 @@ _RECORD_READING = (
     )
     .execution_options(synchronize_session=False)
 )
+
+
+_ADD_KEY = insert(InboundKey)
 
 
 def _fitting(key: str) -> str:
@@ -361,7 +365,7 @@ class Ready:
 
 def claim_ready(session: Session) -> Ready | None:
     """The oldest mail that may be applied now, locked for this transaction (others skip it)."""
-    row = session.execute(_READY).first()
+    row = execute_plain(session, _READY).first()
     if row is None:
         return None
     assert row.parsed is not None, "a ready mail has been read"
@@ -387,8 +391,8 @@ def may_move_at(session: Session, game_type: str, board: int, received_by: datet
 
 def finish(session: Session, inbound_id: int, status: InboundStatus, note: str, now: datetime) -> None:
     """The mail is done: record how, and free what it held up."""
-    session.execute(_FINISH, {"inbound": inbound_id, "new_status": status, "new_note": _note(note), "at": now})
-    session.execute(_FREE_KEYS, {"inbound": inbound_id})
+    execute_plain(session, _FINISH, {"inbound": inbound_id, "new_status": status, "new_note": _note(note), "at": now})
+    execute_plain(session, _FREE_KEYS, {"inbound": inbound_id})
 
 
 _FINISH = (

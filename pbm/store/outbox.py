@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import bindparam, case, func, insert, select, update
 from sqlalchemy.orm import Session
 
+from pbm.store.database import execute_plain
 from pbm.store.models import OutboxMessage, OutboxStatus
 
 LEASE = timedelta(seconds=15)
@@ -137,7 +138,10 @@ def enqueue(session: Session, mails: Sequence[Queued], *, now: datetime, inbound
         }
         for mail in mails
     ]
-    session.execute(insert(OutboxMessage), rows)
+    execute_plain(session, _ENQUEUE, rows)
+
+
+_ENQUEUE = insert(OutboxMessage)
 
 
 def recent_counts(
@@ -146,7 +150,8 @@ def recent_counts(
     """For each of `recipients` that has any: (mails queued and not suppressed since `since`, of them of `kinds`)."""
     if not recipients:
         return {}
-    rows = session.execute(_RECENT_COUNTS, {"recipients": sorted(recipients), "since": since, "kinds": list(kinds)})
+    parameters = {"recipients": sorted(recipients), "since": since, "kinds": list(kinds)}
+    rows = execute_plain(session, _RECENT_COUNTS, parameters)
     return {recipient: (every, of_kind) for recipient, every, of_kind in rows}
 
 
