@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Integer, Select, bindparam, case, func, select
+from sqlalchemy import Integer, Select, bindparam, case, func, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, joinedload
 
@@ -202,8 +202,8 @@ def start(
 
 def next_number(session: Session, game_type: str) -> int:
     """The next board number of `game_type`, from 101; safe when two games start at once."""
-    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
-    session.execute(insert(BoardCounter).values(game_type=game_type, next_board=FIRST_BOARD).on_conflict_do_nothing())
+    upsert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+    session.execute(upsert(BoardCounter).values(game_type=game_type, next_board=FIRST_BOARD).on_conflict_do_nothing())
     counter = session.scalars(select(BoardCounter).where(BoardCounter.game_type == game_type).with_for_update()).one()
     number = counter.next_board
     counter.next_board = number + 1
@@ -228,19 +228,23 @@ def record_move(
     turns.end_turn(session, board, now, moved=notation not in LEAVING and notation != UNDO)
     board.move_count += 1
     board.updated_at = now
-    session.add(
-        MoveRecord(
-            game_id=board.id,
-            number=board.move_count,
-            seat=seat,
-            notation=notation,
-            comment=comment,
-            created_at=now,
-            inbound_id=inbound_id,
-            report=report,
-            auto=auto,
-        )
-    )
+    row = {
+        "game_id": board.id,
+        "number": board.move_count,
+        "seat": seat,
+        "notation": notation,
+        "comment": comment,
+        "created_at": now,
+        "inbound_id": inbound_id,
+        "report": report,
+        "auto": auto,
+    }
+    # Written at once, not flushed with the board: a move is never changed once written, and the
+    # unit of work costs more than the row (the list's queries find it in the table all the same).
+    execute_plain(session, _ADD_MOVE, row)
+
+
+_ADD_MOVE = insert(MoveRecord)
 
 
 def set_position(board: Board, state: dict[str, Any], to_move: int) -> None:
