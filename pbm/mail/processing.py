@@ -177,9 +177,12 @@ class Processor:
         while True:
             read = self._guarded(self.read_some)
             progressed = False
-            while done := self._guarded(self.apply_some):
+            while True:
+                done, more = self._guarded(self.apply_some)
                 applied += done
-                progressed = True
+                progressed = progressed or done > 0
+                if not more:
+                    break
             if not read and not progressed:
                 # After the mail: a move that came in time is played before its sender could forfeit.
                 return applied + self.pass_time()
@@ -335,9 +338,10 @@ class Processor:
 
     # -- step 2: applying -----------------------------------------------------
 
-    def apply_some(self) -> int:
+    def apply_some(self) -> tuple[int, bool]:
         """Apply ready mails, a batch of them in one transaction; returns how many mails the batch
-        held (0: none was ready).
+        held (0: none was ready), and whether more may be ready (the batch did not end for want
+        of one: then looking again at once is not a wasted transaction).
 
         Each mail is applied in a savepoint of its own. A mail whose applying
         raises ends the batch: its savepoint is rolled back, the mails before it
@@ -347,6 +351,7 @@ class Processor:
         """
         batch: list[int] = []
         stopped: Exception | None = None
+        exhausted = False
         began = time.monotonic()
         try:
             with self.database.transaction() as session:
@@ -357,6 +362,7 @@ class Processor:
                     session.expire_all()
                     inbound = inbox.claim_ready(session)
                     if inbound is None:
+                        exhausted = True
                         break
                     batch.append(inbound.id)
                     try:
@@ -373,7 +379,7 @@ class Processor:
             else:
                 log.warning("a batch of %d mails met %s; applying them one at a time", len(batch), type(error).__name__)
                 self._batch_size = 1
-            return len(batch)
+            return len(batch), True
         self._batch_size = APPLY_BATCH
         applied = batch[:-1] if stopped is not None else batch
         for inbound_id in applied:
@@ -382,7 +388,7 @@ class Processor:
             self.on_processed()
         if stopped is not None:
             self._failed(batch[-1], stopped)
-        return len(batch)
+        return len(batch), not exhausted
 
     def _failed(self, inbound_id: int, error: Exception) -> None:
         """Applying `inbound_id` raised `error`: an outage, contention that passes, or the mail's failure."""
