@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TypeVar
+from typing import ParamSpec, TypeVar
 
 from sqlalchemy.orm import Session
 
@@ -64,6 +64,7 @@ from pbm.store.models import InboundMessage, InboundStatus, utcnow
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
+_P = ParamSpec("_P")
 
 READ_BATCH = 10
 """Mails one worker claims for reading at a time: one write claims them, one stores what was read."""
@@ -235,7 +236,14 @@ class Processor:
     # -- step 1: reading ------------------------------------------------------
 
     def read_some(self) -> int:
-        """Read a batch of unread mail; returns how many were read."""
+        """Read a batch of unread mail; returns how many were read.
+
+        One reading session serves the whole batch's lookups (reply addresses,
+        password hashes), not a session each. It stays open while the reader
+        child reads, but never idles longer than one mail's reading (bounded
+        by the reader's limits), which is well within PostgreSQL's idle
+        timeout.
+        """
         now = self.now()
         with self.database.transaction() as session:
             claimed = inbox.claim_unread(
@@ -245,9 +253,12 @@ class Processor:
             return 0
         readings: list[_Read | Exception] = []
         started = self.now()
-        with self.passwords.ahead() as ahead:
+        with self.passwords.ahead() as ahead, self.database.reading() as looking:
             for index, unread in enumerate(claimed):
-                readings.append(self._read_one(unread, ahead))
+                reading = self._own_failure(self._read, looking, unread, ahead)
+                if isinstance(reading, Exception):
+                    looking.rollback()  # the next mail's lookups start afresh
+                readings.append(reading)
                 if self.now() - started > self.read_lease / 2 and index + 1 < len(claimed):
                     # Slow mails: keep the claim on the rest of the batch.
                     rest = [u.id for u in claimed[index + 1 :]]
@@ -258,17 +269,18 @@ class Processor:
                     started = self.now()
         now = self.now()
         with self.database.transaction() as session:
-            for unread, reading in zip(claimed, readings):
-                failure = self._record_reading(session, unread, reading, now) if isinstance(reading, _Read) else reading
+            for unread, read in zip(claimed, readings):
+                failure = self._record_reading(session, unread, read, now) if isinstance(read, _Read) else read
                 if failure is not None:
                     log.error("inbound %d could not be read", unread.id, exc_info=failure)
                     inbox.record_failure(session, unread.id, f"reading failed: {type(failure).__name__}", now)
         return len(claimed)
 
-    def _read_one(self, unread: inbox.Unread, ahead: Ahead) -> _Read | Exception:
-        """What reading `unread` found, or the error that is its own failure."""
+    @staticmethod
+    def _own_failure(step: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T | Exception:
+        """What `step` gives, or the error that is the mail's own failure; any other error rises."""
         try:
-            return self._read(unread, ahead)
+            return step(*args, **kwargs)
         except OSError:
             raise  # no reading process could start: the machine's fault, not the mail's
         except Exception as error:
@@ -297,22 +309,22 @@ class Processor:
             return error
         return None
 
-    def _read(self, unread: inbox.Unread, ahead: Ahead) -> _Read:
+    def _read(self, session: Session, unread: inbox.Unread, ahead: Ahead) -> _Read:
+        """What reading `unread` finds: its mail, plan and keys, with its password checks started."""
         if unread.attempts > GIVE_UP_READING_AFTER:
             mail = ParsedMail.unread(f"reading it was started {unread.attempts - 1} times and never finished")
             return _Read(mail, {f"sender:{unread.envelope_from.lower()}"}, 0.0, 0)
         reading = self.reader.read(unread.raw, envelope_sender=unread.envelope_from)
         mail = reading.mail
         sender = mail.from_address or unread.envelope_from
-        with self.database.reading() as session:
-            reply = self._reply_facts(session, unread.envelope_to)
-            plan = self._plan(mail, reply)
-        self._check_passwords_ahead(plan, ahead)
+        reply = self._reply_facts(session, unread.envelope_to)
+        plan = self._plan(mail, reply)
+        self._check_passwords_ahead(session, plan, ahead)
         keys = conflict_keys(plan, sender=sender)
         replied = reply if isinstance(reply, ReplyFacts) else None
         return _Read(mail, keys, reading.cost.seconds, reading.cost.peak_memory_kb, replied)
 
-    def _check_passwords_ahead(self, plan: Plan, ahead: Ahead) -> None:
+    def _check_passwords_ahead(self, session: Session, plan: Plan, ahead: Ahead) -> None:
         """Start the slow part of every password check of `plan`, to be done outside any write
         transaction (before the batch's readings are recorded, `read_some` waits for it).
 
@@ -325,14 +337,13 @@ class Processor:
                 case lang.Signup(secret=password) | lang.ResetPassword(secret=password):
                     ahead.prepare(password)
                 case lang.ChangePassword(userid=userid, old=old, new=new):
-                    self._verify_ahead(userid, old, ahead)
+                    self._verify_ahead(session, userid, old, ahead)
                     ahead.prepare(new)
                 case lang.Command() if (credentials := step.credentials()) is not None:
-                    self._verify_ahead(*credentials, ahead)
+                    self._verify_ahead(session, *credentials, ahead)
 
-    def _verify_ahead(self, userid: str, password: str, ahead: Ahead) -> None:
-        with self.database.reading() as session:
-            password_hash = players.checkable_password_hash(session, userid, now=self.now())
+    def _verify_ahead(self, session: Session, userid: str, password: str, ahead: Ahead) -> None:
+        password_hash = players.checkable_password_hash(session, userid, now=self.now())
         if password_hash is not None:
             ahead.verify(password_hash, password)
 

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 from argon2 import PasswordHasher
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 import pbm.games
 from pbm.passwords import Passwords
@@ -198,6 +198,36 @@ def test_a_batchs_password_checks_are_made_once_each_on_threads_of_their_own(mak
     assert stored_game(room).move_count == 3
     assert len(hasher.checked_on) == 2  # alice's once, bob's once
     assert all(name.startswith("pbm-password") for name in hasher.checked_on), hasher.checked_on
+
+
+def test_a_mail_whose_reading_fails_leaves_the_rest_of_its_batch_to_be_read(make_mailroom, monkeypatch):
+    # A batch's lookups share one reading session. A failed statement aborts a PostgreSQL
+    # transaction; the next mail's lookups must not inherit it.
+    from pbm.store import players as stored_players
+
+    real = stored_players.checkable_password_hash
+
+    def breaking_on_bob(session, userid, *, now):
+        if userid == "bob":
+            session.execute(text("SELECT 1 / 0"))  # PostgreSQL: division_by_zero; SQLite: NULL
+            raise ValueError("simulated failure while reading")
+        return real(session, userid, now=now)
+
+    room = make_mailroom()
+    for address, userid in ((ALICE, "alice"), (BOB, "bob")):
+        room.send(mail(address, f"signup {userid} {userid}-pw"))
+    room.send(mail(ALICE, "cephalopod challenge alice bob"))
+    room.replies()
+    monkeypatch.setattr(stored_players, "checkable_password_hash", breaking_on_bob)
+    for sender, line in ((BOB, "cephalopod move 101 bob bob-pw d3"), (ALICE, "cephalopod move 101 alice alice-pw b3")):
+        save_inbound(room.database, mail(sender, line), envelope_from=sender, envelope_to=["pbm@localhost"])
+    room.server.processor.process_pending()
+
+    with room.database.reading() as session:
+        statuses = [status for (status,) in session.execute(select(InboundMessage.status).order_by(InboundMessage.id))]
+    assert statuses[-2:] == ["failed", "processed"]
+    assert stored_game(room).move_count == 1
+    assert [body_of(reply).splitlines()[0] for reply in room.replies_to(BOB)] == ["alice played b3."]
 
 
 @pytest.mark.parametrize(
