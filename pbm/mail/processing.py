@@ -53,7 +53,7 @@ from pbm.mail.compose import Composer
 from pbm.mail.fresh import fresh_text
 from pbm.mail.outgoing import Outgoing
 from pbm.mail.parse import ParsedMail
-from pbm.mail.reader import MailReader
+from pbm.mail.reader import MailReader, ReadCost, Reading
 from pbm.mail.time_pass import TimePass
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.passwords import Ahead, Passwords
@@ -252,13 +252,19 @@ class Processor:
         if not claimed:
             return 0
         readings: list[_Read | Exception] = []
+        not_understood: dict[int, ParsedMail] = {}
         started = self.now()
         with self.passwords.ahead() as ahead, self.database.reading() as looking:
             for index, unread in enumerate(claimed):
-                reading = self._own_failure(self._read, looking, unread, ahead)
+                reading = self._own_failure(self._reading, unread)
                 if isinstance(reading, Exception):
-                    looking.rollback()  # the next mail's lookups start afresh
-                readings.append(reading)
+                    readings.append(reading)
+                else:
+                    understood = self._own_failure(self._understand, looking, unread, reading, ahead)
+                    if isinstance(understood, Exception):
+                        looking.rollback()  # the next mail's lookups start afresh
+                        not_understood[unread.id] = reading.mail
+                    readings.append(understood)
                 if self.now() - started > self.read_lease / 2 and index + 1 < len(claimed):
                     # Slow mails: keep the claim on the rest of the batch.
                     rest = [u.id for u in claimed[index + 1 :]]
@@ -268,12 +274,24 @@ class Processor:
                         )
                     started = self.now()
         now = self.now()
+        failed: list[tuple[int, Exception]] = []
         with self.database.transaction() as session:
             for unread, read in zip(claimed, readings):
                 failure = self._record_reading(session, unread, read, now) if isinstance(read, _Read) else read
-                if failure is not None:
-                    log.error("inbound %d could not be read", unread.id, exc_info=failure)
+                if failure is None:
+                    continue
+                log.error("inbound %d could not be read", unread.id, exc_info=failure)
+                if unread.id in not_understood:
+                    failed.append((unread.id, failure))  # its sender is told, in a transaction of its own
+                else:
                     inbox.record_failure(session, unread.id, f"reading failed: {type(failure).__name__}", now)
+        for inbound_id, failure in failed:
+            self._record_failure(
+                inbound_id,
+                failure,
+                note=f"reading failed: {type(failure).__name__}",
+                mail=not_understood[inbound_id],
+            )
         return len(claimed)
 
     @staticmethod
@@ -309,12 +327,15 @@ class Processor:
             return error
         return None
 
-    def _read(self, session: Session, unread: inbox.Unread, ahead: Ahead) -> _Read:
-        """What reading `unread` finds: its mail, plan and keys, with its password checks started."""
+    def _reading(self, unread: inbox.Unread) -> Reading:
+        """What the reader child makes of `unread` (given up, for a mail whose reading never finished)."""
         if unread.attempts > GIVE_UP_READING_AFTER:
             mail = ParsedMail.unread(f"reading it was started {unread.attempts - 1} times and never finished")
-            return _Read(mail, {f"sender:{unread.envelope_from.lower()}"}, 0.0, 0)
-        reading = self.reader.read(unread.raw, envelope_sender=unread.envelope_from)
+            return Reading(mail, ReadCost(0.0, 0))
+        return self.reader.read(unread.raw, envelope_sender=unread.envelope_from)
+
+    def _understand(self, session: Session, unread: inbox.Unread, reading: Reading, ahead: Ahead) -> _Read:
+        """What a read mail asks for: its plan's keys, with its password checks started (`ahead`)."""
         mail = reading.mail
         sender = mail.from_address or unread.envelope_from
         reply = self._reply_facts(session, unread.envelope_to)
@@ -513,15 +534,21 @@ class Processor:
         tokens = [self.addressing.token_of(to) for to in (inbound.envelope_to.splitlines() if inbound else [])]
         return any(token and resets.is_reset_token(token) for token in tokens)
 
-    def _record_failure(self, inbound_id: int, error: Exception) -> None:
-        """Mark the mail failed and tell its sender; if telling fails, mark it failed all the same."""
-        note = f"{type(error).__name__}: {error}"
+    def _record_failure(
+        self, inbound_id: int, error: Exception, *, note: str | None = None, mail: ParsedMail | None = None
+    ) -> None:
+        """Mark the mail failed and tell its sender; if telling fails, mark it failed all the same.
+
+        `mail`: what reading found, for a mail that failed before it was stored.
+        """
+        note = note or f"{type(error).__name__}: {error}"
         try:
             with self.database.transaction() as session:
                 parsed = inbox.what_was_read(session, inbound_id)
                 inbox.record_failure(session, inbound_id, note, self.now())
-                if parsed is not None:
+                if mail is None and parsed is not None:
                     mail = ParsedMail.from_json(parsed)
+                if mail is not None:
                     address = headers.mail_address(mail.from_address)
                     if address and not mail.auto_reason:
                         private = self._to_reset_address(session, inbound_id)
