@@ -91,6 +91,15 @@ class _Read:
     applying the mail need not look them up again."""
 
 
+@dataclass(frozen=True)
+class _Unread:
+    """A mail whose reading failed, the mail's own failure, until that is recorded."""
+
+    error: Exception
+    mail: ParsedMail | None = None
+    """What the reader child made of it, when reading failed after that (its sender is told)."""
+
+
 REPLIED = "replied_board"
 """The key of `_Read.replied` in what is stored of a reading, beside the `ParsedMail`'s."""
 
@@ -251,20 +260,11 @@ class Processor:
             )
         if not claimed:
             return 0
-        readings: list[_Read | Exception] = []
-        not_understood: dict[int, ParsedMail] = {}
+        readings: list[_Read | _Unread] = []
         started = self.now()
         with self.passwords.ahead() as ahead, self.database.reading() as looking:
             for index, unread in enumerate(claimed):
-                reading = self._own_failure(self._reading, unread)
-                if isinstance(reading, Exception):
-                    readings.append(reading)
-                else:
-                    understood = self._own_failure(self._understand, looking, unread, reading, ahead)
-                    if isinstance(understood, Exception):
-                        looking.rollback()  # the next mail's lookups start afresh
-                        not_understood[unread.id] = reading.mail
-                    readings.append(understood)
+                readings.append(self._read(looking, unread, ahead))
                 if self.now() - started > self.read_lease / 2 and index + 1 < len(claimed):
                     # Slow mails: keep the claim on the rest of the batch.
                     rest = [u.id for u in claimed[index + 1 :]]
@@ -274,25 +274,31 @@ class Processor:
                         )
                     started = self.now()
         now = self.now()
-        failed: list[tuple[int, Exception]] = []
+        failed: list[tuple[int, _Unread]] = []
         with self.database.transaction() as session:
             for unread, read in zip(claimed, readings):
-                failure = self._record_reading(session, unread, read, now) if isinstance(read, _Read) else read
-                if failure is None:
-                    continue
-                log.error("inbound %d could not be read", unread.id, exc_info=failure)
-                if unread.id in not_understood:
-                    failed.append((unread.id, failure))  # its sender is told, in a transaction of its own
-                else:
-                    inbox.record_failure(session, unread.id, f"reading failed: {type(failure).__name__}", now)
+                if isinstance(read, _Unread):
+                    failed.append((unread.id, read))
+                elif (error := self._record_reading(session, unread, read, now)) is not None:
+                    failed.append((unread.id, _Unread(error)))
+        # Each in a transaction of its own, after the batch's readings are kept: telling a sender may fail.
         for inbound_id, failure in failed:
-            self._record_failure(
-                inbound_id,
-                failure,
-                note=f"reading failed: {type(failure).__name__}",
-                mail=not_understood[inbound_id],
-            )
+            log.error("inbound %d could not be read", inbound_id, exc_info=failure.error)
+            note = f"reading failed: {type(failure.error).__name__}"
+            self._record_failure(inbound_id, failure.error, note=note, mail=failure.mail)
         return len(claimed)
+
+    def _read(self, session: Session, unread: inbox.Unread, ahead: Ahead) -> _Read | _Unread:
+        """What reading `unread` finds, its lookups made in `session` (rolled back when they fail:
+        the next mail's lookups start afresh, not in an aborted PostgreSQL transaction)."""
+        reading = self._own_failure(self._reading, unread)
+        if isinstance(reading, Exception):
+            return _Unread(reading)
+        understood = self._own_failure(self._understand, session, unread, reading, ahead)
+        if isinstance(understood, Exception):
+            session.rollback()
+            return _Unread(understood, reading.mail)
+        return understood
 
     @staticmethod
     def _own_failure(step: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T | Exception:

@@ -229,7 +229,6 @@ _CLAIM_UNREAD = (
         read_claimed_until=bindparam("until"),
         read_attempts=InboundMessage.read_attempts + 1,
     )
-    .execution_options(synchronize_session=False)
 )
 
 
@@ -309,7 +308,6 @@ _RECORD_READING = (
         read_seconds=bindparam("seconds"),
         read_peak_kb=bindparam("peak_kb"),
     )
-    .execution_options(synchronize_session=False)
 )
 
 
@@ -399,7 +397,6 @@ _FINISH = (
     update(InboundMessage)
     .where(InboundMessage.id == bindparam("inbound"))
     .values(status=bindparam("new_status"), note=bindparam("new_note"), processed_at=bindparam("at"))
-    .execution_options(synchronize_session=False)
 )
 _FREE_KEYS = delete(InboundKey).where(InboundKey.inbound_id == bindparam("inbound"))
 

@@ -230,7 +230,8 @@ def test_a_mail_whose_reading_fails_is_answered_and_the_rest_of_its_batch_read(m
     assert stored_game(room).move_count == 1
     told, board = sorted(room.replies_to(BOB), key=lambda reply: "played" in body_of(reply))
     assert "The server failed while reading your message" in body_of(told)
-    assert "bob-pw" not in body_of(told)  # a password is never quoted back
+    assert "cephalopod move 101 bob" in body_of(told)  # the mail is quoted...
+    assert "bob-pw" not in body_of(told)  # ...but a password never is
     assert body_of(board).startswith("alice played b3.")
 
 
