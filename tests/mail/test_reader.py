@@ -60,10 +60,13 @@ def test_ordinary_mail_reads_as_in_process(reader):
     assert reading.cost.seconds >= 0 and reading.cost.peak_memory_kb > 0
 
 
-def test_one_child_reads_mail_after_mail(reader):
-    for name in ("gmail_reply.eml", "outlook_reply.eml", "html_only_gmail.eml"):
-        assert reader.read(fixture(name), envelope_sender=SENDER).mail == in_process(fixture(name))
-    assert len(reader_children()) == 1
+def test_one_child_reads_mail_after_mail():
+    # A child an earlier test in this process is still stopping is not this reader's.
+    others = reader_children()
+    with MailReader(loop_marker=OUR_ADDRESS) as reader:
+        for name in ("gmail_reply.eml", "outlook_reply.eml", "html_only_gmail.eml"):
+            assert reader.read(fixture(name), envelope_sender=SENDER).mail == in_process(fixture(name))
+        assert len(reader_children() - others) == 1
 
 
 def test_mail_that_loops_forever_is_unreadable_for_time_and_the_next_is_read():
