@@ -185,6 +185,9 @@ class Settings(BaseSettings):
     """Vacation one player may take in any 365 days (``vacation``)."""
     time_pass_seconds: float = Field(default=60, gt=0)
     """How often ``pbm serve`` runs the time pass (reminders, forfeits, vacations, expiries)."""
+    first_retry_seconds: float = Field(default=60, gt=0)
+    """How long a reply the relay did not take (down, or 4xx) waits before it is tried again;
+    each further wait is twice as long, six hours at most, for 16 attempts."""
     mail_read_seconds: float = Field(default=5.0, gt=0)
     """CPU time reading one mail (MIME, charsets, HTML) may take before it is given up."""
     mail_read_memory_mb: int = Field(default=512, ge=64)

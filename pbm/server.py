@@ -40,7 +40,8 @@ from pbm.web.live import GameChanges
 log = logging.getLogger(__name__)
 
 IDLE_POLL_SECONDS = 30.0
-"""Workers look again this often even when nothing woke them (retries fall due)."""
+"""Workers look again at least this often even when nothing woke them: the time pass falls
+due, and another worker's queued replies are found (delivery also wakes when a retry is due)."""
 FIRST_OUTAGE_WAIT = 0.5
 LONGEST_OUTAGE_WAIT = 10.0
 """While the database is unreachable, processing tries again after a wait that doubles
@@ -117,7 +118,11 @@ class Server:
             on_processed=self._processed,
         )
         self.delivery = Delivery(
-            self.database, transport or transport_for(settings.outbound), settings.address, now=now
+            self.database,
+            transport or transport_for(settings.outbound),
+            settings.address,
+            now=now,
+            first_retry=timedelta(seconds=settings.first_retry_seconds),
         )
         self._page_templates = make_environment()
         self.web = create_app(
@@ -278,6 +283,7 @@ class Server:
         while not self._stopping:
             try:
                 await self.delivery.deliver_due()
+                rest = await asyncio.to_thread(self.delivery.seconds_until_due, IDLE_POLL_SECONDS)
             except Exception as error:
                 if classify(error) is Failure.MAIL:
                     log.exception("delivery stopped; retrying")  # a bug
@@ -285,7 +291,7 @@ class Server:
                     log.warning("delivery waits for the database (%s)", type(error).__name__)
                 await self._delivering.wait(5)  # woken at once by a stop, or by new replies
                 continue
-            await self._delivering.wait(IDLE_POLL_SECONDS)
+            await self._delivering.wait(rest)
 
 
 class ServerThread:

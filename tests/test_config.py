@@ -44,6 +44,7 @@ def test_variables_are_read_from_the_environment(monkeypatch):
         ("PBM_ADDRESS", "pbm+x@localhost", "PBM_ADDRESS: expected a plain address"),
         ("PBM_OUTBOUND", "mbox:/tmp/x", "PBM_OUTBOUND: expected maildir:FOLDER or smtp://HOST:PORT"),
         ("PBM_DATABASE_URL", "mysql://x", "PBM_DATABASE_URL: expected sqlite:///FILE"),
+        ("PBM_FIRST_RETRY_SECONDS", "0", "PBM_FIRST_RETRY_SECONDS: Input should be greater than 0"),
     ],
 )
 def test_a_bad_variable_stops_the_start_naming_it(monkeypatch, name, value, message):

@@ -1,9 +1,10 @@
 """Delivering the outbox: to a maildir folder, or to an SMTP relay.
 
 Failures are retried with exponential backoff (1 min, 2, 4, ... capped at 6
-hours) for about two days; a relay that refuses a mail outright (5xx) fails it
-at once. A failed mail stays in the outbox with its error, for the operator to
-see (``pbm outbox``, ``/healthz``) — never dropped silently.
+hours; the first wait is ``PBM_FIRST_RETRY_SECONDS``) for 16 attempts, about two
+days; a relay that refuses a mail outright (5xx) fails it at once. A failed mail
+stays in the outbox with its error, for the operator to see (``pbm outbox``,
+``/healthz``) — never dropped silently.
 
 Delivery to a maildir is exactly once: a mail handed over again after a
 crash finds its file there already. Delivery to a relay is at least once: a
@@ -39,6 +40,8 @@ log = logging.getLogger(__name__)
 FIRST_RETRY = timedelta(minutes=1)
 LONGEST_WAIT = timedelta(hours=6)
 GIVE_UP_AFTER = 16  # attempts: about two days of retrying
+SOONEST_LOOK_SECONDS = 0.2
+"""The least rest between looks at the outbox, when a due row was held by another worker's claim."""
 RELAY_CHECK_SECONDS = 5.0
 RECORD_SENT_EVERY = 0.05
 """Seconds of handing mail over that are recorded together, in one transaction. A worker killed
@@ -191,11 +194,12 @@ def transport_for(outbound: Outbound) -> Transport:
     return SmtpTransport(outbound.host, outbound.port)
 
 
-def retry_delay(attempts: int) -> timedelta | None:
-    """How long to wait after `attempts` failed attempts; ``None`` means give up."""
+def retry_delay(attempts: int, first: timedelta = FIRST_RETRY) -> timedelta | None:
+    """How long to wait after `attempts` failed attempts, the first wait being `first`;
+    ``None`` means give up."""
     if attempts >= GIVE_UP_AFTER:
         return None
-    return min(FIRST_RETRY * 2 ** (attempts - 1), LONGEST_WAIT)
+    return min(first * 2 ** (attempts - 1), LONGEST_WAIT)
 
 
 def _masked(error: Exception, recipient: str) -> str:
@@ -235,12 +239,14 @@ class Delivery:
         *,
         now: Callable[[], datetime] = utcnow,
         lease: timedelta = outbox.LEASE,
+        first_retry: timedelta = FIRST_RETRY,
     ) -> None:
         self.database = database
         self.transport = transport
         self.sender = sender
         self.now = now
         self.lease = lease
+        self.first_retry = first_retry
 
     async def deliver_due(self) -> int:
         """Hand every due mail to the transport; returns how many went out."""
@@ -268,6 +274,16 @@ class Delivery:
                 renewing.cancel()
                 await asyncio.gather(renewing, return_exceptions=True)
 
+    def seconds_until_due(self, longest: float) -> float:
+        """How long delivery may rest: until the soonest pending mail falls due (a retry, or the
+        lapsed lease of a stopped worker), and at most `longest`, by when mail another worker
+        queued is found. Resting a fixed time instead would send a retry up to that much late."""
+        with self.database.reading() as session:
+            due = outbox.next_attempt_at(session)
+        if due is None:
+            return longest
+        return min(max((due - self.now()).total_seconds(), SOONEST_LOOK_SECONDS), longest)
+
     async def _record_sent(self, claim: _Claim, message_ids: list[int]) -> int:
         """Record `message_ids` sent, in one transaction; returns how many, and empties the list."""
         await asyncio.to_thread(self._sent, list(message_ids))
@@ -290,7 +306,7 @@ class Delivery:
             await asyncio.to_thread(self._failed, message.id, str(error), None)
             return False
         except Exception as error:  # network, disk: try again later
-            delay = retry_delay(message.attempts + 1)
+            delay = retry_delay(message.attempts + 1, self.first_retry)
             retry_at = self.now() + delay if delay is not None else None
             log.warning(
                 "outbox %s to %s: attempt %d failed: %s",

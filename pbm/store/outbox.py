@@ -93,6 +93,12 @@ def most_overdue(session: Session, now: datetime) -> datetime | None:
     return session.scalar(query)
 
 
+def next_attempt_at(session: Session) -> datetime | None:
+    """When the soonest pending reply falls due (a retry, or a lease that lapses); ``None``: none waits."""
+    query = select(func.min(OutboxMessage.next_attempt_at)).where(OutboxMessage.status == OutboxStatus.PENDING)
+    return session.scalar(query)
+
+
 def counts(session: Session) -> dict[str, int]:
     rows = session.execute(select(OutboxMessage.status, func.count()).group_by(OutboxMessage.status))
     return {status: count for status, count in rows}

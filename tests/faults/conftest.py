@@ -41,7 +41,7 @@ class Scale:
     outage_seconds: float
     """How long the database stays away: long enough for a worker's back-off to grow."""
     long_run_backends: tuple[str, ...]
-    """Backends for the runs that take minutes (the relay outage, the fuzz run) whatever the backend."""
+    """Backends for the runs that take minutes whatever the backend (the fuzz run)."""
 
 
 BOUNDED = Scale(

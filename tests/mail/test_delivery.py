@@ -83,6 +83,45 @@ def test_a_temporary_failure_is_retried_later_with_growing_waits(queued):
     assert row(queued).status == "sent"
 
 
+def test_the_first_wait_can_be_set_and_the_later_ones_double_from_it(queued):
+    at = NOW
+    transport = FlakyTransport(2, OSError("down"))
+    retrying = Delivery(queued, transport, "pbm@localhost", now=lambda: at, first_retry=timedelta(seconds=5))
+    asyncio.run(retrying.deliver_due())
+    assert row(queued).next_attempt_at == NOW + timedelta(seconds=5)
+    at = NOW + timedelta(seconds=5)
+    asyncio.run(retrying.deliver_due())
+    assert row(queued).next_attempt_at == NOW + timedelta(seconds=15)
+    assert [retry_delay(n, timedelta(seconds=5)) for n in (1, 2, 3, 16)] == [
+        timedelta(seconds=5),
+        timedelta(seconds=10),
+        timedelta(seconds=20),
+        None,
+    ]
+
+
+def test_delivery_rests_until_the_soonest_retry_falls_due(queued):
+    at = NOW
+    delivery = Delivery(queued, FlakyTransport(1, OSError("down")), "pbm@localhost", now=lambda: at)
+    asyncio.run(delivery.deliver_due())  # failed: due again a minute later
+    at = NOW + timedelta(seconds=20)
+    assert delivery.seconds_until_due(longest=300) == 40
+    assert delivery.seconds_until_due(longest=30) == 30  # another worker's new replies are looked for by then
+
+
+def test_delivery_rests_the_longest_when_nothing_waits(queued):
+    delivery = Delivery(queued, FlakyTransport(0, OSError()), "pbm@localhost", now=lambda: NOW)
+    asyncio.run(delivery.deliver_due())
+    assert row(queued).status == "sent"
+    assert delivery.seconds_until_due(longest=30) == 30
+
+
+def test_delivery_looks_again_soon_when_a_due_row_was_held_elsewhere(queued):
+    # Due now but not taken: another worker's claim had it locked at that instant.
+    delivery = Delivery(queued, FlakyTransport(0, OSError()), "pbm@localhost", now=lambda: NOW + timedelta(hours=1))
+    assert 0 < delivery.seconds_until_due(longest=30) < 1
+
+
 def test_a_refusal_fails_the_mail_for_good_and_keeps_the_reason(queued):
     deliver(queued, FlakyTransport(1, PermanentFailure("550 5.1.1 no such user")), NOW)
     failed = row(queued)
