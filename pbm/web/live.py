@@ -7,7 +7,9 @@ cannot reach us, so the feed also polls). Polling and waking run the same
 query: games whose ``updated_at`` lies in the last `window` (an indexed range,
 a handful of rows), compared with what the feed saw before. The window, not a
 high-water mark, catches a transaction that commits after a later one: its
-``updated_at`` is older, but it is still news.
+``updated_at`` is older, but it is still news. While no page follows the feed,
+wakes are taken together, one look per `idle_seconds` at most: a busy server
+with nobody watching does not query after every batch of mail.
 
 Every change the feed notices gets the next number of this process's sequence.
 A page embeds the feed's `position` read *before* its queries; its event
@@ -80,6 +82,7 @@ class GameChanges:
         *,
         poll_seconds: float = 2.0,
         quiet_seconds: float = 0.25,
+        idle_seconds: float = 15.0,
         window: timedelta = timedelta(seconds=60),
         keep: int = 1000,
         now: Callable[[], datetime] = utcnow,
@@ -88,6 +91,10 @@ class GameChanges:
         self.poll_seconds = poll_seconds
         self.quiet_seconds = quiet_seconds
         """The least time between two looks: a burst of moves costs one query, not one each."""
+        self.idle_seconds = idle_seconds
+        """While no page follows the feed, how long a wake may wait for a page to start following:
+        a busy server then looks this often, not after every batch; well inside `window`, so no
+        change leaves the window unseen."""
         self.window = window
         self.now = now
         self.epoch = secrets.token_hex(4)
@@ -97,6 +104,7 @@ class GameChanges:
         self._listeners: set[asyncio.Queue[Change | None]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wakeup: asyncio.Event | None = None
+        self._followed: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self._closed = False
 
@@ -111,6 +119,7 @@ class GameChanges:
         """Note what is there already (no page is open yet), then watch for changes."""
         self._loop = asyncio.get_running_loop()
         self._wakeup = asyncio.Event()
+        self._followed = asyncio.Event()
         self._looking = asyncio.Lock()
         await asyncio.to_thread(self._poll)
         self._task = asyncio.create_task(self._watch(), name="game-changes")
@@ -144,12 +153,8 @@ class GameChanges:
         return self.position
 
     async def _watch(self) -> None:
-        assert self._wakeup is not None
         while True:
-            timeout = self.poll_seconds if self._listeners else None
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(timeout):
-                    await self._wakeup.wait()
+            await self._until_look()
             try:
                 await self._look()
             except Exception:
@@ -157,6 +162,24 @@ class GameChanges:
                 await asyncio.sleep(self.poll_seconds)
                 continue
             await asyncio.sleep(self.quiet_seconds)  # wakes meanwhile are taken together after it
+
+    async def _until_look(self) -> None:
+        """Wait for the next look. While pages follow the feed: a wake, or `poll_seconds` (for
+        other processes' moves). While none does: a wake, then `idle_seconds` or until a page
+        starts following; a page that opens meanwhile looks first (`settled_position`)."""
+        assert self._wakeup is not None and self._followed is not None
+        if self._listeners:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.poll_seconds):
+                    await self._wakeup.wait()
+            return
+        await self._wakeup.wait()
+        if self._listeners:
+            return  # the wake was a stream starting to follow
+        self._followed.clear()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(self.idle_seconds):
+                await self._followed.wait()
 
     async def _look(self) -> None:
         async with self._looking:  # one look at a time: they share what was seen
@@ -208,8 +231,9 @@ class GameChanges:
             return  # the server is stopping: a stream opened now ends at once
         queue: asyncio.Queue[Change | None] = asyncio.Queue()
         self._listeners.add(queue)
-        if self._wakeup is not None:
-            self._wakeup.set()  # the poll may have been idle without listeners
+        if self._wakeup is not None and self._followed is not None:
+            self._wakeup.set()  # the feed may have been idle without listeners
+            self._followed.set()
         try:
             backlog = self._backlog(after)
             if backlog is None:

@@ -50,6 +50,75 @@ def test_a_move_made_after_the_page_reaches_its_stream(database, club):
     assert change.players == ("alice", "bob")
 
 
+def counting_looks(changes: GameChanges) -> list[int]:
+    """A list that grows by one at each look the feed takes."""
+    looks: list[int] = []
+    poll = changes._poll
+
+    def counted():
+        looks.append(1)
+        return poll()
+
+    changes._poll = counted
+    return looks
+
+
+def test_while_no_page_follows_moves_wait_to_be_looked_at_together(database, club):
+    club.signup("alice", "bob")
+    club.challenge("cephalopod", "alice", "bob")
+
+    async def scenario():
+        changes = GameChanges(database, quiet_seconds=0.01, idle_seconds=0.5)
+        await changes.start()
+        looks = counting_looks(changes)
+        for move in ("c3", "a1"):
+            await asyncio.to_thread(club.move, "cephalopod", 101, "alice" if move == "c3" else "bob", move)
+            changes.wake()
+            await asyncio.sleep(0.1)
+        looked_at_once = len(looks)
+        await asyncio.sleep(0.6)
+        looked_after_idle = len(looks)
+        await changes.close()
+        return looked_at_once, looked_after_idle, changes.position
+
+    looked_at_once, looked_after_idle, position = run(scenario)
+    assert (looked_at_once, looked_after_idle) == (0, 1)
+    assert position.endswith("-1")  # both moves, one change: the board as it stands
+
+
+async def a_waiting_move(database, club) -> tuple[GameChanges, str]:
+    """A started feed that no page follows, and a move announced to it after `position`."""
+    club.signup("alice", "bob")
+    club.challenge("cephalopod", "alice", "bob")
+    changes = GameChanges(database, idle_seconds=60)
+    await changes.start()
+    position = changes.position
+    await asyncio.to_thread(club.move, "cephalopod", 101, "alice", "c3")
+    changes.wake()
+    await asyncio.sleep(0.1)
+    return changes, position
+
+
+def test_a_stream_that_starts_while_moves_wait_gets_them_at_once(database, club):
+    async def scenario():
+        changes, page_made_at = await a_waiting_move(database, club)
+        taken = await take(changes, page_made_at, 1, timeout=2)
+        await changes.close()
+        return taken
+
+    assert [c.move_count for c in run(scenario)] == [1]
+
+
+def test_a_page_opened_while_moves_wait_sees_them_in_its_position(database, club):
+    async def scenario():
+        changes, _ = await a_waiting_move(database, club)
+        position = await changes.settled_position()
+        await changes.close()
+        return position
+
+    assert run(scenario).endswith("-1")  # the move is behind the page, not news to its stream
+
+
 def test_a_move_noticed_before_the_stream_opened_is_replayed_to_it(database, club):
     club.signup("alice", "bob")
     club.challenge("cephalopod", "alice", "bob")
