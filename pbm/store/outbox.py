@@ -85,18 +85,16 @@ def mark_failed_attempt(session: Session, message_id: int, error: str, retry_at:
     session.execute(update(OutboxMessage).where(OutboxMessage.id == message_id).values(**values))
 
 
-def most_overdue(session: Session, now: datetime) -> datetime | None:
-    """When the longest-waiting reply that is due (pending, its time come) fell due; ``None``: none is."""
-    query = select(func.min(OutboxMessage.next_attempt_at)).where(
-        OutboxMessage.status == OutboxStatus.PENDING, OutboxMessage.next_attempt_at <= now
-    )
-    return session.scalar(query)
-
-
 def next_attempt_at(session: Session) -> datetime | None:
     """When the soonest pending reply falls due (a retry, or a lease that lapses); ``None``: none waits."""
     query = select(func.min(OutboxMessage.next_attempt_at)).where(OutboxMessage.status == OutboxStatus.PENDING)
     return session.scalar(query)
+
+
+def most_overdue(session: Session, now: datetime) -> datetime | None:
+    """When the longest-waiting reply that is due (pending, its time come) fell due; ``None``: none is."""
+    due = next_attempt_at(session)
+    return due if due is not None and due <= now else None
 
 
 def counts(session: Session) -> dict[str, int]:

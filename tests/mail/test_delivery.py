@@ -116,8 +116,8 @@ def test_delivery_rests_the_longest_when_nothing_waits(queued):
     assert delivery.seconds_until_due(longest=30) == 30
 
 
-def test_delivery_looks_again_soon_when_a_due_row_was_held_elsewhere(queued):
-    # Due now but not taken: another worker's claim had it locked at that instant.
+def test_delivery_looks_again_within_a_second_at_a_row_due_already(queued):
+    # A row due but not taken when delivery looked: another worker's claim had it locked then.
     delivery = Delivery(queued, FlakyTransport(0, OSError()), "pbm@localhost", now=lambda: NOW + timedelta(hours=1))
     assert 0 < delivery.seconds_until_due(longest=30) < 1
 

@@ -63,26 +63,28 @@ def counting_looks(changes: GameChanges) -> list[int]:
     return looks
 
 
-def test_while_no_page_follows_moves_wait_to_be_looked_at_together(database, club):
+def test_while_no_page_follows_a_burst_of_moves_costs_one_look_after_the_idle_time(database, club):
     club.signup("alice", "bob")
     club.challenge("cephalopod", "alice", "bob")
 
     async def scenario():
-        changes = GameChanges(database, quiet_seconds=0.01, idle_seconds=0.5)
+        changes = GameChanges(database, quiet_seconds=0.01, idle_seconds=2.0)
         await changes.start()
         looks = counting_looks(changes)
-        for move in ("c3", "a1"):
-            await asyncio.to_thread(club.move, "cephalopod", 101, "alice" if move == "c3" else "bob", move)
+        for player, move in (("alice", "c3"), ("bob", "a1")):
+            await asyncio.to_thread(club.move, "cephalopod", 101, player, move)
             changes.wake()
-            await asyncio.sleep(0.1)
-        looked_at_once = len(looks)
-        await asyncio.sleep(0.6)
-        looked_after_idle = len(looks)
+            await asyncio.sleep(0.05)
+        looked_during_burst = len(looks)
+        async with asyncio.timeout(10):
+            while not looks:
+                await asyncio.sleep(0.05)
+        await asyncio.sleep(0.2)  # nothing woke the feed since: no further look comes
         await changes.close()
-        return looked_at_once, looked_after_idle, changes.position
+        return looked_during_burst, len(looks), changes.position
 
-    looked_at_once, looked_after_idle, position = run(scenario)
-    assert (looked_at_once, looked_after_idle) == (0, 1)
+    looked_during_burst, looked, position = run(scenario)
+    assert (looked_during_burst, looked) == (0, 1)
     assert position.endswith("-1")  # both moves, one change: the board as it stands
 
 
