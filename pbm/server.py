@@ -22,6 +22,7 @@ from pathlib import Path
 
 import uvicorn
 
+import pbm.games
 from pbm.config import Settings, secret_key
 from pbm.mail.compose import Composer
 from pbm.mail.delivery import Delivery, Transport, transport_for
@@ -228,10 +229,12 @@ class Server:
 
     def warm_up(self) -> None:
         """Do now what the first mail and the first page would otherwise wait for: start the
-        mail reader's process and compile the templates (together some 200 ms, which the first
+        mail reader's process, import the game engines (found through entry points, so only
+        when first asked for) and compile the templates. Together some 250 ms, which the first
         mail after a restart, and the mails queued behind it, would otherwise add to their
-        wait). Called once by `run`, like `settle`; tests that start many servers skip it."""
+        wait. Called once by `run`, like `settle`; tests that start many servers skip it."""
         self.reader.start()
+        pbm.games.all_games()
         load_templates(self._mail_templates, "mail", "help")
         load_templates(self._page_templates, "web")
 
