@@ -20,8 +20,8 @@ LATER_BOARD_HEADERS = ERROR_HEADERS + ["Reply-To"]
 
 
 @pytest.fixture
-def room(database_url, tmp_path) -> Mailroom:
-    return Mailroom(database_url, tmp_path)
+def room(make_mailroom) -> Mailroom:
+    return make_mailroom()
 
 
 def the_only(messages):

@@ -7,7 +7,6 @@ from sqlalchemy import select
 
 from pbm.store.inbox import dedupe_key, save_inbound
 from pbm.store.models import InboundMessage
-from tests.mail.mailroom import Mailroom
 from tests.support import mail
 
 ALICE = "alice@example.org"
@@ -60,8 +59,8 @@ def test_the_same_mail_by_another_path_is_a_duplicate(database):
     assert (first.status, second.status) == ("pending", "duplicate")
 
 
-def test_another_mail_reusing_a_message_id_is_processed_too(database_url, tmp_path):
-    room = Mailroom(database_url, tmp_path)
+def test_another_mail_reusing_a_message_id_is_processed_too(make_mailroom):
+    room = make_mailroom()
     first = room.send(mail(ALICE, "help", message_id="<same@client.example>"))
     second = room.send(mail(ALICE, "list", message_id="<same@client.example>"))
     assert (first.status, second.status) == ("processed", "processed")
