@@ -14,9 +14,10 @@ interleaved, spread over the workers' listeners. In one run it prints:
   wall-clock second), processed mails/s (first acceptance to last reply in the
   outbox), and both as a fraction of the sink;
 - latency from SMTP acceptance (the stored inbound row) to the reply in the
-  outbox, median and p99, measured with the clients paced at half the
-  processing capacity just measured: the wait a player meets on a busy day.
-  Unpaced, latency is only queueing, and says nothing.
+  outbox, median and p99, measured with mail arriving at half the processing
+  capacity just measured, as a Poisson stream (independent players, not
+  clients in step): the wait a player meets on a busy day. Unpaced, latency
+  is only queueing, and says nothing.
 
 Modes: ``reply`` sends the move as a reply to the board mail (token address,
 no password); ``password`` sends ``cephalopod move B USER PASSWORD MOVE``,
@@ -115,13 +116,19 @@ def set_up_games(database: Database, games: int, moves: int, mode: str, seed: in
     return streams
 
 
-async def send_all(ports: list[int], streams: list[list[Mail]], clients: int, rate: float = 0) -> tuple[int, float]:
+async def send_all(
+    ports: list[int], streams: list[list[Mail]], clients: int, rate: float = 0, seed: int = 1
+) -> tuple[int, float]:
     """Each client owns some games and sends their moves round-robin to one of `ports`; returns
-    (accepted, seconds). With `rate`, the clients together send that many mails a second at most."""
+    (accepted, seconds). With `rate`, the clients together send that many mails a second on
+    average, as independent players would: each waits an exponentially distributed time before
+    each mail (its own seeded draws), so together they make a Poisson stream. Clients pacing
+    with one fixed gap from one start would send in step, `clients` mails at once, and the
+    latency measured would be that of a burst, not of mail arriving at `rate`."""
     accepted = 0
-    gap = clients / rate if rate else 0.0
+    mean_gap = clients / rate if rate else 0.0
 
-    async def client(port: int, own: list[list[Mail]]) -> None:
+    async def client(port: int, own: list[list[Mail]], draws: random.Random) -> None:
         nonlocal accepted
         smtp = SMTP(hostname="127.0.0.1", port=port, timeout=120)
         await smtp.connect()
@@ -130,14 +137,20 @@ async def send_all(ports: list[int], streams: list[list[Mail]], clients: int, ra
             for stream in own:
                 if ply < len(stream):
                     mail = stream[ply]
-                    await asyncio.sleep(max(0.0, due - time.perf_counter()))
-                    due += gap
+                    if mean_gap:
+                        due += draws.expovariate(1 / mean_gap)
+                        await asyncio.sleep(max(0.0, due - time.perf_counter()))
                     await smtp.sendmail(mail.sender, [mail.recipient], mail.raw)
                     accepted += 1
         await smtp.quit()
 
     start = time.perf_counter()
-    await asyncio.gather(*(client(ports[i % len(ports)], streams[i::clients]) for i in range(clients)))
+    await asyncio.gather(
+        *(
+            client(ports[i % len(ports)], streams[i::clients], random.Random(f"{seed}-{i}"))
+            for i in range(clients)
+        )
+    )
     return accepted, time.perf_counter() - start
 
 
@@ -182,7 +195,7 @@ def run(url: str, folder: Path, args: argparse.Namespace, mode: str, workers: in
         for i in range(workers):
             (folder / f"worker{i}").mkdir()
         ports = [servers.enter_context(pbm_serve(url, folder / f"worker{i}")) for i in range(workers)]
-        accepted, seconds = asyncio.run(send_all(ports, streams, args.clients, rate))
+        accepted, seconds = asyncio.run(send_all(ports, streams, args.clients, rate, args.seed))
         while True:
             with database.reading() as session:
                 pending = session.scalar(
