@@ -70,8 +70,11 @@ class Transport(Protocol):
 class MaildirTransport:
     """Writes each mail into ``<path>/new`` (Maildir format, safe against partial files).
 
-    The folders are made as needed, parents too: the default ``var/outbox``
-    has no ``var/`` yet when nothing else put a file there.
+    The folders are made when a mail finds them missing, parents too: the
+    default ``var/outbox`` has no ``var/`` yet when nothing else put a file
+    there, and an operator may move the maildir away while the server runs.
+    Making them before every mail cost three system calls a mail, each
+    holding the interpreter while processing waited for it.
     """
 
     path: Path
@@ -102,8 +105,14 @@ class MaildirTransport:
         and recording it as sent writes it again after the restart, and that
         second copy must not reach the mailbox.
         """
-        self._make_folders()
         name = f"pbm.{hashlib.sha256(raw).hexdigest()[:40]}"
+        try:
+            self._place(raw, name)
+        except FileNotFoundError:
+            self._make_folders()
+            self._place(raw, name)
+
+    def _place(self, raw: bytes, name: str) -> None:
         written = self.path / "tmp" / name
         with open(written, "wb") as file:
             file.write(raw)

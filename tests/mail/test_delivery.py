@@ -170,6 +170,28 @@ def test_the_maildir_transport_makes_its_folders_parents_too(queued, tmp_path):
     assert len(mailbox.Maildir(tmp_path / "var" / "outbox")) == 1
 
 
+def test_a_maildir_moved_away_while_serving_is_made_again(tmp_path):
+    transport = MaildirTransport(tmp_path / "outbox")
+    first = b"From: pbm@localhost\nTo: alice@example.org\nSubject: hi\nMessage-ID: <first@pbm>\n\nboard\n"
+    asyncio.run(transport.send("pbm@localhost", "alice@example.org", first))
+    (tmp_path / "outbox").rename(tmp_path / "read")
+    asyncio.run(transport.send("pbm@localhost", "alice@example.org", first.replace(b"first", b"second")))
+    assert [m["Message-ID"] for m in mailbox.Maildir(tmp_path / "read").values()] == ["<first@pbm>"]
+    assert [m["Message-ID"] for m in mailbox.Maildir(tmp_path / "outbox").values()] == ["<second@pbm>"]
+
+
+def test_a_maildir_whose_new_folder_went_missing_is_made_whole_again(tmp_path):
+    transport = MaildirTransport(tmp_path / "outbox")
+    raw = b"From: pbm@localhost\nTo: alice@example.org\nSubject: hi\nMessage-ID: <again@pbm>\n\nboard\n"
+    asyncio.run(transport.send("pbm@localhost", "alice@example.org", raw))
+    for mail in (tmp_path / "outbox" / "new").iterdir():
+        mail.unlink()
+    (tmp_path / "outbox" / "new").rmdir()
+    asyncio.run(transport.send("pbm@localhost", "alice@example.org", raw.replace(b"again", b"later")))
+    assert [m["Message-ID"] for m in mailbox.Maildir(tmp_path / "outbox").values()] == ["<later@pbm>"]
+    assert list((tmp_path / "outbox" / "tmp").iterdir()) == []
+
+
 def test_a_maildir_that_cannot_be_written_is_a_configuration_error_naming_pbm_outbound(tmp_path):
     (tmp_path / "var").write_text("a file where the folder should be")
     with pytest.raises(ConfigError, match="PBM_OUTBOUND"):
