@@ -30,6 +30,7 @@ from pbm.mail.inbound import InboundHandler, smtp_factory
 from pbm.mail.processing import Processor
 from pbm.mail.reader import MailReader
 from pbm.mail.tokens import Addressing, ReplyTokens
+from pbm.mail.worker import Worker
 from pbm.passwords import Passwords
 from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
@@ -103,6 +104,7 @@ class Server:
         self.reader = MailReader(
             loop_marker=settings.address, seconds=settings.mail_read_seconds, memory_mb=settings.mail_read_memory_mb
         )
+        worker = Worker.here()  # one name for this process's claims, reading and sending alike
         self.processor = Processor(
             self.database,
             passwords or Passwords(),
@@ -117,6 +119,7 @@ class Server:
             database_timeout=settings.database_timeout,
             now=now,
             on_processed=self._processed,
+            worker=worker,
         )
         self.delivery = Delivery(
             self.database,
@@ -124,6 +127,7 @@ class Server:
             settings.address,
             now=now,
             first_retry=timedelta(seconds=settings.first_retry_seconds),
+            worker=worker,
         )
         self._page_templates = make_environment()
         self.web = create_app(

@@ -31,6 +31,7 @@ import aiosmtplib
 
 from pbm.config import ConfigError, Outbound
 from pbm.mail.headers import masked_address
+from pbm.mail.worker import Worker
 from pbm.store import outbox
 from pbm.store.database import Database
 from pbm.store.models import utcnow
@@ -249,8 +250,10 @@ class Delivery:
         now: Callable[[], datetime] = utcnow,
         lease: timedelta = outbox.LEASE,
         first_retry: timedelta = FIRST_RETRY,
+        worker: Worker | None = None,
     ) -> None:
         self.database = database
+        self.worker = worker or Worker.here()
         self.transport = transport
         self.sender = sender
         self.now = now
@@ -259,6 +262,7 @@ class Delivery:
 
     async def deliver_due(self) -> int:
         """Hand every due mail to the transport; returns how many went out."""
+        await asyncio.to_thread(self._end_dead_leases)
         sent = 0
         while True:
             claim = await asyncio.to_thread(self._claim)
@@ -341,11 +345,21 @@ class Delivery:
             claim.held &= held
             claim.until = until
 
+    def _end_dead_leases(self) -> None:
+        """Make due now the replies whose worker is known to be gone, rather than wait out its lease."""
+        now = self.now()
+        with self.database.reading() as session:
+            gone = [(i, holder) for i, holder in outbox.leases(session, now) if self.worker.outlived(holder)]
+        if gone:
+            with self.database.transaction() as session:
+                outbox.end_leases(session, [i for i, _ in gone], {holder for _, holder in gone}, now)
+            log.info("took over %d reply mail(s) a stopped worker had started sending", len(gone))
+
     def _claim(self) -> _Claim:
         now = self.now()
         until = now + self.lease
         with self.database.transaction() as session:
-            rows = outbox.claim_due(session, now, until)
+            rows = outbox.claim_due(session, now, until, self.worker.name)
             messages = [_Outgoing(row.id, row.recipient, row.raw, row.attempts) for row in rows]
         return _Claim(messages, until, {message.id for message in messages})
 

@@ -29,9 +29,6 @@ pending, and the server tries again when the database is back.
 from __future__ import annotations
 
 import logging
-import os
-import secrets
-import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -56,6 +53,7 @@ from pbm.mail.parse import ParsedMail
 from pbm.mail.reader import MailReader, ReadCost, Reading
 from pbm.mail.time_pass import TimePass
 from pbm.mail.tokens import Addressing, ReplyTokens
+from pbm.mail.worker import Worker
 from pbm.passwords import Ahead, Passwords
 from pbm.store import boards, inbox, players, resets
 from pbm.store.database import Database
@@ -104,38 +102,6 @@ REPLIED = "replied_board"
 """The key of `_Read.replied` in what is stored of a reading, beside the `ParsedMail`'s."""
 
 
-@dataclass(frozen=True)
-class Worker:
-    """Who holds a reading claim: ``host:pid:nonce``, so a worker can tell a dead one's claims."""
-
-    name: str
-
-    @classmethod
-    def here(cls) -> Worker:
-        return cls(f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}")
-
-    def outlived(self, claim: str) -> bool:
-        """Whether the worker that made `claim` is known to be gone: a process on this host that died.
-
-        Claims of other hosts end with their lease.
-        """
-        host, _, rest = claim.partition(":")
-        pid_text, _, _nonce = rest.partition(":")
-        mine_host, _, mine_rest = self.name.partition(":")
-        if host != mine_host or not pid_text.isdecimal():
-            return False
-        pid = int(pid_text)
-        if pid == int(mine_rest.partition(":")[0]):
-            return claim != self.name  # an earlier process with our pid: it is gone
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        except PermissionError:
-            return False
-        return False
-
-
 class Processor:
     def __init__(
         self,
@@ -153,6 +119,7 @@ class Processor:
         database_timeout: float = 5.0,
         now: Callable[[], datetime] = utcnow,
         on_processed: Callable[[], None] | None = None,
+        worker: Worker | None = None,
     ) -> None:
         self.database = database
         self.passwords = passwords
@@ -169,7 +136,7 @@ class Processor:
         self.now = now
         self.on_processed = on_processed
         """Called (in the processing thread) after each mail's changes are committed."""
-        self.worker = Worker.here()
+        self.worker = worker or Worker.here()
         self._passing: dict[int, int] = {}
         self._batch_size = APPLY_BATCH
         self.time_pass = TimePass(database, passwords, limits, self.outgoing, club=club, now=now)

@@ -606,6 +606,9 @@ class OutboxMessage(Base):
     """The template it was made from (board, error, ...): error answers are counted apart."""
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    """When it may be sent; while a worker sends it, the end of that worker's lease."""
+    held_by: Mapped[str | None] = mapped_column(String(128), default=None)
+    """The worker whose lease holds it (host:pid:nonce), so a dead worker's lease can be ended at once."""
     last_error: Mapped[str] = mapped_column(Text, default="")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)

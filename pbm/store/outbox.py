@@ -6,7 +6,9 @@ Delivery claims a row by pushing its next attempt into the future (a lease)
 before sending, so two delivery workers never send the same row at once. The
 lease is short and renewed while the worker still holds the row, so it ends
 with the worker: the rows of a worker that was killed mid-send fall due again
-within `LEASE`, and another worker sends them.
+within `LEASE`, and another worker sends them. A lease names its worker, so a
+worker that knows the holder is dead (a process on its own host that is gone,
+see `pbm.mail.worker`) ends the lease at once instead.
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ LEASE = timedelta(seconds=15)
 """How long a claim holds without renewal: how long a dead worker's rows wait."""
 
 
-def claim_due(session: Session, now: datetime, held_until: datetime, *, limit: int = 20) -> list[OutboxMessage]:
-    """Pending rows whose time has come, leased to the caller until `held_until`."""
+def claim_due(
+    session: Session, now: datetime, held_until: datetime, holder: str, *, limit: int = 20
+) -> list[OutboxMessage]:
+    """Pending rows whose time has come, leased to `holder` until `held_until`."""
     due = list(
         session.scalars(
             select(OutboxMessage)
@@ -38,7 +42,35 @@ def claim_due(session: Session, now: datetime, held_until: datetime, *, limit: i
     )
     for row in due:
         row.next_attempt_at = held_until
+        row.held_by = holder
     return due
+
+
+def leases(session: Session, now: datetime) -> list[tuple[int, str]]:
+    """(row id, holder) of every reply leased to a worker now."""
+    query = select(OutboxMessage.id, OutboxMessage.held_by).where(
+        OutboxMessage.status == OutboxStatus.PENDING,
+        OutboxMessage.next_attempt_at > now,
+        OutboxMessage.held_by.is_not(None),
+    )
+    return [(message_id, holder) for message_id, holder in session.execute(query) if holder is not None]
+
+
+def end_leases(session: Session, message_ids: Collection[int], holders: Collection[str], now: datetime) -> None:
+    """End the leases `holders` (workers that are gone) have on `message_ids`: due at `now`.
+
+    A row another worker claimed meanwhile names that worker, and keeps its lease.
+    """
+    session.execute(
+        update(OutboxMessage)
+        .where(
+            OutboxMessage.id.in_(message_ids),
+            OutboxMessage.status == OutboxStatus.PENDING,
+            OutboxMessage.held_by.in_(holders),
+        )
+        .values(next_attempt_at=now, held_by=None)
+        .execution_options(synchronize_session=False)
+    )
 
 
 def renew_lease(
@@ -70,14 +102,17 @@ def mark_sent(session: Session, message_ids: Collection[int], now: datetime) -> 
     session.execute(
         update(OutboxMessage)
         .where(OutboxMessage.id.in_(message_ids))
-        .values(status=OutboxStatus.SENT, sent_at=now, attempts=OutboxMessage.attempts + 1, last_error="")
+        .values(
+            status=OutboxStatus.SENT, sent_at=now, attempts=OutboxMessage.attempts + 1, last_error="", held_by=None
+        )
         .execution_options(synchronize_session=False)
     )
 
 
 def mark_failed_attempt(session: Session, message_id: int, error: str, retry_at: datetime | None) -> None:
     """Record a failed attempt: retry at `retry_at`, or give up for good when it is None."""
-    values: dict[str, object] = {"attempts": OutboxMessage.attempts + 1, "last_error": error[:2000]}
+    # Its lease ends with the attempt: a retry waits out its backoff, whoever made the attempt.
+    values: dict[str, object] = {"attempts": OutboxMessage.attempts + 1, "last_error": error[:2000], "held_by": None}
     if retry_at is None:
         values["status"] = OutboxStatus.FAILED
     else:

@@ -15,6 +15,8 @@ from sqlalchemy import select
 
 from pbm.config import ConfigError
 from pbm.mail.delivery import Delivery, MaildirTransport, PermanentFailure, SmtpTransport, retry_delay
+from pbm.mail.worker import Worker
+from pbm.store import outbox
 from pbm.store.models import OutboxMessage, utcnow
 from tests.e2e.conftest import free_port
 
@@ -229,17 +231,57 @@ def queue(database, count: int) -> None:
             session.add(OutboxMessage(recipient=f"p{number}@example.org", message_id=f"<{number}@pbm>", raw=b"x"))
 
 
-def test_the_rows_of_a_killed_worker_are_sent_by_another_within_a_minute(database_url, database):
+def test_the_rows_of_a_killed_worker_on_this_host_are_sent_at_once(database_url, database):
+    """Its lease would hold them another 15 s; a worker that sees the process is gone need not wait."""
     queue(database, 3)
     worker = subprocess.Popen([sys.executable, "-c", HANGING_WORKER, database_url], stdout=subprocess.PIPE)
     try:
-        assert worker.stdout.readline() == b"sending\n"  # it holds all three now, mid-batch
+        assert worker.stdout.readline() == b"sending\n"
     finally:
         worker.kill()
         worker.wait(10)
     transport = FlakyTransport(0, OSError())
-    a_minute_later = Delivery(database, transport, "pbm@localhost", now=lambda: utcnow() + timedelta(minutes=1))
-    assert asyncio.run(a_minute_later.deliver_due()) == 3
+    assert asyncio.run(Delivery(database, transport, "pbm@localhost").deliver_due()) == 3
+    assert {recipient for _, recipient, _ in transport.delivered} == {f"p{n}@example.org" for n in range(3)}
+
+
+def lease_to(database, holder: str, until: datetime) -> None:
+    with database.transaction() as session:
+        outbox.claim_due(session, utcnow(), until, holder)
+
+
+def test_a_lease_held_on_another_host_is_waited_out(database):
+    """This worker cannot see whether a process elsewhere lives: the lease ends by itself."""
+    queue(database, 1)
+    lapses = utcnow() + timedelta(seconds=15)
+    lease_to(database, "elsewhere.example:4242:0123abcd", lapses)
+    transport = FlakyTransport(0, OSError())
+    assert asyncio.run(Delivery(database, transport, "pbm@localhost").deliver_due()) == 0
+    at_lapse = Delivery(database, transport, "pbm@localhost", now=lambda: lapses)
+    assert asyncio.run(at_lapse.deliver_due()) == 1
+
+
+def an_earlier_process_with_this_pid() -> Worker:
+    """A worker this process knows is gone (a container restarts its server with the same pid)."""
+    host, pid, _nonce = Worker.here().name.split(":")
+    return Worker(f"{host}:{pid}:00000000")
+
+
+def test_a_lease_of_an_earlier_process_with_this_pid_is_ended_at_once(database):
+    queue(database, 1)
+    lease_to(database, an_earlier_process_with_this_pid().name, utcnow() + timedelta(seconds=15))
+    transport = FlakyTransport(0, OSError())
+    assert asyncio.run(Delivery(database, transport, "pbm@localhost").deliver_due()) == 1
+
+
+def test_a_retry_is_not_made_early_because_the_worker_that_failed_is_gone(queued):
+    """The failed attempt ends the lease: the backoff holds, whoever is still alive."""
+    dead = an_earlier_process_with_this_pid()
+    transport = FlakyTransport(1, ConnectionRefusedError("relay down"))
+    assert asyncio.run(Delivery(queued, transport, "pbm@localhost", now=lambda: NOW, worker=dead).deliver_due()) == 0
+    assert row(queued).held_by is None
+    assert deliver(queued, transport, NOW + timedelta(seconds=30)) == 0
+    assert deliver(queued, transport, NOW + timedelta(minutes=1)) == 1
 
 
 class SlowTransport:
