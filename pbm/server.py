@@ -260,8 +260,10 @@ class Server:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stopping.set)
         await asyncio.to_thread(self.warm_up)
-        await self.start(process=process)
+        # Before the listeners open: the full collection holds every thread some 75 ms, which
+        # the first mails after a restart would wait. What starting makes stays unfrozen; it is little.
         self.settle()
+        await self.start(process=process)
         await stopping.wait()
         log.info("stopping")
         await self.stop()
