@@ -17,7 +17,12 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Worker:
-    """Who holds a claim: ``host:pid:nonce``, so a worker can tell a dead one's claims."""
+    """Who holds a claim: ``host:pid:nonce``, so a worker can tell a dead one's claims.
+
+    The host part names the process's pid namespace too (``name~inode`` on Linux): two
+    containers may share a host name yet not see each other's processes, and a pid one
+    of them cannot see is not a dead worker.
+    """
 
     name: str
 
@@ -52,4 +57,12 @@ class Worker:
 @functools.cache
 def _process(pid: int) -> Worker:
     """The worker that process `pid` is (by pid: a forked child is a worker of its own)."""
-    return Worker(f"{socket.gethostname()}:{pid}:{secrets.token_hex(4)}")
+    return Worker(f"{socket.gethostname()}{_pid_namespace()}:{pid}:{secrets.token_hex(4)}")
+
+
+def _pid_namespace() -> str:
+    """``~<inode>`` of this process's pid namespace, or nothing where there is no such thing."""
+    try:
+        return f"~{os.stat('/proc/self/ns/pid').st_ino}"
+    except OSError:
+        return ""

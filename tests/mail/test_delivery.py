@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import mailbox
+import os
+import socket
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
@@ -259,6 +261,20 @@ def test_a_lease_held_on_another_host_is_waited_out(database):
     assert asyncio.run(Delivery(database, transport, "pbm@localhost").deliver_due()) == 0
     at_lapse = Delivery(database, transport, "pbm@localhost", now=lambda: lapses)
     assert asyncio.run(at_lapse.deliver_due()) == 1
+
+
+@pytest.mark.parametrize("pid", ["this process's", "no process's here"])
+def test_a_lease_held_in_another_pid_namespace_of_this_host_is_waited_out(database, pid):
+    """A container sharing the host's name cannot see this process, nor this one its processes."""
+    queue(database, 1)
+    host, own_pid, _nonce = Worker.here().name.split(":")
+    namespace = os.stat("/proc/self/ns/pid").st_ino
+    assert host == f"{socket.gethostname()}~{namespace}", "a worker's name says which processes it can see"
+    other_namespace = f"{socket.gethostname()}~{namespace + 1}"
+    holder_pid = own_pid if pid == "this process's" else "999999999"
+    lease_to(database, f"{other_namespace}:{holder_pid}:00000000", utcnow() + timedelta(seconds=15))
+    transport = FlakyTransport(0, OSError())
+    assert asyncio.run(Delivery(database, transport, "pbm@localhost").deliver_due()) == 0
 
 
 def an_earlier_process_with_this_pid() -> Worker:
