@@ -7,7 +7,8 @@ stays in the outbox with its error, for the operator to see (``pbm outbox``,
 ``/healthz``) — never dropped silently.
 
 Delivery to a maildir is exactly once: a mail handed over again after a
-crash finds its file there already. Delivery to a relay is at least once: a
+crash finds its file there already; and it is on disk, name and all, before
+it is recorded as sent. Delivery to a relay is at least once: a
 server killed between handing a mail over and recording it may hand it over
 again after the restart (the Message-ID lets a mail client drop the copy).
 """
@@ -122,14 +123,25 @@ class MaildirTransport:
         try:
             os.link(written, self.path / "new" / name)
         except FileExistsError:
-            pass  # handed over before, by a worker that died before recording it
+            pass  # handed over before, by a worker that died before recording it (and maybe syncing it)
         finally:
             written.unlink(missing_ok=True)
+        _sync_folder(self.path / "new")
 
     def _try_writing(self) -> None:
         self._make_folders()
         with tempfile.NamedTemporaryFile(dir=self.path / "tmp", prefix="pbm-check-"):
             pass
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make `folder`'s entries durable. A file's own fsync keeps its bytes, not its name: until
+    the folder is synced, a power cut can take a mail back that was recorded as handed over."""
+    descriptor = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
 
 
 @dataclass

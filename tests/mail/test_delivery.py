@@ -8,6 +8,7 @@ import logging
 import mailbox
 import os
 import socket
+import stat
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
@@ -166,6 +167,22 @@ def test_a_mail_handed_to_the_maildir_again_after_a_crash_is_there_once(tmp_path
     delivered = sorted(m["Message-ID"] for m in mailbox.Maildir(tmp_path / "outbox").values())
     assert delivered == ["<once@pbm>", "<twice@pbm>"]
     assert list((tmp_path / "outbox" / "tmp").iterdir()) == []
+
+
+def test_a_mail_in_the_maildir_is_on_disk_name_and_all_before_it_counts_as_handed_over(tmp_path, monkeypatch):
+    """The file's bytes are synced, then the folder it is linked into: a power cut after the
+    mail is recorded as sent cannot take it back."""
+    synced_folders = []
+    fsync = os.fsync
+
+    def recording_fsync(descriptor: int) -> None:
+        synced_folders.append(stat.S_ISDIR(os.fstat(descriptor).st_mode))
+        fsync(descriptor)
+
+    monkeypatch.setattr(os, "fsync", recording_fsync)
+    raw = b"From: pbm@localhost\nTo: alice@example.org\nSubject: hi\nMessage-ID: <synced@pbm>\n\nboard\n"
+    asyncio.run(MaildirTransport(tmp_path / "outbox").send("pbm@localhost", "alice@example.org", raw))
+    assert synced_folders == [False, True], "the mail's file, then the folder that names it"
 
 
 def test_the_maildir_transport_makes_its_folders_parents_too(queued, tmp_path):
