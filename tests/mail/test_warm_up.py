@@ -34,8 +34,15 @@ for number, (sender, body) in enumerate(json.loads(sys.argv[2])):
     raw = f"{head}\\r\\n{body}\\r\\n".encode()
     save_inbound(server.database, raw, envelope_from=sender, envelope_to=["pbm@localhost"])
     server.processor.process_pending()
+newly_imported = sorted(set(sys.modules) - imported)
+from email import message_from_bytes
+from sqlalchemy import select
+from pbm.store.models import InboundMessage, OutboxMessage
+with server.database.reading() as session:
+    statuses = list(session.scalars(select(InboundMessage.status).order_by(InboundMessage.id)))
+    subjects = [str(message_from_bytes(raw)["Subject"]) for raw in session.scalars(select(OutboxMessage.raw))]
 server.close()
-print(json.dumps(sorted(set(sys.modules) - imported)))
+print(json.dumps({"imported": newly_imported, "statuses": statuses, "subjects": subjects}))
 """
 
 ALICE, BOB = "alice@example.org", "bob@example.net"
@@ -58,7 +65,12 @@ def test_the_first_mails_after_warm_up_import_nothing(tmp_path: Path):
         timeout=120,
         check=True,
     )
-    assert json.loads(first.stdout.splitlines()[-1]) == []
+    outcome = json.loads(first.stdout.splitlines()[-1])
+    assert outcome["statuses"] == ["processed"] * len(mails)
+    assert outcome["subjects"].count("Cephalopod Board 101 bob") == 3, "the move went to both, the board to bob"
+    new_boards = {subject.rsplit(" ", 1)[0] for subject in outcome["subjects"] if subject.startswith("New ")}
+    assert new_boards == {"New Cephalopod Board 101", "New Dodeca Board 101", "New Cubeo Board 101"}
+    assert outcome["imported"] == []
 
 
 LISTENING = """
