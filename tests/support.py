@@ -84,3 +84,12 @@ def reader_children(parent: int | None = None) -> set[int]:
         if int(parent_id) == parent and state != "Z" and b"pbm.mail.reader_child" in command:
             children.add(int(process.name))
     return children
+
+
+def claim_on_this_host(pid: int | str, nonce: str = "00000000") -> str:
+    """A claim as a worker on this host, in this process's pid namespace, names itself when it
+    runs as process `pid` (`pbm.mail.worker.Worker`)."""
+    from pbm.mail.worker import Worker
+
+    host, _pid, _nonce = Worker.here().name.split(":")
+    return f"{host}:{pid}:{nonce}"

@@ -14,11 +14,10 @@ from datetime import timedelta
 from sqlalchemy import select
 
 import pbm.server
-from pbm.mail.worker import Worker
 from pbm.store.errors import DatabaseUnavailable
 from pbm.store.inbox import save_inbound
 from pbm.store.models import InboundMessage, utcnow
-from tests.support import mail
+from tests.support import claim_on_this_host, mail
 
 ALICE = "alice@example.org"
 
@@ -53,18 +52,12 @@ def dead_pid() -> int:
     return probe.pid
 
 
-def claim_of(pid: int) -> str:
-    """The claim a worker on this host, in this process's pid namespace, made as process `pid`."""
-    host, _pid, _nonce = Worker.here().name.split(":")
-    return f"{host}:{pid}:0f0f0f0f"
-
-
 def test_a_reading_claim_of_a_worker_that_died_is_taken_over_at_once(make_mailroom):
     room = make_mailroom()
     stored = save_inbound(room.database, mail(ALICE, "help"), envelope_from=ALICE, envelope_to=["pbm@localhost"])
     with room.database.transaction() as session:
         row = session.get(InboundMessage, stored.id)
-        row.read_claim = claim_of(dead_pid())
+        row.read_claim = claim_on_this_host(dead_pid())
         row.read_claimed_until = utcnow() + timedelta(hours=1)
     room.server.processor.process_pending()
     with room.database.reading() as session:
@@ -78,7 +71,7 @@ def test_a_reading_claim_of_a_live_worker_is_left_alone(make_mailroom):
     try:
         with room.database.transaction() as session:
             row = session.get(InboundMessage, stored.id)
-            row.read_claim = claim_of(live.pid)
+            row.read_claim = claim_on_this_host(live.pid)
             row.read_claimed_until = utcnow() + timedelta(hours=1)
         room.server.processor.process_pending()
         with room.database.reading() as session:

@@ -22,6 +22,7 @@ from pbm.mail.worker import Worker
 from pbm.store import outbox
 from pbm.store.models import OutboxMessage, utcnow
 from tests.e2e.conftest import free_port
+from tests.support import claim_on_this_host
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)
 
@@ -284,20 +285,19 @@ def test_a_lease_held_on_another_host_is_waited_out(database):
 def test_a_lease_held_in_another_pid_namespace_of_this_host_is_waited_out(database, pid):
     """A container sharing the host's name cannot see this process, nor this one its processes."""
     queue(database, 1)
-    host, own_pid, _nonce = Worker.here().name.split(":")
     namespace = os.stat("/proc/self/ns/pid").st_ino
-    assert host == f"{socket.gethostname()}~{namespace}", "a worker's name says which processes it can see"
-    other_namespace = f"{socket.gethostname()}~{namespace + 1}"
-    holder_pid = own_pid if pid == "this process's" else "999999999"
-    lease_to(database, f"{other_namespace}:{holder_pid}:00000000", utcnow() + timedelta(seconds=15))
+    here = claim_on_this_host(os.getpid())
+    assert here.startswith(f"{socket.gethostname()}~{namespace}:"), "a worker's name says which processes it can see"
+    holder_pid = os.getpid() if pid == "this process's" else 999999999
+    in_another_namespace = f"{socket.gethostname()}~{namespace + 1}:{holder_pid}:00000000"
+    lease_to(database, in_another_namespace, utcnow() + timedelta(seconds=15))
     transport = FlakyTransport(0, OSError())
     assert asyncio.run(Delivery(database, transport, "pbm@localhost").deliver_due()) == 0
 
 
 def an_earlier_process_with_this_pid() -> Worker:
     """A worker this process knows is gone (a container restarts its server with the same pid)."""
-    host, pid, _nonce = Worker.here().name.split(":")
-    return Worker(f"{host}:{pid}:00000000")
+    return Worker(claim_on_this_host(os.getpid()))
 
 
 def test_a_lease_of_an_earlier_process_with_this_pid_is_ended_at_once(database):
