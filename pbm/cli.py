@@ -16,7 +16,7 @@ from pbm.config import ConfigError, load_settings
 
 if TYPE_CHECKING:
     from pbm.server import Server
-    from pbm.store.models import InboundMessage
+    from pbm.store.inbox import Stored
 
 log = logging.getLogger(__name__)
 
@@ -209,7 +209,7 @@ def _process(args: argparse.Namespace) -> int:
         print(f"pbm: not our address: {', '.join(refused)}", file=sys.stderr)
         return EX_NOUSER
 
-    def store() -> InboundMessage:
+    def store() -> Stored:
         server.check_schema()
         return save_inbound(server.database, raw, envelope_from=sender, envelope_to=recipients, peer="pbm process")
 

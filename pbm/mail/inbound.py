@@ -27,8 +27,7 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 from pbm.mail.headers import masked_address, one_line
 from pbm.mail.tokens import Addressing
 from pbm.store.database import Database
-from pbm.store.inbox import Received, save_received
-from pbm.store.models import InboundMessage
+from pbm.store.inbox import Received, Stored, save_received
 
 log = logging.getLogger(__name__)
 
@@ -50,12 +49,12 @@ class GroupCommit:
 
     def __init__(self, database: Database) -> None:
         self.database = database
-        self._waiting: list[tuple[Received, asyncio.Future[InboundMessage]]] = []
+        self._waiting: list[tuple[Received, asyncio.Future[Stored]]] = []
         self._writer: asyncio.Task[None] | None = None
 
-    async def store(self, mail: Received) -> InboundMessage:
+    async def store(self, mail: Received) -> Stored:
         """Store `mail` durably; returns its row once it is committed."""
-        stored: asyncio.Future[InboundMessage] = asyncio.get_running_loop().create_future()
+        stored: asyncio.Future[Stored] = asyncio.get_running_loop().create_future()
         self._waiting.append((mail, stored))
         if self._writer is None:
             self._writer = asyncio.create_task(self._write_all(), name="storing received mail")

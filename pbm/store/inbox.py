@@ -38,7 +38,7 @@ from email.policy import compat32
 from typing import Any
 
 from sqlalchemy import Integer, Select, bindparam, delete, func, insert, or_, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, aliased
 
 from pbm.mail.headers import one_line
@@ -110,29 +110,49 @@ class Received:
     peer: str = ""
 
 
+@dataclass(frozen=True)
+class Stored:
+    """A received mail once it is stored: its row's id and status (pending, or duplicate)."""
+
+    id: int
+    status: InboundStatus
+
+
 def save_inbound(
     database: Database, raw: bytes, *, envelope_from: str, envelope_to: Sequence[str], peer: str = ""
-) -> InboundMessage:
-    """Store one received mail durably; returns the row (status pending or duplicate)."""
+) -> Stored:
+    """Store one received mail durably; returns its row's id and status (pending or duplicate)."""
     (stored,) = save_received(database, [Received(raw, envelope_from, envelope_to, peer)])
     if isinstance(stored, Exception):
         raise stored
     return stored
 
 
-def save_received(database: Database, mails: Sequence[Received]) -> list[InboundMessage | Exception]:
+def save_received(database: Database, mails: Sequence[Received]) -> list[Stored | Exception]:
     """Store received mails durably, in one transaction: one wait for the disk for all of them.
 
-    Returns, for each mail in order, its row (pending, or a duplicate of one stored before), or
-    the error that is that mail's alone (its row could not be written; the others are). An
-    error that is not one mail's (the database gone, the commit failing) raises: then none is
-    stored, and every sender must be told to try again.
+    Returns, for each mail in order, its stored row (pending, or a duplicate of one stored
+    before), or the error that is that mail's alone (its row could not be written; the others
+    are). An error that is not one mail's (the database gone, the commit failing) raises: then
+    none is stored, and every sender must be told to try again.
+
+    The group is written first with no savepoint: a row that cannot be written is rare, and a
+    savepoint for every mail cost more than its insert. When one mail's row does fail, that
+    transaction is rolled back and the group is written again, each mail in a savepoint of its
+    own, so that the mail fails alone.
     """
-    stored: list[InboundMessage | Exception] = []
+    try:
+        with database.transaction(urgent=True) as session:
+            return [_store(session, mail) for mail in mails]
+    except Exception as error:
+        if classify(error) is not Failure.MAIL:
+            raise
+    stored: list[Stored | Exception] = []
     with database.transaction(urgent=True) as session:
         for mail in mails:
             try:
-                stored.append(_store(session, mail))
+                with session.begin_nested():
+                    stored.append(_store(session, mail))
             except Exception as error:
                 if classify(error) is not Failure.MAIL:
                     raise
@@ -140,7 +160,7 @@ def save_received(database: Database, mails: Sequence[Received]) -> list[Inbound
     return stored
 
 
-def _store(session: Session, mail: Received) -> InboundMessage:
+def _store(session: Session, mail: Received) -> Stored:
     message_id, key = dedupe_key(mail.raw)
     fields = dict(
         raw=mail.raw,
@@ -150,24 +170,33 @@ def _store(session: Session, mail: Received) -> InboundMessage:
         peer=one_line(mail.peer, limit=MAX_PEER),
         received_at=utcnow(),
     )
-    try:
-        with session.begin_nested():
-            row = InboundMessage(dedupe_key=key, status=InboundStatus.PENDING, **fields)
-            session.add(row)
-        return row
-    except IntegrityError:
-        pass  # its key is taken: a copy of a mail stored before (perhaps just now, in this group)
-    with session.begin_nested():
-        first = session.scalar(select(InboundMessage.id).where(InboundMessage.dedupe_key == key))
-        row = InboundMessage(
-            dedupe_key=None,
-            status=InboundStatus.DUPLICATE,
-            note=f"a copy of inbound message {first}, which was processed instead",
-            processed_at=utcnow(),
-            **fields,
-        )
-        session.add(row)
-    return row
+    # The unique key decides, not a look first: two copies may arrive at two workers at once.
+    first_copy = _FIRST_COPY[session.get_bind().dialect.name]
+    stored = execute_plain(session, first_copy, {**fields, "dedupe_key": key, "status": InboundStatus.PENDING})
+    row_id = stored.scalar()
+    if row_id is not None:
+        return Stored(row_id, InboundStatus.PENDING)
+    # Its key is taken: a copy of a mail stored before (perhaps just now, in this group).
+    first = execute_plain(session, _HOLDER_OF_KEY, {"key": key}).scalar_one()
+    copy = {
+        **fields,
+        "dedupe_key": None,
+        "status": InboundStatus.DUPLICATE,
+        "note": f"a copy of inbound message {first}, which was processed instead",
+        "processed_at": utcnow(),
+    }
+    return Stored(execute_plain(session, _COPY, copy).scalar_one(), InboundStatus.DUPLICATE)
+
+
+_FIRST_COPY = {
+    name: insert_for(InboundMessage)
+    .on_conflict_do_nothing(index_elements=[InboundMessage.dedupe_key])
+    .returning(InboundMessage.id)
+    for name, insert_for in (("sqlite", sqlite.insert), ("postgresql", postgresql.insert))
+}
+"""A mail's row, unless its dedupe key is taken; by dialect, as each says "on conflict" in its own words."""
+_HOLDER_OF_KEY = select(InboundMessage.id).where(InboundMessage.dedupe_key == bindparam("key"))
+_COPY = insert(InboundMessage).returning(InboundMessage.id)
 
 
 @dataclass(frozen=True)

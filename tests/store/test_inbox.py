@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, insert, select
+from sqlalchemy.exc import IntegrityError
 
 from pbm.store.inbox import dedupe_key, save_inbound
 from pbm.store.models import InboundMessage
@@ -145,3 +146,29 @@ def test_a_mail_whose_row_cannot_be_written_fails_alone(database, monkeypatch):
     )
     assert isinstance(poisoned, ValueError)
     assert stored(database, before.id).status == stored(database, after.id).status == "pending"
+
+
+def test_a_mail_the_database_refuses_fails_alone_and_the_rest_of_its_group_is_stored(database, monkeypatch):
+    """The group is written without savepoints first; on PostgreSQL a refused statement spoils that
+    whole transaction, so the group is written again, each mail in a savepoint of its own."""
+    import pbm.store.inbox as inbox
+    from pbm.store.inbox import Received, save_received
+
+    real = inbox._store
+
+    def store(session, received):
+        if b"poison" in received.raw:
+            # A row the database itself refuses (NOT NULL), not an error raised before any SQL.
+            session.connection().execute(insert(InboundMessage).values(raw=None))
+        return real(session, received)
+
+    monkeypatch.setattr(inbox, "_store", store)
+    first, poison, other = (mail(ALICE, text) for text in ("help", "poison", "list"))
+    raws = [first, poison, other, first]
+    outcomes = save_received(database, [Received(raw, ALICE, ["pbm@localhost"]) for raw in raws])
+    assert isinstance(outcomes[1], IntegrityError)
+    kept = [stored(database, outcome.id) for outcome in (outcomes[0], outcomes[2], outcomes[3])]
+    assert [row.status for row in kept] == ["pending", "pending", "duplicate"]
+    assert [row.raw for row in kept] == [first, other, first]
+    with database.reading() as session:
+        assert session.scalar(select(func.count()).select_from(InboundMessage)) == 3, "nothing of the refused mail"
