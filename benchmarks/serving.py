@@ -37,15 +37,24 @@ def pbm_serve(database_url: str, folder: Path, **settings: str) -> Iterator[int]
         "PBM_SECRET_KEY": SECRET,
         **{f"PBM_{name.upper()}": value for name, value in settings.items()},
     }
+    with listening([sys.executable, "-m", "pbm", "serve"], port, env=env, cwd=folder):
+        yield port
+
+
+@contextmanager
+def listening(
+    command: list[str], port: int, *, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> Iterator[None]:
+    """`command` in a process of its own, once it listens on `port` of loopback; stopped after."""
     quiet = subprocess.DEVNULL
-    server = subprocess.Popen([sys.executable, "-m", "pbm", "serve"], env=env, cwd=folder, stdout=quiet, stderr=quiet)
+    server = subprocess.Popen(command, env=env, cwd=cwd, stdout=quiet, stderr=quiet)
     try:
         deadline = time.monotonic() + 60
         while socket.socket().connect_ex(("127.0.0.1", port)) != 0:
             if time.monotonic() > deadline or server.poll() is not None:
-                raise SystemExit("the server did not start")
+                raise SystemExit(f"{' '.join(command[1:])} did not start")
             time.sleep(0.1)
-        yield port
+        yield
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(30)

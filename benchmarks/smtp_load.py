@@ -9,7 +9,8 @@ fresh database, then has the clients send every game's moves in order, games
 interleaved, spread over the workers' listeners. In one run it prints:
 
 - the bare sink: an aiosmtpd server on this machine that accepts and drops,
-  sent the same mails by the same clients: what this machine's SMTP costs;
+  in a process of its own as each ``pbm serve`` is, sent the same mails by
+  the same clients: what this machine's SMTP costs;
 - per database, mode and number of workers: accepted mails/s (SMTP 250s per
   wall-clock second), processed mails/s (first acceptance to last reply in the
   outbox), and both as a fraction of the sink;
@@ -22,7 +23,12 @@ interleaved, spread over the workers' listeners. In one run it prints:
 Modes: ``reply`` sends the move as a reply to the board mail (token address,
 no password); ``password`` sends ``cephalopod move B USER PASSWORD MOVE``,
 each player with their own password hashed at production cost, so a worker
-pays one argon2 check per player before its cache answers.
+pays one argon2 check per player before its cache answers: a fifth of the
+mails pay one. ``warm`` is ``password`` on a server that has heard from every
+player before, as a club's server has on most days: each player's first move
+is sent and processed before the measured load (the rest of the moves), and
+only that load is counted. With several workers, a player's check is warm
+only in the worker that processed their first move.
 
 PostgreSQL is used when ``--postgresql`` or ``PBM_TEST_DATABASE_URL`` gives
 a server: each run gets a database of its own, dropped after.
@@ -42,12 +48,11 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
-from aiosmtpd.controller import Controller
 from aiosmtplib import SMTP
 from sqlalchemy import func, select
 
 import pbm.games
-from benchmarks.serving import SECRET, free_port, pbm_serve
+from benchmarks.serving import SECRET, free_port, listening, pbm_serve
 from benchmarks.web_pages import scratch_database
 from pbm.mail.tokens import ReplyTokens
 from pbm.passwords import Passwords
@@ -77,7 +82,7 @@ def set_up_games(database: Database, games: int, moves: int, mode: str, seed: in
             for side in ("a", "b"):
                 userid = f"p{number}{side}"
                 # Each their own hash in password mode: a server pays argon2 once per player.
-                hashed = passwords.hash(PASSWORD_PREFIX + userid) if mode == "password" else "unused"
+                hashed = passwords.hash(PASSWORD_PREFIX + userid) if mode != "reply" else "unused"
                 player = Player(userid=userid, password_hash=hashed)
                 player.addresses = [PlayerAddress(address=f"{userid}@bench.example", position=0)]
                 players.append(player)
@@ -99,7 +104,7 @@ def set_up_games(database: Database, games: int, moves: int, mode: str, seed: in
                 move = chooser.choice(engine.legal_moves(state))
                 player = players[state.to_move]
                 address = player.addresses[0].address
-                if mode == "password":
+                if mode != "reply":
                     password = PASSWORD_PREFIX + player.userid
                     body = f"cephalopod move {game.board} {player.userid} {password} {move}#{ply + 1}"
                     recipient = "pbm@localhost"
@@ -154,20 +159,12 @@ async def send_all(
     return accepted, time.perf_counter() - start
 
 
-class DropHandler:
-    async def handle_DATA(self, server: object, session: object, envelope: object) -> str:
-        return "250 OK"
-
-
 def sink_rate(streams: list[list[Mail]], clients: int) -> float:
-    """Mails per second a bare aiosmtpd server that drops them takes from the same clients."""
+    """Mails per second a bare aiosmtpd server that drops them (`benchmarks.smtp_sink`, a process of
+    its own like ``pbm serve``) takes from the same clients."""
     port = free_port()
-    sink = Controller(DropHandler(), hostname="127.0.0.1", port=port)
-    sink.start()
-    try:
+    with listening([sys.executable, "-m", "benchmarks.smtp_sink", str(port)], port):
         accepted, seconds = asyncio.run(send_all([port], streams, clients))
-    finally:
-        sink.stop()
     return accepted / seconds
 
 
@@ -185,25 +182,30 @@ class Run:
     latencies_ms: list[float]
 
 
+WARM_UP_PLIES = 2
+"""In ``warm`` mode, the moves of each game sent before the measured load: each player's first."""
+
+
 def run(url: str, folder: Path, args: argparse.Namespace, mode: str, workers: int, rate: float = 0) -> Run:
     """One load on a fresh database at `url` with `workers` servers."""
     database = Database(url)
     database.upgrade()
     streams = set_up_games(database, args.games, args.moves, mode, args.seed)
     total = sum(len(s) for s in streams)
+    warm_up = WARM_UP_PLIES if mode == "warm" else 0
     with ExitStack() as servers:
         for i in range(workers):
             (folder / f"worker{i}").mkdir()
         ports = [servers.enter_context(pbm_serve(url, folder / f"worker{i}")) for i in range(workers)]
-        accepted, seconds = asyncio.run(send_all(ports, streams, args.clients, rate, args.seed))
-        while True:
-            with database.reading() as session:
-                pending = session.scalar(
-                    select(func.count()).select_from(InboundMessage).where(InboundMessage.status == "pending")
-                )
-            if not pending:
-                break
-            time.sleep(0.1)
+        if warm_up:
+            asyncio.run(send_all(ports, [s[:warm_up] for s in streams], args.clients))
+            # Its replies sent too: the measured load must not share the server with their delivery.
+            wait_until_processed(database, and_sent=True)
+        with database.reading() as session:
+            measured_after = session.scalar(select(func.coalesce(func.max(InboundMessage.id), 0)))
+        load = [s[warm_up:] for s in streams]
+        accepted, seconds = asyncio.run(send_all(ports, load, args.clients, rate, args.seed))
+        wait_until_processed(database)
     with database.reading() as session:
         first_reply = (
             select(OutboxMessage.inbound_id, func.min(OutboxMessage.created_at).label("at"))
@@ -211,15 +213,27 @@ def run(url: str, folder: Path, args: argparse.Namespace, mode: str, workers: in
             .subquery()
         )
         rows = session.execute(
-            select(InboundMessage.received_at, first_reply.c.at).join(
-                first_reply, first_reply.c.inbound_id == InboundMessage.id
-            )
+            select(InboundMessage.received_at, first_reply.c.at)
+            .join(first_reply, first_reply.c.inbound_id == InboundMessage.id)
+            .where(InboundMessage.id > measured_after)
         ).all()
         applied = session.scalar(select(func.sum(Board.move_count))) or 0
     database.dispose()
     latencies = [(at - received).total_seconds() * 1000 for received, at in rows]
     span = (max(at for _, at in rows) - min(received for received, _ in rows)).total_seconds()
     return Run(total, applied, accepted / seconds, len(rows) / span, latencies)
+
+
+def wait_until_processed(database: Database, *, and_sent: bool = False) -> None:
+    """Until no received mail is pending (`and_sent`: nor any reply)."""
+    waiting = [select(func.count()).select_from(InboundMessage).where(InboundMessage.status == "pending")]
+    if and_sent:
+        waiting.append(select(func.count()).select_from(OutboxMessage).where(OutboxMessage.status == "pending"))
+    while True:
+        with database.reading() as session:
+            if not any(session.scalar(count) for count in waiting):
+                return
+        time.sleep(0.1)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -230,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--postgresql", default=os.environ.get("PBM_TEST_DATABASE_URL"), help="a server to use")
     parser.add_argument("--only", choices=("sqlite", "postgresql"))
-    parser.add_argument("--modes", default="reply,password")
+    parser.add_argument("--modes", default="reply,password,warm", help="of reply, password, warm")
     parser.add_argument("--workers", default="1,2,4", help="worker counts to run on PostgreSQL")
     args = parser.parse_args(argv)
     modes = args.modes.split(",")
