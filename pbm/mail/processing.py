@@ -241,13 +241,15 @@ class Processor:
                         )
                     started = self.now()
         now = self.now()
+        read = [(unread, reading) for unread, reading in zip(claimed, readings) if isinstance(reading, _Read)]
+        outcomes = self.database.write_each(read, lambda session, pair: self._record_reading(session, *pair, now))
+        recorded = {unread.id: outcome for (unread, _), outcome in zip(read, outcomes)}
         failed: list[tuple[int, _Unread]] = []
-        with self.database.transaction() as session:
-            for unread, read in zip(claimed, readings):
-                if isinstance(read, _Unread):
-                    failed.append((unread.id, read))
-                elif (error := self._record_reading(session, unread, read, now)) is not None:
-                    failed.append((unread.id, _Unread(error)))
+        for unread, reading in zip(claimed, readings):
+            if isinstance(reading, _Unread):
+                failed.append((unread.id, reading))
+            elif isinstance(error := recorded[unread.id], Exception):
+                failed.append((unread.id, _Unread(error, reading.mail)))
         # Each in a transaction of its own, after the batch's readings are kept: telling a sender may fail.
         for inbound_id, failure in failed:
             log.error("inbound %d could not be read", inbound_id, exc_info=failure.error)
@@ -279,26 +281,17 @@ class Processor:
                 raise
             return error
 
-    def _record_reading(
-        self, session: Session, unread: inbox.Unread, reading: _Read, now: datetime
-    ) -> Exception | None:
-        try:
-            with session.begin_nested():
-                inbox.record_reading(
-                    session,
-                    unread.id,
-                    worker=self.worker.name,
-                    parsed={**reading.mail.to_json(), REPLIED: _facts_json(reading.replied)},
-                    keys=reading.keys,
-                    seconds=reading.seconds,
-                    peak_kb=reading.peak_kb,
-                    now=now,
-                )
-        except Exception as error:
-            if classify(error) is not Failure.MAIL:
-                raise
-            return error
-        return None
+    def _record_reading(self, session: Session, unread: inbox.Unread, reading: _Read, now: datetime) -> None:
+        inbox.record_reading(
+            session,
+            unread.id,
+            worker=self.worker.name,
+            parsed={**reading.mail.to_json(), REPLIED: _facts_json(reading.replied)},
+            keys=reading.keys,
+            seconds=reading.seconds,
+            peak_kb=reading.peak_kb,
+            now=now,
+        )
 
     def _reading(self, unread: inbox.Unread) -> Reading:
         """What the reader child makes of `unread` (given up, for a mail whose reading never finished)."""

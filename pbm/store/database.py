@@ -28,7 +28,7 @@ import asyncio
 import math
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
@@ -43,8 +43,10 @@ from sqlalchemy.pool import NullPool
 from sqlalchemy.sql import Executable
 
 from pbm.resources import resource_dir
+from pbm.store.errors import Failure, classify
 
 T = TypeVar("T")
+Item = TypeVar("Item")
 
 DEFAULT_TIMEOUT = 5.0
 """Seconds a waiting client gives the database (`Settings.database_timeout`)."""
@@ -179,6 +181,36 @@ class Database:
         with self._gate.enter(urgent=urgent) if self._gate else nullcontext():
             with self._write.begin() as session:
                 yield session
+
+    def write_each(
+        self, items: Sequence[Item], write: Callable[[Session, Item], T], *, urgent: bool = False
+    ) -> list[T | Exception]:
+        """`write(session, item)` for every item, in one transaction: one commit for all. Returns
+        what each write gave, or the error that is that item's own (`Failure.MAIL`): its write is
+        undone and the others are kept. Any other error raises, and nothing is kept.
+
+        The items are written first with no savepoint: an item's own failure is rare, and a
+        savepoint for each costs more than many a write. When one fails, that transaction is
+        rolled back and the items are written again, each in a savepoint of its own. So `write`
+        may run twice for an item, and must do nothing outside the session.
+        """
+        try:
+            with self.transaction(urgent=urgent) as session:
+                return [write(session, item) for item in items]
+        except Exception as error:
+            if classify(error) is not Failure.MAIL:
+                raise
+        outcomes: list[T | Exception] = []
+        with self.transaction(urgent=urgent) as session:
+            for item in items:
+                try:
+                    with session.begin_nested():
+                        outcomes.append(write(session, item))
+                except Exception as error:
+                    if classify(error) is not Failure.MAIL:
+                        raise
+                    outcomes.append(error)
+        return outcomes
 
     @contextmanager
     def rehearsal(self) -> Iterator[Session]:

@@ -43,7 +43,6 @@ from sqlalchemy.orm import Session, aliased
 
 from pbm.mail.headers import one_line
 from pbm.store.database import Database, execute_plain
-from pbm.store.errors import Failure, classify
 from pbm.store.models import MAX_KEY, InboundKey, InboundMessage, InboundStatus, utcnow
 
 MAX_ENVELOPE_ADDRESS = 320
@@ -135,29 +134,8 @@ def save_received(database: Database, mails: Sequence[Received]) -> list[Stored 
     before), or the error that is that mail's alone (its row could not be written; the others
     are). An error that is not one mail's (the database gone, the commit failing) raises: then
     none is stored, and every sender must be told to try again.
-
-    The group is written first with no savepoint: a row that cannot be written is rare, and a
-    savepoint for every mail cost more than its insert. When one mail's row does fail, that
-    transaction is rolled back and the group is written again, each mail in a savepoint of its
-    own, so that the mail fails alone.
     """
-    try:
-        with database.transaction(urgent=True) as session:
-            return [_store(session, mail) for mail in mails]
-    except Exception as error:
-        if classify(error) is not Failure.MAIL:
-            raise
-    stored: list[Stored | Exception] = []
-    with database.transaction(urgent=True) as session:
-        for mail in mails:
-            try:
-                with session.begin_nested():
-                    stored.append(_store(session, mail))
-            except Exception as error:
-                if classify(error) is not Failure.MAIL:
-                    raise
-                stored.append(error)
-    return stored
+    return database.write_each(mails, _store, urgent=True)
 
 
 def _store(session: Session, mail: Received) -> Stored:

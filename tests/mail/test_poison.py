@@ -8,7 +8,7 @@ database stops processing, and then the mail waits for it, pending.
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import exc, select
+from sqlalchemy import exc, insert, select
 
 from pbm.commands import verbs
 from pbm.mail.compose import Composer
@@ -78,6 +78,36 @@ def test_a_mails_own_error_fails_that_mail_tells_its_sender_and_the_queue_moves_
     assert room.send(mail(BOB, "signup bob bob-pw")).status == "processed"
     with room.database.reading() as session:
         assert list(session.scalars(select(Player.userid))) == ["bob"]
+
+
+def test_a_reading_the_database_refuses_fails_that_mail_and_the_rest_of_its_batch_goes_on(room, monkeypatch):
+    """Readings are recorded a batch to a transaction, without savepoints first; a row refused
+    there (on PostgreSQL, a refused statement spoils the transaction) fails only its own mail."""
+    import pbm.store.inbox as inbox
+    from pbm.store.inbox import save_inbound
+
+    carol = "carol@example.com"
+    ids = [
+        save_inbound(room.database, mail(sender, "help"), envelope_from=sender, envelope_to=["pbm@localhost"]).id
+        for sender in (ALICE, BOB, carol)
+    ]
+    real = inbox.record_reading
+
+    def record_reading(session, inbound_id, **kwargs):
+        if inbound_id == ids[1]:
+            session.connection().execute(insert(InboundMessage).values(raw=None))  # NOT NULL: refused
+        return real(session, inbound_id, **kwargs)
+
+    monkeypatch.setattr(inbox, "record_reading", record_reading)
+    room.server.processor.process_pending()
+
+    assert statuses(room) == ["processed", "failed", "processed"]
+    with room.database.reading() as session:
+        assert "IntegrityError" in session.get(InboundMessage, ids[1]).note
+    replies = {m["To"].addresses[0].addr_spec: m for m in room.replies()}
+    assert replies.keys() == {ALICE, BOB, carol}
+    assert replies[ALICE]["Subject"] == replies[carol]["Subject"] == "Help for the PBeM Server"
+    assert "The server failed while reading your message" in body_of(replies[BOB])
 
 
 def test_when_the_failure_cannot_even_be_answered_the_mail_is_still_marked_failed(room, monkeypatch):
