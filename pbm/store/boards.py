@@ -17,14 +17,13 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Integer, Select, bindparam, case, func, insert, select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, joinedload
 
 from pbm import clocks
 from pbm.elo import RatingChange
 from pbm.games import LEAVING, UNDO
 from pbm.store import ratings, turns, watchers
-from pbm.store.database import execute_plain
+from pbm.store.database import dialect_insert, execute_plain
 from pbm.store.models import Board, BoardCounter, BoardEvent, BoardStatus, MoveRecord, OpenChallenge, Player, Seat
 
 FIRST_BOARD = 101
@@ -202,7 +201,7 @@ def start(
 
 def next_number(session: Session, game_type: str) -> int:
     """The next board number of `game_type`, from 101; safe when two games start at once."""
-    upsert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+    upsert = dialect_insert(session)
     session.execute(upsert(BoardCounter).values(game_type=game_type, next_board=FIRST_BOARD).on_conflict_do_nothing())
     counter = session.scalars(select(BoardCounter).where(BoardCounter.game_type == game_type).with_for_update()).one()
     number = counter.next_board

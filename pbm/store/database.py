@@ -37,6 +37,7 @@ from typing import Any, TypeVar
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import CursorResult, make_url
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
@@ -355,6 +356,18 @@ def execute_plain(
     learns of what it changed.
     """
     return session.connection().execute(statement, parameters)
+
+
+DIALECT_INSERTS: dict[str, Callable[[Any], sqlite.Insert | postgresql.Insert]] = {
+    "sqlite": sqlite.insert,
+    "postgresql": postgresql.insert,
+}
+"""Each backend's INSERT, which can say ON CONFLICT: the two say it in words of their own."""
+
+
+def dialect_insert(session: Session) -> Callable[[Any], sqlite.Insert | postgresql.Insert]:
+    """The INSERT of `session`'s backend (`DIALECT_INSERTS`)."""
+    return DIALECT_INSERTS[session.get_bind().dialect.name]
 
 
 def alembic_config(database: Database, engine: Engine | None = None) -> Config:

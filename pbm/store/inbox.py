@@ -38,11 +38,10 @@ from email.policy import compat32
 from typing import Any
 
 from sqlalchemy import Integer, Select, bindparam, delete, func, insert, or_, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, aliased
 
 from pbm.mail.headers import one_line
-from pbm.store.database import Database, execute_plain
+from pbm.store.database import DIALECT_INSERTS, Database, execute_plain
 from pbm.store.models import MAX_KEY, InboundKey, InboundMessage, InboundStatus, utcnow
 
 MAX_ENVELOPE_ADDRESS = 320
@@ -170,9 +169,9 @@ _FIRST_COPY = {
     name: insert_for(InboundMessage)
     .on_conflict_do_nothing(index_elements=[InboundMessage.dedupe_key])
     .returning(InboundMessage.id)
-    for name, insert_for in (("sqlite", sqlite.insert), ("postgresql", postgresql.insert))
+    for name, insert_for in DIALECT_INSERTS.items()
 }
-"""A mail's row, unless its dedupe key is taken; by dialect, as each says "on conflict" in its own words."""
+"""A mail's row, unless its dedupe key is taken; by dialect, built once (building costs more than running)."""
 _HOLDER_OF_KEY = select(InboundMessage.id).where(InboundMessage.dedupe_key == bindparam("key"))
 _COPY = insert(InboundMessage).returning(InboundMessage.id)
 

@@ -10,10 +10,10 @@ from collections.abc import Sequence, Set
 from datetime import datetime
 
 from sqlalchemy import func, select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from pbm import elo
+from pbm.store.database import dialect_insert
 from pbm.store.models import Player, Rating
 
 
@@ -49,7 +49,7 @@ def _locked(session: Session, players: Sequence[Player], game_type: str) -> list
     players never wait for each other in a circle.
     """
     ids = sorted({p.id for p in players})
-    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+    insert = dialect_insert(session)
     fresh = {"game_type": game_type, "rating": elo.START, "games": 0, "wins": 0, "losses": 0, "draws": 0}
     for player_id in ids:
         session.execute(insert(Rating).values(player_id=player_id, **fresh).on_conflict_do_nothing())
