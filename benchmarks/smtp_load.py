@@ -60,6 +60,7 @@ from pbm.store.database import Database
 from pbm.store.models import Board, InboundMessage, OutboxMessage, Player, PlayerAddress, Seat
 
 PASSWORD_PREFIX = "bench-password-"
+MODES = ("reply", "password", "warm")
 
 
 @dataclass
@@ -244,10 +245,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--postgresql", default=os.environ.get("PBM_TEST_DATABASE_URL"), help="a server to use")
     parser.add_argument("--only", choices=("sqlite", "postgresql"))
-    parser.add_argument("--modes", default="reply,password,warm", help="of reply, password, warm")
+    parser.add_argument("--modes", default=",".join(MODES), help=f"some of {', '.join(MODES)}")
     parser.add_argument("--workers", default="1,2,4", help="worker counts to run on PostgreSQL")
     args = parser.parse_args(argv)
     modes = args.modes.split(",")
+    if unknown := set(modes) - set(MODES):
+        parser.error(f"--modes: {', '.join(sorted(unknown))} is not one of {', '.join(MODES)}")
 
     with tempfile.TemporaryDirectory() as folder:
         probe = Database(f"sqlite:///{folder}/probe.db")
