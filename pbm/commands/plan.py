@@ -75,6 +75,9 @@ class Plan:
     """Commands past the limit of one mail: not run, but their passwords are still masked."""
     private: bool = False
     """The mail's text is never quoted back (a reply to a password reset carries a password alone)."""
+    subject: str = ""
+    """The mail's subject when it was read for a command (it held one, or no line held one): an
+    error answer quotes it with the mail's text."""
 
     def secrets(self) -> set[str]:
         """Every password the mail's commands carry."""
@@ -130,29 +133,35 @@ def _first_line(text: str) -> str:
 
 def _reply_plan(reply: ReplyFacts, text: str, max_commands: int) -> Plan:
     lines = text.splitlines()
-    first = next((i for i, line in enumerate(lines) if line.strip()), None)
-    if first is None:
-        reason = "Your reply has no move in it: write the move on the first line, above the quoted board"
-        return Plan([lang.CommandError(reason, "")])
+    written = [i for i, line in enumerate(lines) if line.strip()]
+    if written and lang.is_greeting(lines[written[0]]):
+        written = written[1:]  # the move comes after the greeting, as commands may
+    if not written:
+        reason = (
+            "Your reply has no move in it: write the move on the first line, above the quoted board. "
+            'To write to the other players without moving, write "chat" there and your words below it'
+        )
+        return Plan([lang.CommandError(reason, _first_line(text))])
+    first = written[0]
     line = lines[first].strip()
     if verbs.is_command_line(line):
         return _command_plan("", text, max_commands)
     comment = "\n".join(lines[first + 1 :]).strip("\n")
-    game, board, userid = reply.game_type, reply.board, reply.userid
+    game, board, userid, at_ply = reply.game_type, reply.board, reply.userid, reply.at_ply
     command: lang.Command
     word = line.lower()
     if word == "show":
         command = lang.Show(game, ((board, None),), line=line)
     elif word == "resign":
-        command = lang.Resign(game, board, userid, None, line=line)
+        command = lang.Resign(game, board, userid, None, replied_at=at_ply, line=line)
     elif word == "chat":
-        command = lang.Chat(game, board, userid, None, line=line)
+        command = lang.Chat(game, board, userid, None, replied_at=at_ply, line=line)
     elif word in lang.OFFER_WORDS:
-        command = lang.Propose(game, board, userid, None, lang.OFFER_WORDS[word], line=line)
+        command = lang.Propose(game, board, userid, None, lang.OFFER_WORDS[word], replied_at=at_ply, line=line)
     elif word in lang.VOTE_WORDS:
-        command = lang.Vote(game, board, userid, None, lang.VOTE_WORDS[word], line=line)
+        command = lang.Vote(game, board, userid, None, lang.VOTE_WORDS[word], replied_at=at_ply, line=line)
     else:
-        command = lang.Move(game, board, userid, None, line, replied_at=reply.at_ply, line=line)
+        command = lang.Move(game, board, userid, None, line, replied_at=at_ply, line=line)
     return Plan([command], comment)
 
 
@@ -190,14 +199,15 @@ def _command_plan(subject: str, text: str, max_commands: int) -> Plan:
         except lang.CommandError as error:
             subject_error = error
         else:
-            return Plan([command], _without_repeated_command(text, subject))
-    plan = Plan()
+            return Plan([command], _without_repeated_command(text, subject), subject=subject)
+    plan = Plan(subject=subject if subject_error is not None else "")
     lines = text.splitlines()
     start = next((i for i, line in enumerate(lines) if verbs.is_command_line(line)), len(lines))
     end = next((i for i in range(start, len(lines)) if not verbs.is_command_line(lines[i])), len(lines))
     plan.steps = [_parse(line) for line in lines[start:end]]
     plan.comment = "\n".join(lines[end:]).strip("\n")
     if not plan.steps:
+        plan.subject = subject
         commands = ", ".join([*verbs.account_commands(), *pbm.games.names()])
         plan.steps.append(
             subject_error

@@ -2,7 +2,8 @@
 
 An error mail says which command could not be carried out and why, shows
 the board when one is involved, and quotes the mail back (a bounded number of
-lines, passwords starred) so the sender can see what the server read.
+lines, passwords starred; its subject too when that was read for a command)
+so the sender can see what the server read.
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ class Answers:
             "board_number": board.board if board is not None else None,
             "replyable": refusal is not None and refusal.reply_as is not None,
             "headline": (refusal.headline if refusal is not None else None) or "Error",
+            "subject_read": verbs.mask_passwords(plan.subject, secrets, unparsed=nothing_parsed),
             **self.quotable(body, secrets, unparsed=nothing_parsed),
         }
         reply_as = refusal.reply_as if refusal is not None else None
