@@ -16,6 +16,12 @@ stands for (`ReplyFacts`) is looked up by the caller and handed in.
   blank line or other line after the run ends it, and everything from there
   on is the comment, so a comment may start with a game's name or a verb.
 
+A mail to the plain address that holds no command but answers a mail of
+ours a reply address would have served (`AnsweredFacts`: a board mail of the
+sender's, a message, an announcement) is told what to write instead; it is
+never played, since a Message-ID is no secret as a reply token is (mail
+clients copy it into every later mail of a thread, to anyone).
+
 A mail carries at most `max_commands` commands; the lines past that become one
 refusal that says so, instead of one answer each. Passwords never reach the
 comment: see `Plan.comment`.
@@ -62,6 +68,19 @@ class ResetFacts:
     userid: str | None
 
 
+@dataclass(frozen=True)
+class AnsweredFacts:
+    """Which of the server's own mails a mail to its plain address answers (its In-Reply-To or
+    References name one): a mail of `userid`'s thread of a board, when the sender is that player;
+    or a ``message`` or a ``broadcast`` passed on by the server (`kind`)."""
+
+    kind: str
+    """``board``, ``message`` or ``broadcast``."""
+    game_type: str = ""
+    board: int = 0
+    userid: str = ""
+
+
 Step = lang.Command | lang.CommandError
 """A command to run, or a line meant as one that could not be read (answered with why)."""
 
@@ -97,6 +116,7 @@ def plan_mail(
     *,
     reply: ReplyFacts | ResetFacts | None = None,
     bad_reply_address: bool = False,
+    answered: AnsweredFacts | None = None,
     max_commands: int,
     why_no_text: str | None = None,
 ) -> Plan:
@@ -104,8 +124,10 @@ def plan_mail(
 
     `reply` is set when the mail came to a genuine reply address;
     `bad_reply_address` when it came to one that is damaged or forged;
-    `why_no_text`, when reading the mail found no text in it, says why
-    (``the message is encrypted and could not be read``).
+    `answered` when it came to the plain address and answers a mail of
+    ours that a reply address would have served (it is told what to do
+    when it holds no command); `why_no_text`, when reading the mail found no
+    text in it, says why (``the message is encrypted and could not be read``).
     """
     if bad_reply_address:
         plan = Plan([lang.CommandError(NOT_OUR_REPLY_ADDRESS, _first_line(text))])
@@ -114,7 +136,7 @@ def plan_mail(
     elif reply is not None:
         plan = _reply_plan(reply, text, max_commands)
     else:
-        plan = _command_plan(subject, text, max_commands)
+        plan = _command_plan(subject, text, max_commands, answered)
     if why_no_text and not text.strip() and not any(isinstance(s, lang.Command) for s in plan.steps):
         plan.steps = [
             lang.CommandError(
@@ -191,7 +213,7 @@ def _reset_plan(reset: ResetFacts, text: str) -> Plan:
     return Plan([lang.ResetPassword(reset.userid, reset.token, words[0], line="(your reply)")], private=True)
 
 
-def _command_plan(subject: str, text: str, max_commands: int) -> Plan:
+def _command_plan(subject: str, text: str, max_commands: int, answered: AnsweredFacts | None = None) -> Plan:
     subject_error = None
     if subject and verbs.is_command_line(subject):
         try:
@@ -211,6 +233,7 @@ def _command_plan(subject: str, text: str, max_commands: int) -> Plan:
         commands = ", ".join([*verbs.account_commands(), *pbm.games.names()])
         plan.steps.append(
             subject_error
+            or (_not_to_the_reply_address(answered, _first_line(text)) if answered is not None else None)
             or lang.CommandError(
                 f"No command found in your mail. A command is a line that starts with one of: {commands}",
                 _first_line(text) or subject,
@@ -228,6 +251,28 @@ def _command_plan(subject: str, text: str, max_commands: int) -> Plan:
             )
         )
     return plan
+
+
+def _not_to_the_reply_address(answered: AnsweredFacts, line: str) -> lang.CommandError:
+    """What to do instead, for a mail to the plain address that answers `answered` without a command:
+    a reply address takes a move on its first line, but the plain address reads commands only."""
+    if answered.kind == "board":
+        game, board, userid = answered.game_type, answered.board, answered.userid
+        return lang.CommandError(
+            f"Your mail answers a mail about {pbm.games.get(game).title} board {board}, but it came to the "
+            "server's own address, which reads commands only, not to that mail's reply address (your mail "
+            "program may have left its Reply-To aside), so nothing was done. To play from here, send the "
+            f"move as a command: {game} move {board} {userid} PASSWORD MOVE. To write to the other players, "
+            f"send {game} chat {board} {userid} PASSWORD, with your words below it",
+            line,
+        )
+    what = "a message the server passed on to you" if answered.kind == "message" else "an announcement"
+    return lang.CommandError(
+        f"Your mail answers {what}, but it came to the server, which reads commands only, so nothing "
+        "was passed on. To answer its author, send: message YOURID PASSWORD AUTHOR (the mail you answered "
+        "names its author), with your words below it, after a blank line",
+        line,
+    )
 
 
 def _parse(line: str) -> Step:

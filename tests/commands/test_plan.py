@@ -6,7 +6,7 @@ import pytest
 
 import pbm.games
 from pbm.commands import language as lang
-from pbm.commands.plan import ReplyFacts, plan_mail
+from pbm.commands.plan import AnsweredFacts, ReplyFacts, plan_mail
 
 TO_ALICE = ReplyFacts("alice", "cephalopod", 101, at_ply=4)
 """A reply to alice's mail of Cephalopod board 101, drawn after move 4."""
@@ -67,3 +67,24 @@ def test_a_subject_is_kept_for_the_error_to_quote_when_no_command_was_found():
 
 def test_a_subject_that_is_no_command_is_not_quoted_when_the_body_holds_the_commands():
     assert plan_mail("pbm", "cephalopod show 101", max_commands=5).subject == ""
+
+
+def test_a_mail_to_the_plain_address_that_answers_a_board_mail_without_a_command_is_told_what_to_do():
+    answered = AnsweredFacts("board", "cephalopod", 101, "alice")
+    (error,) = plan_mail("Re: Cephalopod Board 101 alice", "Hi,\n\nc3", answered=answered, max_commands=5).steps
+    assert isinstance(error, lang.CommandError) and error.line == "Hi,"
+    assert "Your mail answers a mail about Cephalopod board 101" in str(error)
+    assert "cephalopod move 101 alice PASSWORD MOVE" in str(error)
+    assert "cephalopod chat 101 alice PASSWORD" in str(error)
+
+
+def test_a_mail_to_the_plain_address_that_answers_a_message_is_told_how_to_answer_its_author():
+    for kind in ("message", "broadcast"):
+        (error,) = plan_mail("Re: x", "Sure!", answered=AnsweredFacts(kind), max_commands=5).steps
+        assert "To answer its author, send: message YOURID PASSWORD AUTHOR" in str(error)
+
+
+def test_a_mail_to_the_plain_address_that_answers_a_board_mail_with_a_command_runs_it():
+    answered = AnsweredFacts("board", "cephalopod", 101, "alice")
+    plan = plan_mail("Re: Cephalopod Board 101 alice", "cephalopod show 101", answered=answered, max_commands=5)
+    assert plan.steps == [lang.Show("cephalopod", ((101, None),))]

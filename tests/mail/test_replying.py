@@ -166,3 +166,42 @@ def test_a_reply_may_greet_before_its_move(room):
     answer(room, alices_board, ALICE, "Hi Bob,\n\nc3", comment="Your turn.")
     assert board(room).move_count == 1
     assert "alice writes:\n\nYour turn." in body_of(room.replies_to(BOB)[-1])
+
+
+# -- a reply that reaches the plain address -------------------------------------------------
+
+
+def to_the_plain_address(message, sender: str, text: str) -> bytes:
+    """A reply to `message` as a client that leaves Reply-To aside writes it: to the server's address,
+    threaded (In-Reply-To the mail, References its References and the mail)."""
+    references = " ".join(filter(None, [message["References"], message["Message-ID"]]))
+    return mail(sender, text, headers={"In-Reply-To": message["Message-ID"], "References": references})
+
+
+def test_a_reply_to_a_board_mail_that_reaches_the_plain_address_says_how_to_play(room):
+    room.send(mail(ALICE, "cephalopod move 101 alice alice-pw c3"))
+    bobs_board = room.replies_to(BOB)[-1]  # a later mail of bob's thread: its References name the thread
+    room.send(to_the_plain_address(bobs_board, BOB, "b3\n\n> the board"))
+    text = body_of(the_only(room.replies()))
+    assert "Your mail answers a mail about Cephalopod board 101, but it came to the server's own address" in text
+    assert "cephalopod move 101 bob PASSWORD MOVE" in text
+    assert board(room).move_count == 1
+
+
+def test_a_player_answering_another_players_board_mail_at_the_plain_address_learns_nothing_of_it(room):
+    bobs_board = room.replies_to(BOB)[-1]
+    room.send(to_the_plain_address(bobs_board, ALICE, "b3"))
+    text = body_of(the_only(room.replies()))
+    assert "No command found in your mail" in text
+    assert "board 101" not in text
+
+
+def test_a_reply_to_a_message_that_reaches_the_server_says_how_to_answer_its_author(room):
+    room.replies()
+    room.send(mail(BOB, "message bob bob-pw alice\n\nFancy a game of Cubeo?"))
+    message = room.replies_to(ALICE)[-1]
+    assert message["Subject"] == "Message from bob"
+    room.send(to_the_plain_address(message, ALICE, "Sure, after this one!"))
+    text = body_of(the_only(room.replies()))
+    assert "Your mail answers a message the server passed on to you" in text
+    assert "message YOURID PASSWORD AUTHOR" in text
