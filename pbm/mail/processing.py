@@ -41,7 +41,7 @@ import pbm.games
 from pbm.commands import language as lang
 from pbm.commands import verbs
 from pbm.commands.context import Context
-from pbm.commands.effects import BoardRef, OutgoingMail, PasswordCheck, Refused, Sender
+from pbm.commands.effects import BoardRef, OutgoingMail, PasswordCheck, Refused, ReplyAs, Sender
 from pbm.commands.plan import AnsweredFacts, Plan, ReplyFacts, ResetFacts, conflict_keys, plan_mail
 from pbm.config import DEFAULT_CLUB, Club, Limits
 from pbm.mail import headers
@@ -466,7 +466,10 @@ class Processor:
         for step in plan.steps:
             if isinstance(step, lang.CommandError):
                 about = BoardRef(reply.game_type, reply.board) if isinstance(reply, ReplyFacts) else None
-                mails.append(self.answers.error(sender.address, quoted, plan, step, about=about))
+                # Only to the player's own address: a reply address is handed to no one else.
+                own = isinstance(reply, ReplyFacts) and reply.userid in {p.userid for p in sender.players}
+                again = self._same_reply_address(envelope_to) if own else None
+                mails.append(self.answers.error(sender.address, quoted, plan, step, about=about, reply_as=again))
                 refused += 1
                 continue
             checks: list[PasswordCheck] = []
@@ -516,6 +519,16 @@ class Processor:
         if names is None:
             return True
         return ReplyFacts(names.userid, names.game_type, names.board, at_ply)
+
+    def _same_reply_address(self, envelope_to: tuple[str, ...]) -> ReplyAs | None:
+        """The board mail a reply came to the reply address of, for an error answering it to carry
+        the same (none for a token of the older kind, which is not handed out again)."""
+        token = next((t for t in map(self.addressing.token_of, envelope_to) if t), None)
+        ids = self.tokens.read(token) if token is not None else None
+        if ids is None:
+            return None
+        board_id, player_id, at_ply = ids
+        return ReplyAs(board_id, player_id, at_ply) if at_ply is not None else None
 
     def _plan(
         self, mail: ParsedMail, reply: ReplyFacts | ResetFacts | bool | None, answered: AnsweredFacts | None = None

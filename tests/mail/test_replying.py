@@ -205,3 +205,13 @@ def test_a_reply_to_a_message_that_reaches_the_server_says_how_to_answer_its_aut
     text = body_of(the_only(room.replies()))
     assert "Your mail answers a message the server passed on to you" in text
     assert "message YOURID PASSWORD AUTHOR" in text
+
+
+def test_a_reply_with_nothing_but_a_greeting_may_be_answered_again_with_the_move(room):
+    alices_board = room.replies_to(ALICE)[-1]
+    answer(room, alices_board, ALICE, "Hi Bob,")
+    refusal = the_only(room.replies())
+    assert "Your reply has no move in it" in body_of(refusal)
+    assert reply_address(refusal) == reply_address(alices_board)
+    answer(room, refusal, ALICE, "c3")
+    assert board(room).move_count == 1
