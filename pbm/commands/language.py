@@ -472,9 +472,9 @@ GREETING_WORDS = frozenset(
 
 
 def is_greeting(line: str) -> bool:
-    """Whether `line` is a salutation, as a mail may start with above its commands or a reply
-    above its move: at most four words, starting with a greeting (``Hi Zoe,``, ``Good morning
-    Bob``), or a name or two and a comma (``Zoe,``). No move of a game reads so.
+    """Whether `line` is a salutation, which a reply may put above its move as a mail may put
+    any text above its commands: at most four words, starting with a greeting (``Hi Zoe,``,
+    ``Good morning Bob``), or a name or two and a comma (``Zoe,``). No move of a game reads so.
 
     >>> [is_greeting(line) for line in ("Hi Zoe,", "Hello!", "Zoe,", "Good morning, Bob!", "dear bob")]
     [True, True, True, True, True]

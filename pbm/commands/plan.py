@@ -5,11 +5,12 @@ in, a `Plan` out; no database and no mail objects. What a reply address
 stands for (`ReplyFacts`) is looked up by the caller and handed in.
 
 - A reply to a board mail (its reply address named a board and a player)
-  carries a move on its first line: a move, ``resign``, ``show``, or a word
-  about a proposal (``propose``, ``undo``, ``accept``, ``reject``) for that
-  player at that board, planned as the commands a player would write (without
-  a password: the reply address stands for it); a full command on that line
-  works too. The rest is the comment.
+  carries a move on its first line, or on the first after a greeting: a move,
+  ``resign``, ``show``, ``chat``, or a word about a proposal (``propose``,
+  ``undo``, ``accept``, ``reject``) for that player at that board, planned as
+  the commands a player would write (without a password: the reply address
+  stands for it, and they carry the move number of the board it showed); a
+  full command on that line works too. The rest is the comment.
 - Otherwise the Subject, when it parses as a command, with the body as the
   comment; else the body's **command block**: one run of consecutive command
   lines (`language.is_command_line`), after an optional greeting. The first
