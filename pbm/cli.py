@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "dice-record":
         return _dice_record(server, args.game, args.board)
     if args.command == "inbox":
-        return _inbox(server, args.retry or [])
+        return _inbox(server, args.retry or [], duplicates=args.duplicates)
     if args.command == "tick":
         return _tick(server, args.now)
     return _outbox(server, args.all)
@@ -145,6 +145,11 @@ def _parser() -> argparse.ArgumentParser:
 
     inbox = commands.add_parser("inbox", help="show received mail that failed, or was not answered")
     inbox.add_argument("--retry", type=int, nargs="+", metavar="ID", help="process these failed mails again")
+    inbox.add_argument(
+        "--duplicates",
+        action="store_true",
+        help="also list the copies recorded as duplicates of a mail processed before (each names it)",
+    )
 
     outbox = commands.add_parser("outbox", help="show mail waiting for delivery or failed")
     outbox.add_argument("--all", action="store_true", help="also list delivered mail")
@@ -345,8 +350,9 @@ def _dice_record(server: Server, game_type: str, board: int) -> int:
     return 0
 
 
-def _inbox(server: Server, retry: list[int]) -> int:
-    from pbm.store.inbox import needing_attention, requeue_failed
+def _inbox(server: Server, retry: list[int], *, duplicates: bool) -> int:
+    from pbm.store.inbox import needing_attention, requeue_failed, status_counts
+    from pbm.store.models import InboundStatus
 
     if retry:
         requeued = requeue_failed(server.database, retry)
@@ -355,9 +361,13 @@ def _inbox(server: Server, retry: list[int]) -> int:
         print(f"processed {processed}")
         return 0 if len(requeued) == len(retry) else 1
     with server.database.reading() as session:
-        for row in needing_attention(session):
+        for row in needing_attention(session, duplicates=duplicates):
             sender = row.envelope_from[:30]
-            print(f"{row.id:6d} {row.status:8s} {row.received_at:%Y-%m-%d %H:%M} {sender:30s} {row.note[:60]}")
+            print(f"{row.id:6d} {row.status:9s} {row.received_at:%Y-%m-%d %H:%M} {sender:30s} {row.note[:60]}")
+        copies = status_counts(session).get(InboundStatus.DUPLICATE, 0)
+        if copies and not duplicates:
+            kept = f"{copies} cop{'y' if copies == 1 else 'ies'} recorded as duplicates"
+            print(f"{kept}, not listed: pbm inbox --duplicates")
     return 0
 
 

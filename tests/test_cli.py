@@ -25,6 +25,19 @@ def test_inbox_lists_mail_that_was_not_answered_but_not_what_was(operator, capsy
     assert "ignored" in line and "not answered: " in line
 
 
+def test_inbox_counts_duplicates_and_lists_them_on_request(operator, capsys):
+    raw = mail("alice@example.org", "help", message_id="<once@client.example>")
+    first, copy = operator.send(raw), operator.send(raw)
+    assert pbm_main(["inbox"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "1 copy recorded as duplicates, not listed: pbm inbox --duplicates"
+    ]
+    assert pbm_main(["inbox", "--duplicates"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.split()[:2] == [str(copy.id), "duplicate"]
+    assert f"a copy of inbound message {first.id}" in line
+
+
 def test_outbox_lists_what_waits_and_with_all_what_went(operator, capsys):
     operator.send(mail("alice@example.org", "help"))
     assert pbm_main(["outbox"]) == 0

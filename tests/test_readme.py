@@ -17,3 +17,41 @@ def test_the_readme_lists_every_command_as_help_writes_it():
 def test_the_readme_starts_with_the_two_commands_for_a_fresh_machine():
     first_lines = [line.strip() for line in README.splitlines()[:5] if line.strip()]
     assert first_lines[1:3] == ["make run", "make test"]
+
+
+def tour_code() -> str:
+    """The Python of the README's tour, as a reader copies it."""
+    tour = README[README.index("## A tour") :]
+    return tour[tour.index("```python\n") + len("```python\n") : tour.index("```\n", tour.index("```python"))]
+
+
+def test_the_tour_runs_as_written_and_each_of_its_mails_is_answered(make_mailroom, monkeypatch):
+    """The tour's code against the server's processing, its SMTP session replaced by one that hands the
+    mail over as the SMTP door would: every mail is answered in its thread, the same command twice too."""
+    import smtplib
+
+    room = make_mailroom()
+
+    class Door(smtplib.SMTP):
+        def __init__(self, host: str, port: int) -> None:
+            assert (host, port) == ("127.0.0.1", 2525)
+            super().__init__()
+
+        def ehlo_or_helo_if_needed(self) -> None:
+            pass  # no session to greet
+
+        def sendmail(self, from_addr, to_addrs, msg, mail_options=(), rcpt_options=()):
+            raw = msg if isinstance(msg, bytes) else msg.encode()
+            assert room.send(raw, envelope_from=from_addr, to=to_addrs[0]).status == "processed"
+            return {}
+
+    monkeypatch.setattr(smtplib, "SMTP", Door)
+    tour: dict[str, object] = {}
+    exec(tour_code(), tour)
+    answers = room.replies()
+    assert [m["Subject"] for m in answers][-2:] == ["Cephalopod Board 101 bob"] * 2
+    for _ in range(2):
+        tour["send"]("alice@example.org", "list")  # type: ignore[operator]
+        (answer,) = room.replies()
+        assert answer["Subject"] == "Games on the PBeM Server"
+    assert all(m["In-Reply-To"] for m in [*answers[:2], answer]), "each answer threads to the mail it answers"

@@ -14,7 +14,8 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 import pbm.games
-from pbm.commands.effects import OutgoingMail, PasswordCheck, Refused, Sender
+from pbm.commands import language as lang
+from pbm.commands.effects import OutgoingMail, PasswordCheck, Refused, ReplyAs, Sender
 from pbm.config import DEFAULT_CLUB, Club, Limits
 from pbm.elo import RatingChange
 from pbm.games import Game
@@ -119,6 +120,39 @@ class Context:
                 view=self.view(board),
             )
         return board, player
+
+    def check_reply_is_current(
+        self, board: Board, player: Player, seat: int, command: lang.ReplyableCommand, *, doing: str
+    ) -> None:
+        """A reply to a board mail acts on the board that mail showed and on no other, as a move
+        with a ``#N`` does: refused when the game has moved on since, or when its reply address is
+        of the older kind that names no move (then nobody can tell), with the board as it stands
+        and a reply address for it. `doing` says what the reply asked (``resign``)."""
+        if not command.by_reply or command.replied_at == board.move_count:
+            return
+        if command.replied_at is None:
+            why = (
+                "Your reply came to the reply address of an older board mail, which does not say which "
+                "move it showed: the game may have moved on since, so nothing was done"
+            )
+        else:
+            why = (
+                f"Your reply answers the board after move {command.replied_at}, but the game has moved on "
+                f"since: it is at move {board.move_count + 1} now, and nothing was done"
+            )
+        assert board.to_move is not None, "a board in play has a seat to move"
+        if isinstance(command, lang.Move) and board.to_move != seat:
+            mover = board.seats[board.to_move].player.userid
+            then = f"It is {mover}'s turn: you will be mailed the board when it is yours"
+        elif isinstance(command, lang.Move):
+            then = "Reply to the newest board mail (this one will do) with your move"
+        else:
+            then = f"Reply to the newest board mail (this one will do) if you still want to {doing}"
+        raise Refused(
+            f"{why}. {then}",
+            view=self.view(board, viewer=seat),
+            reply_as=ReplyAs(board.id, player.id, board.move_count),
+        )
 
     def seat_in_play(self, board: Board, player: Player) -> int:
         """`player`'s seat at a board still being played; refused otherwise."""

@@ -239,13 +239,12 @@ class Seek(GameCommand):
 
 
 @dataclass(frozen=True)
-class Move(BoardCommand):
-    """A move for `userid`: with their password, or (`secret` None) by a reply to a board mail."""
+class ReplyableCommand(BoardCommand):
+    """What a player does at their board that a reply to a board mail may carry, without a
+    password (`secret` None): a move, resigning, a proposal, a vote, a chat."""
 
     userid: str
     secret: str | None = field(repr=False, metadata=SECRET)
-    move: str
-    """The move as written, possibly with a ``#N`` guard; the engine parses it."""
     replied_at: int | None = field(default=None, kw_only=True)
     """By a reply: the move number of the board the answered mail showed (None in older mails)."""
 
@@ -255,15 +254,16 @@ class Move(BoardCommand):
 
 
 @dataclass(frozen=True)
-class Resign(BoardCommand):
-    """`userid` resigns: with their password, or (`secret` None) by a reply to a board mail."""
+class Move(ReplyableCommand):
+    """A move for `userid`: with their password, or by a reply to a board mail."""
 
-    userid: str
-    secret: str | None = field(repr=False, metadata=SECRET)
+    move: str
+    """The move as written, possibly with a ``#N`` guard; the engine parses it."""
 
-    @property
-    def by_reply(self) -> bool:
-        return self.secret is None
+
+@dataclass(frozen=True)
+class Resign(ReplyableCommand):
+    """`userid` resigns: with their password, or by a reply to a board mail."""
 
 
 OFFER_WORDS = {"propose": "draw", "draw": "draw", "undo": "undo"}
@@ -273,42 +273,23 @@ VOTE_WORDS = {"accept": True, "reject": False}
 
 
 @dataclass(frozen=True)
-class Propose(BoardCommand):
+class Propose(ReplyableCommand):
     """`userid` proposes a draw, or to take back the last move: ``move 101 alice pw propose``."""
 
-    userid: str
-    secret: str | None = field(repr=False, metadata=SECRET)
     kind: str
     """``draw`` or ``undo``."""
 
-    @property
-    def by_reply(self) -> bool:
-        return self.secret is None
-
 
 @dataclass(frozen=True)
-class Vote(BoardCommand):
+class Vote(ReplyableCommand):
     """`userid` answers the pending proposal at a board: ``move 101 bob pw accept``."""
 
-    userid: str
-    secret: str | None = field(repr=False, metadata=SECRET)
     accept: bool
-
-    @property
-    def by_reply(self) -> bool:
-        return self.secret is None
 
 
 @dataclass(frozen=True)
-class Chat(BoardCommand):
+class Chat(ReplyableCommand):
     """`userid` sends the mail's comment to the board's players, without moving."""
-
-    userid: str
-    secret: str | None = field(repr=False, metadata=SECRET)
-
-    @property
-    def by_reply(self) -> bool:
-        return self.secret is None
 
 
 @dataclass(frozen=True)
@@ -481,6 +462,32 @@ class Standings(GameCommand):
 
 def words_of(line: str) -> list[str]:
     return [word for word in line.split() if word != "**"]
+
+
+GREETING_WORDS = frozenset(
+    "hi hello hey hiya howdy dear greetings morning evening afternoon yo "
+    "hallo hullo moin servus hej hei bonjour salut coucou ciao hola ola".split()
+)
+"""Words a salutation starts with, in the languages players write (``good morning`` too)."""
+
+
+def is_greeting(line: str) -> bool:
+    """Whether `line` is a salutation, which a reply may put above its move as a mail may put
+    any text above its commands: at most four words, starting with a greeting (``Hi Zoe,``,
+    ``Good morning Bob``), or a name or two and a comma (``Zoe,``). No move of a game reads so.
+
+    >>> [is_greeting(line) for line in ("Hi Zoe,", "Hello!", "Zoe,", "Good morning, Bob!", "dear bob")]
+    [True, True, True, True, True]
+    >>> [is_greeting(line) for line in ("c3", "1,-1,-1+>-1,0", "Good move, Bob", "Hi, I resign now then")]
+    [False, False, False, False]
+    """
+    words = line.lower().split()
+    if not 0 < len(words) <= 4:
+        return False
+    first, second = (word.strip(",.!:;") for word in [*words[:2], ""][:2])
+    if first in GREETING_WORDS or (first == "good" and second in ("morning", "afternoon", "evening", "day")):
+        return True
+    return line.rstrip().endswith(",") and len(words) <= 2 and all(word.rstrip(",").isalpha() for word in words)
 
 
 def usage_error(usage: str) -> CommandError:

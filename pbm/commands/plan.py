@@ -5,16 +5,23 @@ in, a `Plan` out; no database and no mail objects. What a reply address
 stands for (`ReplyFacts`) is looked up by the caller and handed in.
 
 - A reply to a board mail (its reply address named a board and a player)
-  carries a move on its first line: a move, ``resign``, ``show``, or a word
-  about a proposal (``propose``, ``undo``, ``accept``, ``reject``) for that
-  player at that board, planned as the commands a player would write (without
-  a password: the reply address stands for it); a full command on that line
-  works too. The rest is the comment.
+  carries a move on its first line, or on the first after a greeting: a move,
+  ``resign``, ``show``, ``chat``, or a word about a proposal (``propose``,
+  ``undo``, ``accept``, ``reject``) for that player at that board, planned as
+  the commands a player would write (without a password: the reply address
+  stands for it, and they carry the move number of the board it showed); a
+  full command on that line works too. The rest is the comment.
 - Otherwise the Subject, when it parses as a command, with the body as the
   comment; else the body's **command block**: one run of consecutive command
   lines (`language.is_command_line`), after an optional greeting. The first
   blank line or other line after the run ends it, and everything from there
   on is the comment, so a comment may start with a game's name or a verb.
+
+A mail to the plain address that holds no command but answers a mail of
+ours a reply address would have served (`AnsweredFacts`: a board mail of the
+sender's, a message, an announcement) is told what to write instead; it is
+never played, since a Message-ID is no secret as a reply token is (mail
+clients copy it into every later mail of a thread, to anyone).
 
 A mail carries at most `max_commands` commands; the lines past that become one
 refusal that says so, instead of one answer each. Passwords never reach the
@@ -62,6 +69,19 @@ class ResetFacts:
     userid: str | None
 
 
+@dataclass(frozen=True)
+class AnsweredFacts:
+    """Which of the server's own mails a mail to its plain address answers (its In-Reply-To or
+    References name one): a mail of `userid`'s thread of a board, when the sender is that player;
+    or a ``message`` or a ``broadcast`` passed on by the server (`kind`)."""
+
+    kind: str
+    """``board``, ``message`` or ``broadcast``."""
+    game_type: str = ""
+    board: int = 0
+    userid: str = ""
+
+
 Step = lang.Command | lang.CommandError
 """A command to run, or a line meant as one that could not be read (answered with why)."""
 
@@ -75,6 +95,9 @@ class Plan:
     """Commands past the limit of one mail: not run, but their passwords are still masked."""
     private: bool = False
     """The mail's text is never quoted back (a reply to a password reset carries a password alone)."""
+    subject: str = ""
+    """The mail's subject when it was read for a command (it held one, or no line held one): an
+    error answer quotes it with the mail's text."""
 
     def secrets(self) -> set[str]:
         """Every password the mail's commands carry."""
@@ -94,6 +117,7 @@ def plan_mail(
     *,
     reply: ReplyFacts | ResetFacts | None = None,
     bad_reply_address: bool = False,
+    answered: AnsweredFacts | None = None,
     max_commands: int,
     why_no_text: str | None = None,
 ) -> Plan:
@@ -101,8 +125,10 @@ def plan_mail(
 
     `reply` is set when the mail came to a genuine reply address;
     `bad_reply_address` when it came to one that is damaged or forged;
-    `why_no_text`, when reading the mail found no text in it, says why
-    (``the message is encrypted and could not be read``).
+    `answered` when it came to the plain address and answers a mail of
+    ours that a reply address would have served (it is told what to do
+    when it holds no command); `why_no_text`, when reading the mail found no
+    text in it, says why (``the message is encrypted and could not be read``).
     """
     if bad_reply_address:
         plan = Plan([lang.CommandError(NOT_OUR_REPLY_ADDRESS, _first_line(text))])
@@ -111,7 +137,7 @@ def plan_mail(
     elif reply is not None:
         plan = _reply_plan(reply, text, max_commands)
     else:
-        plan = _command_plan(subject, text, max_commands)
+        plan = _command_plan(subject, text, max_commands, answered)
     if why_no_text and not text.strip() and not any(isinstance(s, lang.Command) for s in plan.steps):
         plan.steps = [
             lang.CommandError(
@@ -130,29 +156,35 @@ def _first_line(text: str) -> str:
 
 def _reply_plan(reply: ReplyFacts, text: str, max_commands: int) -> Plan:
     lines = text.splitlines()
-    first = next((i for i, line in enumerate(lines) if line.strip()), None)
-    if first is None:
-        reason = "Your reply has no move in it: write the move on the first line, above the quoted board"
-        return Plan([lang.CommandError(reason, "")])
+    written = [i for i, line in enumerate(lines) if line.strip()]
+    if written and lang.is_greeting(lines[written[0]]):
+        written = written[1:]  # the move comes after the greeting, as commands may
+    if not written:
+        reason = (
+            "Your reply has no move in it: write the move on the first line, above the quoted board. "
+            'To write to the other players without moving, write "chat" there and your words below it'
+        )
+        return Plan([lang.CommandError(reason, _first_line(text))])
+    first = written[0]
     line = lines[first].strip()
     if verbs.is_command_line(line):
         return _command_plan("", text, max_commands)
     comment = "\n".join(lines[first + 1 :]).strip("\n")
-    game, board, userid = reply.game_type, reply.board, reply.userid
+    game, board, userid, at_ply = reply.game_type, reply.board, reply.userid, reply.at_ply
     command: lang.Command
     word = line.lower()
     if word == "show":
         command = lang.Show(game, ((board, None),), line=line)
     elif word == "resign":
-        command = lang.Resign(game, board, userid, None, line=line)
+        command = lang.Resign(game, board, userid, None, replied_at=at_ply, line=line)
     elif word == "chat":
-        command = lang.Chat(game, board, userid, None, line=line)
+        command = lang.Chat(game, board, userid, None, replied_at=at_ply, line=line)
     elif word in lang.OFFER_WORDS:
-        command = lang.Propose(game, board, userid, None, lang.OFFER_WORDS[word], line=line)
+        command = lang.Propose(game, board, userid, None, lang.OFFER_WORDS[word], replied_at=at_ply, line=line)
     elif word in lang.VOTE_WORDS:
-        command = lang.Vote(game, board, userid, None, lang.VOTE_WORDS[word], line=line)
+        command = lang.Vote(game, board, userid, None, lang.VOTE_WORDS[word], replied_at=at_ply, line=line)
     else:
-        command = lang.Move(game, board, userid, None, line, replied_at=reply.at_ply, line=line)
+        command = lang.Move(game, board, userid, None, line, replied_at=at_ply, line=line)
     return Plan([command], comment)
 
 
@@ -182,7 +214,7 @@ def _reset_plan(reset: ResetFacts, text: str) -> Plan:
     return Plan([lang.ResetPassword(reset.userid, reset.token, words[0], line="(your reply)")], private=True)
 
 
-def _command_plan(subject: str, text: str, max_commands: int) -> Plan:
+def _command_plan(subject: str, text: str, max_commands: int, answered: AnsweredFacts | None = None) -> Plan:
     subject_error = None
     if subject and verbs.is_command_line(subject):
         try:
@@ -190,17 +222,19 @@ def _command_plan(subject: str, text: str, max_commands: int) -> Plan:
         except lang.CommandError as error:
             subject_error = error
         else:
-            return Plan([command], _without_repeated_command(text, subject))
-    plan = Plan()
+            return Plan([command], _without_repeated_command(text, subject), subject=subject)
+    plan = Plan(subject=subject if subject_error is not None else "")
     lines = text.splitlines()
     start = next((i for i, line in enumerate(lines) if verbs.is_command_line(line)), len(lines))
     end = next((i for i in range(start, len(lines)) if not verbs.is_command_line(lines[i])), len(lines))
     plan.steps = [_parse(line) for line in lines[start:end]]
     plan.comment = "\n".join(lines[end:]).strip("\n")
     if not plan.steps:
+        plan.subject = subject
         commands = ", ".join([*verbs.account_commands(), *pbm.games.names()])
         plan.steps.append(
             subject_error
+            or (_not_to_the_reply_address(answered, _first_line(text)) if answered is not None else None)
             or lang.CommandError(
                 f"No command found in your mail. A command is a line that starts with one of: {commands}",
                 _first_line(text) or subject,
@@ -218,6 +252,28 @@ def _command_plan(subject: str, text: str, max_commands: int) -> Plan:
             )
         )
     return plan
+
+
+def _not_to_the_reply_address(answered: AnsweredFacts, line: str) -> lang.CommandError:
+    """What to do instead, for a mail to the plain address that answers `answered` without a command:
+    a reply address takes a move on its first line, but the plain address reads commands only."""
+    if answered.kind == "board":
+        game, board, userid = answered.game_type, answered.board, answered.userid
+        return lang.CommandError(
+            f"Your mail answers a mail about {pbm.games.get(game).title} board {board}, but it came to the "
+            "server's own address, which reads commands only, not to that mail's reply address (your mail "
+            "program may have left its Reply-To aside), so nothing was done. To play from here, send the "
+            f"move as a command: {game} move {board} {userid} PASSWORD MOVE. To write to the other players, "
+            f"send {game} chat {board} {userid} PASSWORD, with your words below it",
+            line,
+        )
+    what = "a message the server passed on to you" if answered.kind == "message" else "an announcement"
+    return lang.CommandError(
+        f"Your mail answers {what}, but it came to the server, which reads commands only, so nothing "
+        "was passed on. To answer its author, send: message YOURID PASSWORD AUTHOR (the mail you answered "
+        "names its author), with your words below it, after a blank line",
+        line,
+    )
 
 
 def _parse(line: str) -> Step:

@@ -131,27 +131,23 @@ def _open(
 
 def move(ctx: Context, command: lang.Move) -> list[OutgoingMail]:
     board, player = ctx.playing(command.game, command.board, command.userid, command.secret)
-    engine = pbm.games.get(board.game_type)
     seat = ctx.seat_in_play(board, player)
-    state = engine.resume(board.state, board.secret)
-    if command.by_reply and command.replied_at is not None and command.replied_at != board.move_count:
-        raise Refused(
-            f"Your reply answers the board after move {command.replied_at}, but the game has moved on "
-            f"since: it is at move {board.move_count + 1} now, and nothing was played. Reply to the "
-            "newest board mail (this one will do) with your move",
-            view=ctx.view(board, state, viewer=seat),
-            reply_as=ReplyAs(board.id, player.id, board.move_count),
-        )
-    return play(ctx, board, player, command.move)
+    ctx.check_reply_is_current(board, player, seat, command, doing="play")
+    # A reply refused for its move may be answered again, as the board mail it answered could be.
+    reply_as = ReplyAs(board.id, player.id, board.move_count) if command.by_reply else None
+    return play(ctx, board, player, command.move, reply_as=reply_as)
 
 
-def play(ctx: Context, board: Board, player: Player, text: str, *, auto: bool = False) -> list[OutgoingMail]:
+def play(
+    ctx: Context, board: Board, player: Player, text: str, *, auto: bool = False, reply_as: ReplyAs | None = None
+) -> list[OutgoingMail]:
     """`player` plays the move written `text` at `board` (locked), and everyone hears of it; then, if
-    the player whose turn it is queued a move, that is played too. `auto`: played from the queue."""
+    the player whose turn it is queued a move, that is played too. `auto`: played from the queue;
+    `reply_as`: a refusal may be answered with a move, as a board mail may."""
     engine = pbm.games.get(board.game_type)
     seat = ctx.seat_in_play(board, player)
     state = engine.resume(board.state, board.secret)
-    notation, after = checked_move(ctx, board, seat, state, text)
+    notation, after = checked_move(ctx, board, seat, state, text, reply_as=reply_as)
     now = ctx.now()
     news = _withdraw_offer(ctx, board)
     report = report_data(engine.report(state, notation, after))
@@ -260,7 +256,8 @@ def forfeiting(why: str) -> Leaving:
 
 def resign(ctx: Context, command: lang.Resign) -> list[OutgoingMail]:
     board, player = ctx.playing(command.game, command.board, command.userid, command.secret)
-    ctx.seat_in_play(board, player)
+    seat = ctx.seat_in_play(board, player)
+    ctx.check_reply_is_current(board, player, seat, command, doing="resign")
     return leave(ctx, board, player, RESIGNING)
 
 
@@ -295,22 +292,25 @@ def leave(ctx: Context, board: Board, player: Player, leaving: Leaving) -> list[
     return ctx.board_mails(engine, board, after, author=player, announce=True, ratings=ratings, offer_news=news)
 
 
-def checked_move(ctx: Context, board: Board, seat: int, state: Any, text: str) -> tuple[str, Any]:
+def checked_move(
+    ctx: Context, board: Board, seat: int, state: Any, text: str, *, reply_as: ReplyAs | None = None
+) -> tuple[str, Any]:
     """The canonical notation of the move `text` for `seat`, and the state after it; refused when it
-    is not the seat's turn, or the move is stale or illegal."""
+    is not the seat's turn, or the move is stale or illegal (a refusal `reply_as` may be answered)."""
     engine = pbm.games.get(board.game_type)
     if board.to_move != seat:
         assert board.to_move is not None, "an active board has a seat to move"
         raise Refused(
             f"It is not your turn: {board.seats[board.to_move].player.userid} is to move",
             view=ctx.view(board, state, viewer=seat),
+            reply_as=reply_as,
         )
     try:
         return engine.play_notated(state, text)
     except pbm.games.StaleMove as error:
-        raise Refused(f"Stale move: {error}", view=ctx.view(board, state, viewer=seat)) from None
+        raise Refused(f"Stale move: {error}", view=ctx.view(board, state, viewer=seat), reply_as=reply_as) from None
     except pbm.games.IllegalMove as error:
-        raise Refused(f"Illegal move: {error}", view=ctx.view(board, state, viewer=seat)) from None
+        raise Refused(f"Illegal move: {error}", view=ctx.view(board, state, viewer=seat), reply_as=reply_as) from None
 
 
 def not_allowed(ctx: Context, command: lang.NotAllowed) -> list[OutgoingMail]:

@@ -8,7 +8,7 @@ verb's handler) all read. A new verb is one entry here and one handler.
 Parsing is pure: no database, no mail.
 
 >>> parse_command("Cephalopod MOVE 101 Alice pw c3")
-Move(game='cephalopod', board=101, userid='alice', move='c3', replied_at=None)
+Move(game='cephalopod', board=101, userid='alice', replied_at=None, move='c3')
 >>> mask_passwords("cephalopod move 101 alice s3cret c3")
 'cephalopod move 101 alice ******** c3'
 """

@@ -29,8 +29,9 @@ def propose(ctx: Context, command: lang.Propose) -> list[OutgoingMail]:
     board, player = ctx.playing(command.game, command.board, command.userid, command.secret)
     engine = pbm.games.get(board.game_type)
     seat = ctx.seat_in_play(board, player)
-    state = engine.resume(board.state, board.secret)
     kind = OfferKind(command.kind)
+    ctx.check_reply_is_current(board, player, seat, command, doing=f"propose {_what_is_proposed(kind)}")
+    state = engine.resume(board.state, board.secret)
     _check_in_the_game(ctx, board, state, seat, player)
     waiting = offers.pending(ctx.session, board)
     if waiting is not None:
@@ -50,6 +51,8 @@ def vote(ctx: Context, command: lang.Vote) -> list[OutgoingMail]:
     board, player = ctx.playing(command.game, command.board, command.userid, command.secret)
     engine = pbm.games.get(board.game_type)
     seat = ctx.seat_in_play(board, player)
+    answer = "accept" if command.accept else "reject"
+    ctx.check_reply_is_current(board, player, seat, command, doing=f"{answer} the proposal")
     state = engine.resume(board.state, board.secret)
     _check_in_the_game(ctx, board, state, seat, player)
     offer = offers.pending(ctx.session, board)
@@ -143,3 +146,7 @@ def _check_a_move_can_be_taken_back(ctx: Context, board: Board, state: Any, seat
 
 def _what(kind: str) -> str:
     return "draw proposal" if kind == OfferKind.DRAW else "proposal to take back the last move"
+
+
+def _what_is_proposed(kind: str) -> str:
+    return "a draw" if kind == OfferKind.DRAW else "to take back the last move"

@@ -2,7 +2,8 @@
 
 An error mail says which command could not be carried out and why, shows
 the board when one is involved, and quotes the mail back (a bounded number of
-lines, passwords starred) so the sender can see what the server read.
+lines, passwords starred; its subject too when that was read for a command)
+so the sender can see what the server read.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 import pbm.games
 from pbm.commands import language as lang
 from pbm.commands import verbs
-from pbm.commands.effects import BoardRef, OutgoingMail, Refused
+from pbm.commands.effects import BoardRef, OutgoingMail, Refused, ReplyAs
 from pbm.commands.plan import Plan
 
 
@@ -40,13 +41,18 @@ class Answers:
         *,
         command: lang.Command | None = None,
         about: BoardRef | None = None,
+        reply_as: ReplyAs | None = None,
     ) -> OutgoingMail:
         """The error mail for `reason`, met by `command` (or by a line of `plan` that is no command).
 
         `about` names the board the mail concerns when neither the command nor
-        the refusal does (an error in a reply to a board mail).
+        the refusal does (an error in a reply to a board mail); `reply_as`, the
+        reply address the error may be answered by when the refusal gives none
+        (that of the board mail a reply answered: answering the error is
+        answering that mail).
         """
         refusal = reason if isinstance(reason, Refused) else None
+        reply_as = (refusal.reply_as if refusal is not None else None) or reply_as
         view = refusal.view if refusal is not None else None
         board = (refusal.about if refusal is not None else None) or _board_of(command) or about
         secrets = plan.secrets()
@@ -63,11 +69,11 @@ class Answers:
             "view": view,
             "title": pbm.games.get(board.game_type).title if board is not None else _title_of(command),
             "board_number": board.board if board is not None else None,
-            "replyable": refusal is not None and refusal.reply_as is not None,
+            "replyable": reply_as is not None,
             "headline": (refusal.headline if refusal is not None else None) or "Error",
+            "subject_read": verbs.mask_passwords(plan.subject, secrets, unparsed=nothing_parsed),
             **self.quotable(body, secrets, unparsed=nothing_parsed),
         }
-        reply_as = refusal.reply_as if refusal is not None else None
         if reply_as is None:
             return OutgoingMail("error", to or "", context)
         return OutgoingMail(

@@ -57,6 +57,7 @@ _WORD_BYTES = 39
 """UTF-8 bytes per encoded word: 52 base64 characters, so that the first one still fits
 a line after ``Subject: `` (9 + 64 characters)."""
 _TOKEN = re.compile(r"[a-z0-9-]+")
+_THREAD_ROOT = re.compile(r"<pbm\.(\d{1,18})\.(\d{1,18})\.([0-9a-f]{12})@([^<>@]+)>")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _BLANK_LINES = re.compile(r"\n{3,}")
@@ -153,8 +154,22 @@ class Composer:
         return ComposedMail(message_id, recipient, head + b"\n\n" + payload)
 
     def thread_root(self, board_id: int, player_id: int) -> str:
-        digest = hmac.new(self._key, f"thread:{board_id}:{player_id}".encode(), hashlib.sha256).hexdigest()[:12]
-        return f"<pbm.{board_id}.{player_id}.{digest}@{self.addressing.domain}>"
+        return f"<pbm.{board_id}.{player_id}.{self._thread_mac(board_id, player_id)}@{self.addressing.domain}>"
+
+    def thread_named(self, message_id: str) -> tuple[int, int] | None:
+        """The (board id, player id) whose thread `message_id` is the root of, when it is one of
+        ours and genuine (`thread_root` made it); else None. Every later mail of the thread, and
+        a mail client's reply to any of them, names it in its References."""
+        match = _THREAD_ROOT.fullmatch(message_id)
+        if match is None or match[4].lower() != self.addressing.domain.lower():
+            return None
+        board_id, player_id = int(match[1]), int(match[2])
+        if not hmac.compare_digest(match[3], self._thread_mac(board_id, player_id)):
+            return None
+        return board_id, player_id
+
+    def _thread_mac(self, board_id: int, player_id: int) -> str:
+        return hmac.new(self._key, f"thread:{board_id}:{player_id}".encode(), hashlib.sha256).hexdigest()[:12]
 
 
 def _plain_text(text: str) -> str:

@@ -91,6 +91,7 @@ class ParsedMail:
     auto_reason: str | None  # why this mail must NOT be answered
     notes: tuple[str, ...]  # things worth telling the sender
     unreadable: str | None = None  # why the mail could not be read at all
+    in_reply_to: str | None = None  # the mail it answers: one well-formed "<...>" token, or None
 
     @classmethod
     def unread(cls, reason: str) -> ParsedMail:
@@ -128,7 +129,7 @@ class ParsedMail:
         except (KeyError, TypeError) as error:
             raise ValueError(f"not a stored ParsedMail: {error}") from None
         texts = [mail.subject, mail.body, *mail.references, *mail.notes]
-        maybe_texts = [mail.message_id, mail.from_address, mail.auto_reason, mail.unreadable]
+        maybe_texts = [mail.message_id, mail.from_address, mail.auto_reason, mail.unreadable, mail.in_reply_to]
         if (
             not all(isinstance(value, list) for value in lists)
             or not all(isinstance(text, str) for text in texts)
@@ -229,6 +230,7 @@ class _Reading:
             references=message_ids(" ".join(headers.all("references"))),
             auto_reason=auto_reason(signs),
             notes=tuple(headers.notes + header_notes + notes),
+            in_reply_to=message_id(headers.first("in-reply-to")),
         )
 
     def _subject(self, headers: Headers) -> tuple[str, str | None]:

@@ -41,8 +41,8 @@ import pbm.games
 from pbm.commands import language as lang
 from pbm.commands import verbs
 from pbm.commands.context import Context
-from pbm.commands.effects import BoardRef, OutgoingMail, PasswordCheck, Refused, Sender
-from pbm.commands.plan import Plan, ReplyFacts, ResetFacts, conflict_keys, plan_mail
+from pbm.commands.effects import BoardRef, OutgoingMail, PasswordCheck, Refused, ReplyAs, Sender
+from pbm.commands.plan import AnsweredFacts, Plan, ReplyFacts, ResetFacts, conflict_keys, plan_mail
 from pbm.config import DEFAULT_CLUB, Club, Limits
 from pbm.mail import headers
 from pbm.mail.answers import Answers
@@ -55,7 +55,7 @@ from pbm.mail.time_pass import TimePass
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.mail.worker import Worker
 from pbm.passwords import Ahead, Passwords
-from pbm.store import boards, inbox, players, resets
+from pbm.store import boards, inbox, outbox, players, resets
 from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
 from pbm.store.models import InboundMessage, InboundStatus, utcnow
@@ -74,6 +74,9 @@ APPLY_BATCH = 20
 """Most mails applied in one transaction: one commit, one wait for the disk, for all of them."""
 APPLY_BATCH_SECONDS = 0.1
 """No mail joins a batch this long after the batch began: the batch's replies wait for its commit."""
+ANSWERED_LOOKUPS = 10
+"""Message-IDs of a mail's In-Reply-To and References (the newest) looked up as ours: the mail
+it answers is among the newest, and the header is the sender's to fill."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,8 @@ class _Read:
     replied: ReplyFacts | None = None
     """The board and player the mail's reply address names: names that never change, so
     applying the mail need not look them up again."""
+    answered: AnsweredFacts | None = None
+    """Which of our mails a mail to the plain address answers, when it holds no command."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +105,8 @@ class _Unread:
 
 REPLIED = "replied_board"
 """The key of `_Read.replied` in what is stored of a reading, beside the `ParsedMail`'s."""
+ANSWERED = "answered_mail"
+"""The key of `_Read.answered`, likewise."""
 
 
 class Processor:
@@ -286,7 +293,11 @@ class Processor:
             session,
             unread.id,
             worker=self.worker.name,
-            parsed={**reading.mail.to_json(), REPLIED: _facts_json(reading.replied)},
+            parsed={
+                **reading.mail.to_json(),
+                REPLIED: _facts_json(reading.replied),
+                ANSWERED: _answered_json(reading.answered),
+            },
             keys=reading.keys,
             seconds=reading.seconds,
             peak_kb=reading.peak_kb,
@@ -306,10 +317,34 @@ class Processor:
         sender = mail.from_address or unread.envelope_from
         reply = self._reply_facts(session, unread.envelope_to)
         plan = self._plan(mail, reply)
+        answered = None
+        if reply is None and not any(isinstance(step, lang.Command) for step in plan.steps):
+            answered = self._answered(session, mail)
+            plan = self._plan(mail, reply, answered)
         self._check_passwords_ahead(session, plan, ahead)
         keys = conflict_keys(plan, sender=sender)
         replied = reply if isinstance(reply, ReplyFacts) else None
-        return _Read(mail, keys, reading.cost.seconds, reading.cost.peak_memory_kb, replied)
+        return _Read(mail, keys, reading.cost.seconds, reading.cost.peak_memory_kb, replied, answered)
+
+    def _answered(self, session: Session, mail: ParsedMail) -> AnsweredFacts | None:
+        """Which of our mails `mail` answers, when its In-Reply-To or References name one that a
+        reply address would have served: a mail of the sender's own thread of a board (its root
+        names board and player, signed), or a message or an announcement passed on. The newest
+        named is the one answered; at most `ANSWERED_LOOKUPS` are looked up."""
+        ours = "@" + self.addressing.domain.lower() + ">"
+        named = dict.fromkeys([mail.in_reply_to, *reversed(mail.references)])
+        candidates = [i for i in named if i is not None and i.lower().endswith(ours)][:ANSWERED_LOOKUPS]
+        kinds = outbox.kinds_of(session, candidates)
+        for message_id in candidates:
+            thread = self.composer.thread_named(message_id)
+            if thread is not None:
+                names = boards.reply_names(session, *thread)
+                senders = players.with_address(session, mail.from_address) if mail.from_address else []
+                if names is not None and names.userid in {player.userid for player in senders}:
+                    return AnsweredFacts("board", names.game_type, names.board, names.userid)
+            elif kinds.get(message_id) in ("message", "broadcast"):
+                return AnsweredFacts(kinds[message_id])
+        return None
 
     def _check_passwords_ahead(self, session: Session, plan: Plan, ahead: Ahead) -> None:
         """Start the slow part of every password check of `plan`, to be done outside any write
@@ -424,14 +459,17 @@ class Processor:
         envelope_to = inbound.envelope_to
         replied = _facts_from_json(inbound.parsed.get(REPLIED))
         reply = replied if replied is not None else self._reply_facts(session, envelope_to)
-        plan = self._plan(mail, reply)
+        plan = self._plan(mail, reply, _answered_from_json(inbound.parsed.get(ANSWERED)))
         quoted = "" if plan.private else mail.body
         mails: list[OutgoingMail] = []
         done = refused = 0
         for step in plan.steps:
             if isinstance(step, lang.CommandError):
                 about = BoardRef(reply.game_type, reply.board) if isinstance(reply, ReplyFacts) else None
-                mails.append(self.answers.error(sender.address, quoted, plan, step, about=about))
+                # Only to the player's own address: a reply address is handed to no one else.
+                own = isinstance(reply, ReplyFacts) and reply.userid in {p.userid for p in sender.players}
+                again = self._same_reply_address(envelope_to) if own else None
+                mails.append(self.answers.error(sender.address, quoted, plan, step, about=about, reply_as=again))
                 refused += 1
                 continue
             checks: list[PasswordCheck] = []
@@ -482,12 +520,25 @@ class Processor:
             return True
         return ReplyFacts(names.userid, names.game_type, names.board, at_ply)
 
-    def _plan(self, mail: ParsedMail, reply: ReplyFacts | ResetFacts | bool | None) -> Plan:
+    def _same_reply_address(self, envelope_to: tuple[str, ...]) -> ReplyAs | None:
+        """The board mail a reply came to the reply address of, for an error answering it to carry
+        the same (none for a token of the older kind, which is not handed out again)."""
+        token = next((t for t in map(self.addressing.token_of, envelope_to) if t), None)
+        ids = self.tokens.read(token) if token is not None else None
+        if ids is None:
+            return None
+        board_id, player_id, at_ply = ids
+        return ReplyAs(board_id, player_id, at_ply) if at_ply is not None else None
+
+    def _plan(
+        self, mail: ParsedMail, reply: ReplyFacts | ResetFacts | bool | None, answered: AnsweredFacts | None = None
+    ) -> Plan:
         return plan_mail(
             mail.subject,
             fresh_text(mail.body),
             reply=reply if isinstance(reply, ReplyFacts | ResetFacts) else None,
             bad_reply_address=reply is True,
+            answered=answered,
             max_commands=self.limits.commands_per_mail,
             why_no_text="; ".join(mail.notes) if not mail.body.strip() else None,
         )
@@ -543,3 +594,17 @@ def _facts_from_json(stored: object) -> ReplyFacts | None:
     if not (isinstance(userid, str) and isinstance(game_type, str) and isinstance(board, int)):
         return None
     return ReplyFacts(userid, game_type, board, at_ply if isinstance(at_ply, int) else None)
+
+
+def _answered_json(facts: AnsweredFacts | None) -> list[object] | None:
+    return None if facts is None else [facts.kind, facts.game_type, facts.board, facts.userid]
+
+
+def _answered_from_json(stored: object) -> AnsweredFacts | None:
+    """The `AnsweredFacts` `_answered_json` stored; None for none, or for anything else."""
+    if not isinstance(stored, list) or len(stored) != 4:
+        return None
+    kind, game_type, board, userid = stored
+    if not (all(isinstance(text, str) for text in (kind, game_type, userid)) and isinstance(board, int)):
+        return None
+    return AnsweredFacts(kind, game_type, board, userid)

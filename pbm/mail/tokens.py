@@ -4,8 +4,11 @@ A token names one board, one player and the move number of the board its mail
 showed, and carries an HMAC under the server's secret key, so a reply to
 ``pbm+<token>@domain`` is that player's move in that game without a password,
 judged against that board: a reply to an older board mail is stale, like a
-move with an old ``#N``. Nothing else can be done with it: it names no other
-game, and it cannot be forged without the key.
+move with an old ``#N``, whether it carries a move, resigns, proposes or
+votes (`pbm.commands.context.Context.check_reply_is_current`); only ``show``
+and ``chat``, which change nothing on the board, work from any board mail of
+the game. Nothing else can be done with it: it names no other game, and it
+cannot be forged without the key.
 
 >>> tokens = ReplyTokens(b"k" * 32)
 >>> tokens.read(tokens.make(board_id=12, player_id=3, ply=7))
@@ -14,8 +17,9 @@ game, and it cannot be forged without the key.
 True
 
 Tokens of mails sent before boards were numbered in them (``game-player-mac``)
-are still read, without a move number: such a reply is judged against the
-board as it stands.
+are still read, without a move number: nobody can tell which board such a
+reply answers, so it may show the board or chat, and anything else is
+refused with the board as it stands and a reply address for it.
 """
 
 from __future__ import annotations

@@ -6,7 +6,10 @@ processed again, even when two deliveries race. The key is the Message-ID and
 a digest of what the author wrote: a mail that comes again by another path (a
 retry, a second MX, a Postfix pipe beside the SMTP door) differs only in the
 trace headers MTAs add on the way, and is the same mail; another mail that
-reuses a Message-ID is not.
+reuses a Message-ID is not. A mail without a Message-ID is known instead by
+the first hop of its trace (`dedupe_key`): the same words sent again are
+another mail, and answered again. A duplicate is kept, with a note naming the
+copy that was processed, and `pbm inbox --duplicates` lists them.
 
 What is stored from the envelope and the Message-ID is reduced first (no NUL
 or control characters, at most what the column holds): it comes from anyone,
@@ -58,8 +61,17 @@ Every other header may be added in transit (Received, Return-Path, Delivered-To,
 X-Original-To, DKIM-Signature, ARC-*, Authentication-Results, spam scores...)."""
 
 
-def dedupe_key(raw: bytes) -> tuple[str | None, str]:
-    """The mail's Message-ID (reduced, if any) and the key that identifies the mail.
+def dedupe_key(raw: bytes) -> tuple[str | None, str | None]:
+    """The mail's Message-ID (reduced, if any) and the key that identifies the mail, if any does.
+
+    A mail with a Message-ID is identified by it and by what its author wrote.
+    One without is identified by what its author wrote and by the first hop of
+    its trace: the oldest `Received` header, which the first mail server it
+    passed wrote once, so that every copy of that one sending carries it,
+    whichever way it reached us, and the same words sent again carry another.
+    A mail with neither came straight from its author's program, not from a
+    mail server that could deliver it twice: it has no key, and each one
+    counts (``list`` sent twice is answered twice).
 
     >>> mail = b"Message-ID: <1@x>\\r\\nSubject: help\\r\\n\\r\\nhelp\\r\\n"
     >>> dedupe_key(mail)[0]
@@ -68,6 +80,13 @@ def dedupe_key(raw: bytes) -> tuple[str | None, str]:
     True
     >>> dedupe_key(mail) == dedupe_key(mail.replace(b"help\\r\\n", b"list\\r\\n"))
     False
+    >>> sent = b"Received: from pc by mx1 id A1\\nSubject: list\\n\\nlist\\n"
+    >>> dedupe_key(b"Received: from mx1 by mx2\\n" + sent) == dedupe_key(sent)
+    True
+    >>> dedupe_key(sent) == dedupe_key(sent.replace(b"id A1", b"id B2"))
+    False
+    >>> dedupe_key(b"Subject: list\\n\\nlist\\n")
+    (None, None)
     """
     head, body = _split(raw.replace(b"\r\n", b"\n"))
     try:
@@ -80,14 +99,21 @@ def dedupe_key(raw: bytes) -> tuple[str | None, str]:
     if headers is not None:
         for name, value in headers.items():
             if name.lower() in AUTHOR_HEADERS:
-                # Unfolded and trimmed: a relay may refold a long header line.
-                text = " ".join(str(value).split())
-                content.update(f"{name.lower()}:{text}\n".encode("utf-8", "surrogateescape"))
+                content.update(f"{name.lower()}:{_unfolded(value)}\n".encode("utf-8", "surrogateescape"))
     content.update(b"\n" + body)
     if message_id:
         key = hashlib.sha256(message_id.encode("utf-8") + b"\n" + content.digest())
         return message_id, "mid:" + key.hexdigest()
-    return None, "content:" + content.hexdigest()
+    trace = headers.get_all("Received") if headers is not None else None
+    if not trace:
+        return None, None
+    first_hop = _unfolded(trace[-1]).encode("utf-8", "surrogateescape")
+    return None, "content:" + hashlib.sha256(content.digest() + b"\n" + first_hop).hexdigest()
+
+
+def _unfolded(value: object) -> str:
+    """A header's value unfolded and trimmed: a relay may refold a long header line."""
+    return " ".join(str(value).split())
 
 
 def _split(raw: bytes) -> tuple[bytes, bytes]:
@@ -445,9 +471,12 @@ def requeue_failed(database: Database, ids: Sequence[int]) -> list[int]:
         return sorted(row.id for row in rows)
 
 
-def needing_attention(session: Session) -> list[InboundMessage]:
-    """Mail not (yet) answered: pending, failed, or ignored as automatic; oldest first."""
-    unanswered = (InboundStatus.PENDING, InboundStatus.FAILED, InboundStatus.IGNORED)
+def needing_attention(session: Session, *, duplicates: bool = False) -> list[InboundMessage]:
+    """Mail not (yet) answered: pending, failed, or ignored as automatic; with `duplicates`, also
+    the copies recorded as duplicates of another; oldest first."""
+    unanswered = [InboundStatus.PENDING, InboundStatus.FAILED, InboundStatus.IGNORED]
+    if duplicates:
+        unanswered.append(InboundStatus.DUPLICATE)
     query = select(InboundMessage).where(InboundMessage.status.in_(unanswered))
     return list(session.scalars(query.order_by(InboundMessage.id)))
 

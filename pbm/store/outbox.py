@@ -208,3 +208,12 @@ _RECENT_COUNTS = (
     .group_by(OutboxMessage.recipient)
 )
 """Built once: every mail that answers anyone asks it."""
+
+
+def kinds_of(session: Session, message_ids: Collection[str]) -> dict[str, str]:
+    """The template each of our mails among `message_ids` was made from (``message``), by Message-ID:
+    what a mail that answers one of them answers."""
+    if not message_ids:
+        return {}
+    query = select(OutboxMessage.message_id, OutboxMessage.kind).where(OutboxMessage.message_id.in_(message_ids))
+    return {message_id: kind for message_id, kind in session.execute(query)}

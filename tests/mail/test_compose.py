@@ -214,6 +214,17 @@ def test_the_message_id_of_the_mail_is_its_own_and_well_formed():
     assert parsed(mail)["Message-ID"] == mail.message_id
 
 
+def test_a_threads_root_names_its_board_and_player_only_when_it_is_genuinely_ours():
+    ours = composer()
+    root = ours.thread_root(12, 3)
+    assert ours.thread_named(root) == ours.thread_named(root.replace("@example.org", "@Example.ORG")) == (12, 3)
+    forged = root.replace(".12.3.", ".12.4.")
+    elsewhere = root.replace("@example.org", "@example.net")
+    other_key = Composer(make_environment(), Addressing("pbm@example.org"), ReplyTokens(b"k" * 32), b"u" * 32)
+    for message_id in (forged, elsewhere, other_key.thread_root(12, 3), "<1234.5678@example.org>"):
+        assert ours.thread_named(message_id) is None, message_id
+
+
 def test_the_mail_says_who_sent_it_when_and_that_it_is_automatic():
     message = parsed(composer().compose(failure_reply(), now=NOW))
     assert message["From"] == f"{SERVER_NAME} <pbm@example.org>"

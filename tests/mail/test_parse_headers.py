@@ -136,4 +136,11 @@ def test_threading_headers_of_a_client_reply():
     mail = parse(fixture("gmail_reply.eml"))
     assert mail.message_id == "<CAH8yC8kZ2vQ+Lm0wXf=Jk3p@mail.gmail.com>"
     assert mail.references == ("<board.101.1@example.org>",)
+    assert mail.in_reply_to == "<board.101.1@example.org>"
     assert mail.subject == "Re: Cephalopod Board 101 alice"
+
+
+def test_in_reply_to_is_one_well_formed_message_id_or_none():
+    assert parse(message(headers={"In-Reply-To": "<a@example.org> (alice's mail)"})).in_reply_to == "<a@example.org>"
+    assert parse(message(headers={"In-Reply-To": "=?utf-8?q?<a@x>=0D=0ABcc:_x@evil.test?="})).in_reply_to is None
+    assert parse(message()).in_reply_to is None

@@ -120,8 +120,13 @@ def test_parsed_mail_survives_a_json_round_trip():
 
 
 def test_mail_stored_by_an_older_version_is_read_without_the_fields_it_no_longer_has():
-    stored = {**parse(message()).to_json(), "from_name": "Alice", "in_reply_to": "<a@x>"}
+    stored = {**parse(message()).to_json(), "from_name": "Alice"}
     assert ParsedMail.from_json(stored) == parse(message())
+
+
+def test_mail_stored_before_in_reply_to_was_kept_is_read_as_answering_nothing():
+    stored = {key: value for key, value in parse(message()).to_json().items() if key != "in_reply_to"}
+    assert ParsedMail.from_json(stored).in_reply_to is None
 
 
 def test_stored_mail_of_the_wrong_shape_is_refused():

@@ -346,6 +346,13 @@ def test_a_command_in_the_subject_takes_the_body_as_its_comment(game):
     assert "alice writes:\n\nGood luck!" in body_of(boards[0])
 
 
+def test_an_error_quotes_the_subject_a_command_was_looked_for_in(game):
+    game.send(mail(ALICE, "Thanks,\nAlice", subject="cephalopod mov 101 alice alice-pw c3"))
+    text = body_of(the_only(game.replies()))
+    assert "---------- your message ----------\nSubject: cephalopod mov " in text
+    assert "alice-pw" not in text
+
+
 def test_a_greeting_before_the_commands_is_passed_over(game):
     game.send(mail(ALICE, "Hi Bob,\n\ncephalopod move 101 alice alice-pw c3\n\nSee you."))
     assert "alice writes:\n\nSee you." in body_of(game.replies()[0])

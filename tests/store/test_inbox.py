@@ -60,6 +60,52 @@ def test_the_same_mail_by_another_path_is_a_duplicate(database):
     assert (first.status, second.status) == ("pending", "duplicate")
 
 
+def without_message_id(body: str, *, trace: tuple[str, ...] = ()) -> bytes:
+    """A mail as a script writes it (no Message-ID, no Date), with the `Received` lines of the
+    mail servers it passed, the newest first."""
+    received = "".join(f"Received: {hop}\r\n" for hop in trace)
+    return f"{received}From: {ALICE}\r\nTo: pbm@localhost\r\nSubject: pbm\r\n\r\n{body}\r\n".encode()
+
+
+SUBMITTED = "from [192.0.2.7] by mail.example.org with ESMTPSA id 4QxY1; Sat, 21 Nov 2026 10:00:00 +0000"
+
+
+def test_a_mail_without_message_id_delivered_again_by_a_mail_server_is_a_duplicate(database):
+    """A retry, a second MX, the Postfix pipe beside the SMTP door: each copy carries the trace the
+    first server wrote when the author sent it, whatever the servers after it added."""
+    raw = without_message_id("cephalopod move 101 alice alice-pw c3", trace=(SUBMITTED,))
+    second_mx = without_message_id(
+        "cephalopod move 101 alice alice-pw c3",
+        trace=("from mail.example.org by mx2.pbm.example; Sat, 21 Nov 2026 10:05:00 +0000", SUBMITTED),
+    )
+    first = save_inbound(database, raw, envelope_from=ALICE, envelope_to=["pbm@localhost"])
+    again = save_inbound(database, raw, envelope_from=ALICE, envelope_to=["pbm@localhost"])
+    by_mx2 = save_inbound(database, second_mx, envelope_from=ALICE, envelope_to=["pbm@localhost"])
+    assert (first.status, again.status, by_mx2.status) == ("pending", "duplicate", "duplicate")
+
+
+def test_the_same_words_sent_again_without_message_id_are_another_mail(database):
+    """Sent twice, they are two mails: straight from a script (no trace), or through a mail
+    server (which writes each sending its own first `Received`)."""
+    direct = without_message_id("list")
+    relayed, relayed_again = (
+        without_message_id("list", trace=(SUBMITTED.replace("4QxY1", queue_id),)) for queue_id in ("4QxY1", "5RzZ2")
+    )
+    rows = [
+        save_inbound(database, raw, envelope_from=ALICE, envelope_to=["pbm@localhost"])
+        for raw in (direct, direct, relayed, relayed_again)
+    ]
+    assert [row.status for row in rows] == ["pending"] * 4
+
+
+def test_list_sent_twice_by_a_script_without_message_id_is_answered_twice(make_mailroom):
+    room = make_mailroom()
+    first = room.send(without_message_id("list"), envelope_from=ALICE)
+    second = room.send(without_message_id("list"), envelope_from=ALICE)
+    assert (first.status, second.status) == ("processed", "processed")
+    assert [m["Subject"] for m in room.replies_to(ALICE)] == ["Games on the PBeM Server"] * 2
+
+
 def test_another_mail_reusing_a_message_id_is_processed_too(make_mailroom):
     room = make_mailroom()
     first = room.send(mail(ALICE, "help", message_id="<same@client.example>"))
@@ -70,7 +116,7 @@ def test_another_mail_reusing_a_message_id_is_processed_too(make_mailroom):
 
 def test_the_dedupe_key_fits_its_column_whatever_the_message_id():
     for raw in (mail(ALICE, message_id="<" + "x" * 5000 + "@y>"), b"no headers at all", b""):
-        assert len(dedupe_key(raw)[1]) <= 128
+        assert len(dedupe_key(raw)[1] or "") <= 128  # no key: a mail with no Message-ID and no trace
 
 
 def test_every_copy_is_kept_but_only_the_first_is_pending(database):
