@@ -107,7 +107,7 @@ def reset_password(ctx: Context, command: lang.ResetPassword) -> list[OutgoingMa
     if player is None or not player.active:
         raise Refused(f"There is no player '{command.userid}' any more")
     players.set_password(player, ctx.hash(command.secret))
-    players.clear_password_wait(player)
+    players.clear_password_waits(ctx.session, player)
     reset.used_at = now
     return ctx.to_player(player, "password_changed", player=player, by_reset=True)
 

@@ -92,4 +92,6 @@ class PasswordCheck:
     """A password was checked: the processor records it even when the command is refused."""
 
     player_id: int
+    sender: str
+    """Whose count a wrong password goes to (`pbm.store.players.password_sender`)."""
     right: bool
