@@ -57,6 +57,8 @@ _WORD_BYTES = 39
 """UTF-8 bytes per encoded word: 52 base64 characters, so that the first one still fits
 a line after ``Subject: `` (9 + 64 characters)."""
 _TOKEN = re.compile(r"[a-z0-9-]+")
+REMOVED_TOKEN = "removed"
+"""What stands for a mail's own reply token in the copy of it that is kept once it is sent."""
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _BLANK_LINES = re.compile(r"\n{3,}")
@@ -73,6 +75,9 @@ class ComposedMail:
     message_id: str
     recipient: str
     raw: bytes
+    raw_without_secret: bytes | None = None
+    """`raw` without the secret it carries (a password reset's reply token), when it carries one:
+    what is kept of the mail once it is sent."""
 
 
 @dataclass(frozen=True)
@@ -150,7 +155,11 @@ class Composer:
             f"Content-Transfer-Encoding: {encoding}",
         ]
         head = "\n".join(fields).encode("ascii")
-        return ComposedMail(message_id, recipient, head + b"\n\n" + payload)
+        raw = head + b"\n\n" + payload
+        if mail.reply_token is None:
+            return ComposedMail(message_id, recipient, raw)
+        raw_without_secret = raw.replace(mail.reply_token.encode("ascii"), REMOVED_TOKEN.encode("ascii"))
+        return ComposedMail(message_id, recipient, raw, raw_without_secret)
 
     def thread_root(self, board_id: int, player_id: int) -> str:
         digest = hmac.new(self._key, f"thread:{board_id}:{player_id}".encode(), hashlib.sha256).hexdigest()[:12]

@@ -616,6 +616,9 @@ class OutboxMessage(Base):
     recipient: Mapped[str] = mapped_column(String(320))
     message_id: Mapped[str] = mapped_column(String(255), unique=True)
     raw: Mapped[bytes] = mapped_column(LargeBinary)
+    raw_without_secret: Mapped[bytes | None] = mapped_column(LargeBinary, default=None)
+    """`raw` without the secret it carries (a password reset's reply token), when it carries one:
+    it replaces `raw` once the mail is sent or fails for good, so no secret outlives its use."""
     status: Mapped[OutboxStatus] = mapped_column(StatusColumn(OutboxStatus), default=OutboxStatus.PENDING)
     kind: Mapped[str] = mapped_column(String(32), default="")
     """The template it was made from (board, error, ...): error answers are counted apart."""
