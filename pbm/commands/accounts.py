@@ -94,8 +94,9 @@ def ask_password_reset(ctx: Context, command: lang.AskPasswordReset) -> list[Out
 
 
 def reset_password(ctx: Context, command: lang.ResetPassword) -> list[OutgoingMail]:
-    """A reply to a reset mail: the new password counts, the reset is used up, and any wait after
-    wrong passwords ends (the player proved they read their own mail)."""
+    """A reply to a reset mail, from one of the player's addresses: the new password counts, the
+    reset is used up, and any wait after wrong passwords ends (the player proved they read their
+    own mail). Every address of the player is told which of them used it."""
     reset = resets.find(ctx.session, command.token)
     now = ctx.now()
     if reset is None or reset.used_at is not None or reset.expires_at <= now:
@@ -106,10 +107,26 @@ def reset_password(ctx: Context, command: lang.ResetPassword) -> list[OutgoingMa
     player = ctx.session.get(Player, reset.player_id)
     if player is None or not player.active:
         raise Refused(f"There is no player '{command.userid}' any more")
+    used_from = resetting_address(player, ctx.sender.address)
+    if used_from is None:
+        raise Refused(
+            "A reply to a password reset mail counts only from an address the player registered; "
+            "nothing was changed"
+        )
     players.set_password(player, ctx.hash(command.secret))
-    players.clear_password_wait(player)
+    players.clear_password_waits(ctx.session, player)
     reset.used_at = now
-    return ctx.to_player(player, "password_changed", player=player, by_reset=True)
+    context = {"player": player, "reset_from": used_from}
+    return [OutgoingMail("password_changed", a.address, context) for a in player.addresses]
+
+
+def resetting_address(player: Player, address: str | None) -> str | None:
+    """The address of `player`'s that `address` is (in any letter case), when it may use the
+    player's password reset; None when it may not. A reset's token alone is not enough: it
+    may have been read, or forwarded, on its way."""
+    if address is None:
+        return None
+    return next((a.address for a in player.addresses if a.address.lower() == address.lower()), None)
 
 
 def change_address(ctx: Context, command: lang.ChangeAddress) -> list[OutgoingMail]:

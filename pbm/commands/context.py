@@ -61,15 +61,13 @@ class Context:
         player = players.find(self.session, userid)
         if player is None or not player.active:
             raise Refused(f"There is no player '{userid}' (sign up with: signup userid password)")
-        if player.password_locked_until is not None and player.password_locked_until > self.now():
-            # Not even checked: guessing must not go on while the player waits.
-            raise Refused(
-                f"Too many wrong passwords for {player.userid}: commands with its password are refused "
-                f"until {player.password_locked_until:%Y-%m-%d %H:%M} UTC. Replying to a board mail "
-                "still plays a move without the password"
-            )
+        sender = players.password_sender(self.sender.address, registered=player in self.sender.players)
+        waits_until = players.password_wait(self.session, player, sender)
+        if waits_until is not None and waits_until > self.now():
+            # Not even checked: guessing must not go on while the sender waits.
+            raise Refused(_password_wait_refusal(player.userid, waits_until, own=sender != players.OTHER_ADDRESSES))
         right = self.passwords.verify(player.password_hash, password)
-        self.on_password_check(PasswordCheck(player.id, right))
+        self.on_password_check(PasswordCheck(player.id, sender, right))
         if not right:
             raise Refused(f"Wrong password for {player.userid}")
         return player
@@ -328,6 +326,22 @@ class Context:
         """To every address of `account`, and to the sender if that is another address."""
         addresses = [a.address for a in account.addresses] + ([self.sender.address] if self.sender.address else [])
         return [OutgoingMail(template, to, context) for to in dict.fromkeys(addresses)]
+
+
+def _password_wait_refusal(userid: str, until: datetime, *, own: bool) -> str:
+    """Why a password command waits: too many wrong passwords from the player's own address
+    (`own`), or from addresses the player never registered."""
+    when = f"{until:%Y-%m-%d %H:%M} UTC"
+    if own:
+        return (
+            f"Too many wrong passwords for {userid} from this address: commands with its password are refused "
+            f"from here until {when}. Replying to a board mail still plays a move without the password, and a "
+            f"password reset (password reset {userid}) ends the wait"
+        )
+    return (
+        f"Too many wrong passwords for {userid} from addresses it has not registered: commands with its "
+        f"password are refused from them until {when}. From the addresses {userid} registered they still work"
+    )
 
 
 def try_again_after(oldest_counted: datetime, window: timedelta) -> str:

@@ -33,7 +33,8 @@ class OutgoingMail:
     starts_thread: bool = False
     """The game's first mail to this recipient: later mails refer to it."""
     reply_token: str | None = None
-    """A reply address of the mail's own, not a board's: a password reset's one-time token."""
+    """A reply address of the mail's own, not a board's: a password reset's one-time token. A
+    secret: the outbox keeps the mail without it once the mail has gone."""
 
 
 @dataclass(frozen=True)
@@ -92,4 +93,6 @@ class PasswordCheck:
     """A password was checked: the processor records it even when the command is refused."""
 
     player_id: int
+    sender: str
+    """Whose count a wrong password goes to (`pbm.store.players.password_sender`)."""
     right: bool

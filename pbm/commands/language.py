@@ -503,18 +503,33 @@ def userid(word: str) -> str:
     return lowered
 
 
+LARGEST_NUMBER = 2**31 - 1
+"""No board, move or count is larger: the database's integers hold no more, and no club comes near."""
+
+
+def whole_number(word: str) -> int | None:
+    """`word` as a whole number up to `LARGEST_NUMBER`; None when it is none, or larger (a word of
+    thousands of digits is not even turned into an int)."""
+    if not word.isdecimal() or len(word) > len(str(LARGEST_NUMBER)):
+        return None
+    number = int(word)
+    return number if number <= LARGEST_NUMBER else None
+
+
 def board(word: str) -> int:
-    if not word.isdecimal():
+    number = whole_number(word)
+    if number is None:
         raise CommandError(f"'{word}' is not a board number (boards are numbered from 101)")
-    return int(word)
+    return number
 
 
 def board_at(word: str) -> tuple[int, int | None]:
     """``101`` or ``101#5``: a board, and the move after which to show it."""
     number, sep, move = word.partition("#")
-    if sep and not move.isdecimal():
+    at_move = whole_number(move)
+    if sep and at_move is None:
         raise CommandError(f"'{word}': write board#N, where N is a move number, e.g. 101#5")
-    return board(number), int(move) if sep else None
+    return board(number), at_move
 
 
 def addresses(words: list[str]) -> tuple[str, ...]:

@@ -131,9 +131,10 @@ def _seek(game: str, args: list[str]) -> lang.Command:
     userid, password = lang.userid(words[0]), words[1]
     if len(words) == 2:
         return lang.Seek(game, userid, password)
-    if not words[2].isdecimal() or int(words[2]) > MOST_SOUGHT:
+    count = lang.whole_number(words[2])
+    if count is None or count > MOST_SOUGHT:
         raise CommandError(f"'{words[2]}' is not a number of games: write 0 to {MOST_SOUGHT} (0 stops seeking)")
-    return lang.Seek(game, userid, password, int(words[2]), lang.options(game, options))
+    return lang.Seek(game, userid, password, count, lang.options(game, options))
 
 
 def _join(game: str, args: list[str]) -> lang.Command:
@@ -202,10 +203,11 @@ def _limit(game: str, args: list[str]) -> lang.Command:
     value = args[2].lower()
     if value in ("inf", "none", "unlimited"):
         return lang.Limit(game, lang.userid(args[0]), args[1], None)
-    if not value.isdecimal():
+    limit = lang.whole_number(value)
+    if limit is None:
         # Not quoted: a player who wrote a board number first put their password here.
         raise CommandError("The last word is not a limit: write a number of games, or inf for none")
-    return lang.Limit(game, lang.userid(args[0]), args[1], int(value))
+    return lang.Limit(game, lang.userid(args[0]), args[1], limit)
 
 
 def _vacation(game: str, args: list[str]) -> lang.Command:
@@ -276,11 +278,12 @@ def _preview(game: str, args: list[str]) -> lang.Command:
     if len(args) < 2:
         raise usage
     if args[0].lower() == "new":
-        if not args[1].isdecimal():
+        players = lang.whole_number(args[1])
+        if players is None:
             raise usage
         options = [w for w in args[2:] if w.startswith("-")]
         moves = " ".join(w for w in args[2:] if not w.startswith("-"))
-        return lang.Preview(game, moves, players=int(args[1]), options=lang.options(game, options))
+        return lang.Preview(game, moves, players=players, options=lang.options(game, options))
     board, at_move = lang.board_at(args[0])
     return lang.Preview(game, " ".join(args[1:]), board=board, at_move=at_move)
 

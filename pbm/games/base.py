@@ -250,7 +250,8 @@ class Game(ABC, Generic[S]):
                     raise InvalidOptions(f"The option -{option.name} takes no value; write just -{option.name}")
                 parsed[option.name] = True
             else:
-                if not has_value or not value.strip().isdecimal():
+                # No option's range reaches ten digits; thousands would not even turn into an int.
+                if not has_value or not value.strip().isdecimal() or len(value.strip()) > 9:
                     raise InvalidOptions(f"The option -{option.name} needs a number: {option.usage()}")
                 parsed[option.name] = int(value)
         return self.check_options(parsed)

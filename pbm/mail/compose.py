@@ -58,6 +58,8 @@ _WORD_BYTES = 39
 a line after ``Subject: `` (9 + 64 characters)."""
 _TOKEN = re.compile(r"[a-z0-9-]+")
 _THREAD_ROOT = re.compile(r"<pbm\.(\d{1,18})\.(\d{1,18})\.([0-9a-f]{12})@([^<>@]+)>")
+REMOVED_TOKEN = "removed"
+"""What stands for a mail's own reply token in the copy of it that is kept once it is sent."""
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _BLANK_LINES = re.compile(r"\n{3,}")
@@ -74,6 +76,9 @@ class ComposedMail:
     message_id: str
     recipient: str
     raw: bytes
+    raw_without_secret: bytes | None = None
+    """`raw` without the secret it carries (a password reset's reply token), when it carries one:
+    what is kept of the mail once it is sent."""
 
 
 @dataclass(frozen=True)
@@ -151,7 +156,11 @@ class Composer:
             f"Content-Transfer-Encoding: {encoding}",
         ]
         head = "\n".join(fields).encode("ascii")
-        return ComposedMail(message_id, recipient, head + b"\n\n" + payload)
+        raw = head + b"\n\n" + payload
+        if mail.reply_token is None:
+            return ComposedMail(message_id, recipient, raw)
+        raw_without_secret = raw.replace(mail.reply_token.encode("ascii"), REMOVED_TOKEN.encode("ascii"))
+        return ComposedMail(message_id, recipient, raw, raw_without_secret)
 
     def thread_root(self, board_id: int, player_id: int) -> str:
         return f"<pbm.{board_id}.{player_id}.{self._thread_mac(board_id, player_id)}@{self.addressing.domain}>"

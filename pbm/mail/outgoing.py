@@ -110,9 +110,16 @@ class Outgoing:
             notes.append(f"a {outgoing.template} mail was not sent: {held}")
         else:
             counted.add(recipient, outgoing.template)
-        return [
-            outbox.Queued(recipient, composed.message_id, composed.raw, outgoing.template, outgoing.board_id, held)
-        ]
+        queued = outbox.Queued(
+            recipient,
+            composed.message_id,
+            composed.raw,
+            outgoing.template,
+            outgoing.board_id,
+            held,
+            raw_without_secret=composed.raw_without_secret,
+        )
+        return [queued]
 
     def _held_back(self, counted: _Counted, recipient: str, kind: str) -> tuple[str | None, bool]:
         """Why a mail to `recipient` must not be sent (or None), and whether it is the last error answer for a while."""

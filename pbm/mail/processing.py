@@ -321,7 +321,7 @@ class Processor:
         if reply is None and not any(isinstance(step, lang.Command) for step in plan.steps):
             answered = self._answered(session, mail)
             plan = self._plan(mail, reply, answered)
-        self._check_passwords_ahead(session, plan, ahead)
+        self._check_passwords_ahead(session, plan, mail.from_address, ahead)
         keys = conflict_keys(plan, sender=sender)
         replied = reply if isinstance(reply, ReplyFacts) else None
         return _Read(mail, keys, reading.cost.seconds, reading.cost.peak_memory_kb, replied, answered)
@@ -346,26 +346,27 @@ class Processor:
                 return AnsweredFacts(kinds[message_id])
         return None
 
-    def _check_passwords_ahead(self, session: Session, plan: Plan, ahead: Ahead) -> None:
+    def _check_passwords_ahead(self, session: Session, plan: Plan, sender: str | None, ahead: Ahead) -> None:
         """Start the slow part of every password check of `plan`, to be done outside any write
         transaction (before the batch's readings are recorded, `read_some` waits for it).
 
         The answers are remembered (`Passwords`), so the same checks in the
         transaction cost nothing. A password that changes in between is simply
-        checked again there.
+        checked again there. No password is checked for a player whose password
+        commands from `sender` (the mail's From) wait after wrong ones.
         """
         for step in plan.steps:
             match step:
                 case lang.Signup(secret=password) | lang.ResetPassword(secret=password):
                     ahead.prepare(password)
                 case lang.ChangePassword(userid=userid, old=old, new=new):
-                    self._verify_ahead(session, userid, old, ahead)
+                    self._verify_ahead(session, sender, userid, old, ahead)
                     ahead.prepare(new)
                 case lang.Command() if (credentials := step.credentials()) is not None:
-                    self._verify_ahead(session, *credentials, ahead)
+                    self._verify_ahead(session, sender, *credentials, ahead)
 
-    def _verify_ahead(self, session: Session, userid: str, password: str, ahead: Ahead) -> None:
-        password_hash = players.checkable_password_hash(session, userid, now=self.now())
+    def _verify_ahead(self, session: Session, sender: str | None, userid: str, password: str, ahead: Ahead) -> None:
+        password_hash = players.checkable_password_hash(session, userid, sender, now=self.now())
         if password_hash is not None:
             ahead.verify(password_hash, password)
 
@@ -493,7 +494,12 @@ class Processor:
                 refused += 1
             for check in checks:
                 players.note_password_check(
-                    session, check.player_id, right=check.right, now=now, allowed=self.limits.failed_passwords
+                    session,
+                    check.player_id,
+                    check.sender,
+                    right=check.right,
+                    now=now,
+                    allowed=self.limits.failed_passwords,
                 )
         notes = [f"{done} command(s) carried out, {refused} refused"]
         if not sender.address:

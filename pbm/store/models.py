@@ -130,10 +130,6 @@ class Player(Base):
     signed_off_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
     signup_sender: Mapped[str | None] = mapped_column(String(254), default=None)
     """The address the signup came from, so signups per sender can be counted."""
-    password_failures: Mapped[int] = mapped_column(Integer, default=0)
-    """Wrong passwords in a row; a right one sets it back to 0."""
-    password_locked_until: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
-    """After too many wrong passwords, password commands wait until then."""
 
     addresses: Mapped[list[PlayerAddress]] = relationship(
         back_populates="player", order_by="PlayerAddress.position", cascade="all, delete-orphan"
@@ -146,6 +142,25 @@ class Player(Base):
     @property
     def primary_address(self) -> str:
         return self.addresses[0].address
+
+
+class PasswordWait(Base):
+    """Wrong passwords for one player from one sender, in a row, and how long password commands
+    for that player from that sender wait after too many.
+
+    The sender is one of the player's registered addresses, in lower case, or
+    `pbm.store.players.OTHER_ADDRESSES` for every other address together
+    (`pbm.store.players.password_sender`). A right password from the sender
+    ends its row.
+    """
+
+    __tablename__ = "password_waits"
+
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), primary_key=True)
+    sender: Mapped[str] = mapped_column(String(320), primary_key=True)
+    failures: Mapped[int] = mapped_column(Integer, default=0)
+    until: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    """Password commands for the player from the sender are refused until then, unchecked."""
 
 
 class PlayerAddress(Base):
@@ -601,6 +616,9 @@ class OutboxMessage(Base):
     recipient: Mapped[str] = mapped_column(String(320))
     message_id: Mapped[str] = mapped_column(String(255), unique=True)
     raw: Mapped[bytes] = mapped_column(LargeBinary)
+    raw_without_secret: Mapped[bytes | None] = mapped_column(LargeBinary, default=None)
+    """`raw` without the secret it carries (a password reset's reply token), when it carries one:
+    it replaces `raw` once the mail is sent or fails for good, so no secret outlives its use."""
     status: Mapped[OutboxStatus] = mapped_column(StatusColumn(OutboxStatus), default=OutboxStatus.PENDING)
     kind: Mapped[str] = mapped_column(String(32), default="")
     """The template it was made from (board, error, ...): error answers are counted apart."""

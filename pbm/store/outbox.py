@@ -107,6 +107,7 @@ def mark_sent(session: Session, message_ids: Collection[int], now: datetime) -> 
         )
         .execution_options(synchronize_session=False)
     )
+    _forget_secrets(session, message_ids)
 
 
 def mark_failed_attempt(session: Session, message_id: int, error: str, retry_at: datetime | None) -> None:
@@ -118,6 +119,19 @@ def mark_failed_attempt(session: Session, message_id: int, error: str, retry_at:
     else:
         values["next_attempt_at"] = retry_at
     session.execute(update(OutboxMessage).where(OutboxMessage.id == message_id).values(**values))
+    if retry_at is None:
+        _forget_secrets(session, [message_id])
+
+
+def _forget_secrets(session: Session, message_ids: Collection[int]) -> None:
+    """Of the mails `message_ids`, those that carry a secret keep only their copy without it:
+    they will not be sent again, and whoever reads the database must not find a secret that works."""
+    session.execute(
+        update(OutboxMessage)
+        .where(OutboxMessage.id.in_(message_ids), OutboxMessage.raw_without_secret.is_not(None))
+        .values(raw=OutboxMessage.raw_without_secret, raw_without_secret=None)
+        .execution_options(synchronize_session=False)
+    )
 
 
 def next_attempt_at(session: Session) -> datetime | None:
@@ -155,6 +169,8 @@ class Queued:
     kind: str
     game_id: int | None = None
     suppressed: str | None = None
+    raw_without_secret: bytes | None = None
+    """`raw` without the secret it carries, if it carries one (`OutboxMessage.raw_without_secret`)."""
 
 
 def enqueue(session: Session, mails: Sequence[Queued], *, now: datetime, inbound_id: int | None = None) -> None:
@@ -165,7 +181,9 @@ def enqueue(session: Session, mails: Sequence[Queued], *, now: datetime, inbound
         {
             "recipient": mail.recipient,
             "message_id": mail.message_id,
-            "raw": mail.raw,
+            # A mail held back is never sent: it keeps no secret either.
+            "raw": (mail.raw_without_secret or mail.raw) if mail.suppressed else mail.raw,
+            "raw_without_secret": None if mail.suppressed else mail.raw_without_secret,
             "kind": mail.kind,
             "status": OutboxStatus.SUPPRESSED if mail.suppressed else OutboxStatus.PENDING,
             "last_error": mail.suppressed or "",

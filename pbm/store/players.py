@@ -8,12 +8,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import and_, bindparam, case, delete, exists, func, select
 from sqlalchemy.orm import Session
 
-from pbm.store.models import Player, PlayerAddress
+from pbm.store.models import PasswordWait, Player, PlayerAddress
 
 LONGEST_PASSWORD_WAIT = timedelta(days=1)
+OTHER_ADDRESSES = ""
+"""The sender that every address a player has not registered counts as, for wrong passwords:
+one count for them all, so that a guesser gains nothing by writing from a new address each time
+(no address is empty)."""
 
 
 def find(session: Session, userid: str) -> Player | None:
@@ -45,16 +49,43 @@ _WITH_ADDRESS = (
 """Built once: every mail asks it, for its sender."""
 
 
-def checkable_password_hash(session: Session, userid: str, *, now: datetime) -> str | None:
-    """The password hash of an active player whose password commands are not waiting out a back-off."""
-    row = session.execute(
-        select(Player.password_hash, Player.password_locked_until).where(
-            Player.userid == userid.lower(), Player.signed_off_at.is_(None)
-        )
-    ).first()
-    if row is None or (row.password_locked_until is not None and row.password_locked_until > now):
+def password_sender(address: str | None, *, registered: bool) -> str:
+    """Which count wrong passwords from `address` go to, for a player who `registered` it or not:
+    the address's own (compared case-insensitively), or that of `OTHER_ADDRESSES`. A stranger's
+    guesses never make the player's own addresses wait."""
+    return address.lower() if registered and address else OTHER_ADDRESSES
+
+
+def checkable_password_hash(session: Session, userid: str, address: str | None, *, now: datetime) -> str | None:
+    """The password hash of an active player, unless password commands for the player from
+    `address` wait out a back-off (then None: the password is not checked)."""
+    row = session.execute(_CHECKABLE, {"userid": userid.lower(), "address": (address or "").lower()}).first()
+    if row is None or (row.until is not None and row.until > now):
         return None
     return row.password_hash
+
+
+_REGISTERED = exists().where(
+    PlayerAddress.player_id == Player.id, func.lower(PlayerAddress.address) == bindparam("address")
+)
+_CHECKABLE = (
+    select(Player.password_hash, PasswordWait.until)
+    .outerjoin(
+        PasswordWait,
+        and_(
+            PasswordWait.player_id == Player.id,
+            PasswordWait.sender == case((_REGISTERED, bindparam("address")), else_=OTHER_ADDRESSES),
+        ),
+    )
+    .where(Player.userid == bindparam("userid"), Player.signed_off_at.is_(None))
+)
+"""Built once: the reading step asks it for every password a mail carries."""
+
+
+def password_wait(session: Session, player: Player, sender: str) -> datetime | None:
+    """Until when password commands for `player` from `sender` (`password_sender`) wait, if they do."""
+    wait = session.get(PasswordWait, (player.id, sender))
+    return wait.until if wait is not None else None
 
 
 def sign_up(
@@ -93,10 +124,10 @@ def set_password(player: Player, password_hash: str) -> None:
     player.password_hash = password_hash
 
 
-def clear_password_wait(player: Player) -> None:
-    """Forget the wrong passwords counted so far (a reset proved the player is who they say)."""
-    player.password_failures = 0
-    player.password_locked_until = None
+def clear_password_waits(session: Session, player: Player) -> None:
+    """Forget the wrong passwords counted so far, from every sender (a reset proved the player
+    is who they say)."""
+    session.execute(delete(PasswordWait).where(PasswordWait.player_id == player.id))
 
 
 def set_addresses(session: Session, player: Player, addresses: Sequence[str]) -> list[str]:
@@ -121,20 +152,26 @@ def sign_off(player: Player, now: datetime) -> None:
     player.signed_off_at = now
 
 
-def note_password_check(session: Session, player_id: int, *, right: bool, now: datetime, allowed: int) -> None:
-    """Count a wrong password, or clear the count after a right one.
+def note_password_check(
+    session: Session, player_id: int, sender: str, *, right: bool, now: datetime, allowed: int
+) -> None:
+    """Count a wrong password for `player_id` from `sender` (`password_sender`), or clear that
+    sender's count after a right one.
 
-    After `allowed` wrong ones in a row, password commands wait a minute, then
-    twice as long after each further wrong one, a day at most.
+    After `allowed` wrong ones in a row, password commands for the player from
+    that sender wait a minute, then twice as long after each further wrong one,
+    a day at most.
     """
-    player = session.get(Player, player_id)
-    if player is None:
-        return
+    wait = session.get(PasswordWait, (player_id, sender))
     if right:
-        clear_password_wait(player)
+        if wait is not None:
+            session.delete(wait)
         return
-    player.password_failures += 1
-    beyond = player.password_failures - allowed
+    if wait is None:
+        wait = PasswordWait(player_id=player_id, sender=sender, failures=0)
+        session.add(wait)
+    wait.failures += 1
+    beyond = wait.failures - allowed
     if beyond >= 0:
         # 2**11 minutes is past a day already; a bigger power would only overflow.
-        player.password_locked_until = now + min(timedelta(minutes=1) * 2 ** min(beyond, 11), LONGEST_PASSWORD_WAIT)
+        wait.until = now + min(timedelta(minutes=1) * 2 ** min(beyond, 11), LONGEST_PASSWORD_WAIT)

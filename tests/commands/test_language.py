@@ -157,3 +157,33 @@ def test_a_near_miss_is_answered_with_what_was_meant(line, hint):
 def test_digits_that_are_not_decimal_are_refused_not_crashed_on(line):
     with pytest.raises(CommandError):
         parse_command(line)
+
+
+HUGE = "9" * 5000
+"""More digits than Python turns into an int without being asked to."""
+BIG = "9" * 40
+"""More than any database integer holds."""
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"cephalopod show {HUGE}",
+        f"cephalopod show {BIG}",
+        f"cephalopod show 101#{HUGE}",
+        f"cephalopod show 101#{BIG}",
+        f"cephalopod move {BIG} alice pw c3",
+        f"cephalopod preview {BIG} c3",
+        f"cephalopod preview new {HUGE} c3",
+        f"cephalopod subscribe {BIG} alice pw",
+        f"cephalopod queue {BIG} alice pw c3",
+        f"cephalopod join {BIG} alice pw",
+        f"cephalopod seek alice pw {HUGE}",
+        f"cephalopod limit alice pw {HUGE}",
+        f"cephalopod challenge -size={HUGE} alice bob",
+    ],
+    ids=lambda line: line.replace(HUGE, "HUGE").replace(BIG, "BIG"),
+)
+def test_a_number_too_large_for_any_board_or_count_is_refused_as_a_wrong_word(line):
+    with pytest.raises(CommandError):
+        parse_command(line)

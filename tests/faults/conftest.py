@@ -42,6 +42,8 @@ class Scale:
     """How long the database stays away: long enough for a worker's back-off to grow."""
     long_run_backends: tuple[str, ...]
     """Backends for the runs that take minutes whatever the backend (the fuzz run)."""
+    lockout_players: int
+    """Players a stranger tries to lock out by guessing their passwords."""
 
 
 BOUNDED = Scale(
@@ -56,6 +58,7 @@ BOUNDED = Scale(
     fuzz_mails=32,
     outage_seconds=16,
     long_run_backends=("sqlite",),
+    lockout_players=8,
 )
 FULL = Scale(
     "full",
@@ -69,6 +72,7 @@ FULL = Scale(
     fuzz_mails=2000,
     outage_seconds=40,
     long_run_backends=("sqlite", "postgresql"),
+    lockout_players=40,
 )
 
 

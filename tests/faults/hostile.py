@@ -2,8 +2,8 @@
 
 Nothing made here carries a valid command that changes anything: commands in
 it name players and boards that do not exist, or are misspelt, or are
-`help`. So whatever the server makes of these mails, players, games and moves
-must stay as they were.
+`help`, or name real players with wrong passwords. So whatever the server
+makes of these mails, players, games and moves must stay as they were.
 
 Every generator takes a `random.Random` and returns the raw bytes, so a run is
 reproduced by its seed.
@@ -14,8 +14,9 @@ from __future__ import annotations
 import base64
 import itertools
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from urllib.parse import quote
 
 from tests.mail.builders import fixture, fixture_names
 
@@ -39,6 +40,7 @@ def message(
     content_type: bytes | str = "text/plain; charset=utf-8",
     message_id: bytes | str | None = None,
     from_: bytes | str = "Mallory <mallory@hostile.example>",
+    subject: bytes | str = "hello",
 ) -> bytes:
     """A mail written byte by byte, so that any header may carry anything."""
     if message_id is None:
@@ -46,7 +48,7 @@ def message(
     fields: list[tuple[str, bytes | str]] = [
         ("From", from_),
         ("To", US),
-        ("Subject", "hello"),
+        ("Subject", subject),
         ("Message-ID", message_id),
         ("MIME-Version", "1.0"),
         ("Content-Type", content_type),
@@ -308,6 +310,136 @@ def mutated_fixture(rng: random.Random) -> bytes:
     return bytes(raw)
 
 
+# -- the verbs added since the first audit, with hostile arguments ---------------------------
+
+GAMES = ["cephalopod", "cubeo", "dodeca"]
+HOSTILE_WORDS = [
+    "'; DROP TABLE players; --",
+    "' OR '1'='1",
+    "{{ 7*7 }}",
+    "{% raw %}",
+    "%(password)s",
+    "%s%s%s%n",
+    "../../etc/passwd",
+    "<script>alert(1)</script>",
+    "=?utf-8?q?Bcc:_eve@evil.test?=",
+    "eve@evil.test,mallory@hostile.example",
+    "\u202egnp.exe",
+    "\ufeff",
+    "\ud83d\ude00",
+    "\u0130nfo",
+    "NaN",
+    "None",
+]
+"""Words an attacker puts where a userid, a board or a number belongs."""
+HOSTILE_NUMBERS = [
+    "x101",
+    "#101",
+    "101,",
+    "-1",
+    "0",
+    "1e9",
+    "9" * 40,
+    "9" * 5000,
+    "1.5",
+    "0x65",
+    "\uff11\uff10\uff11",  # fullwidth 101
+    "\u0661\u0660\u0661",  # Arabic-Indic 101
+    "\u00b2",
+    "inf",
+    "",
+]
+"""Boards, counts and days of the wrong kind: not digits, too large, negative, other scripts."""
+OPTIONS = ["-size=99", "-size=-1", "-dice=1e9", "-" + "x" * 300, "-remove=maybe", "--nagtime=1e308", "--clock=9+9/9"]
+DAYS = ["now", "14d", "999d", "99999999d", "2026-02-30", "0000-00-00", "9999-12-31", "-5d", "yesterday", "off"]
+HOSTILE_MOVES = ["c3", "z9", "a1-a2", "roll", "if", "then", "else", ";", "a1+" * 200, "propose", "undo"]
+
+
+def one_word(text: str) -> str:
+    """`text` without white space or line breaks: one word of a command line, however hostile."""
+    return "".join(text.split())
+
+
+def hostile_userid(rng: random.Random, players: Sequence[str] = ()) -> str:
+    """A userid nobody has (hostile words, nasty text, one far too long, a plain unknown name), or
+    now and then one of `players`, whose password the mail will not know."""
+    roll = rng.random()
+    if players and roll < 0.15:
+        return rng.choice(players)
+    if roll < 0.3:
+        return one_word(rng.choice(HOSTILE_WORDS))
+    if roll < 0.5:
+        return one_word(nasty_text(rng, rng.randrange(1, 12))) or "ghost"
+    if roll < 0.6:
+        return "u" * rng.randrange(33, 5000)
+    return f"ghost{rng.randrange(10_000)}"
+
+
+def hostile_number(rng: random.Random) -> str:
+    return rng.choice(HOSTILE_NUMBERS) or str(rng.randrange(99_999, 10**12))
+
+
+def hostile_moves(rng: random.Random) -> str:
+    return " ".join(rng.choice(HOSTILE_MOVES) for _ in range(rng.randrange(0, 30)))
+
+
+def newer_verb_line(rng: random.Random, players: Sequence[str] = ()) -> str:
+    """One command of a verb added since the first audit, its arguments hostile; it names no
+    player who exists but with a wrong password, so it changes nothing."""
+    user = hostile_userid(rng, players)
+    game, secret = rng.choice(GAMES), one_word(nasty_text(rng, 6)) or "pw"
+    board, number = hostile_number(rng), hostile_number(rng)
+    verbs = [
+        lambda: f"message {user} {secret} {hostile_userid(rng)} {hostile_userid(rng)}",
+        lambda: f"broadcast {user} {secret}",
+        lambda: f"{game} subscribe {board} {user} {secret}",
+        lambda: f"{game} subscribe {user} {secret} all",
+        lambda: f"{game} unsubscribe {board} {user} {secret}",
+        lambda: f"{game} seek {user} {secret} {number} {rng.choice(OPTIONS)}",
+        lambda: f"vacation {user} {secret} {rng.choice(DAYS)} {rng.choice(DAYS)}",
+        lambda: f"vacation {user} {secret} {rng.choice(DAYS)}",
+        lambda: f"{game} queue {board} {user} {secret} {hostile_moves(rng)}",
+        lambda: f"{game} queue {board} {user} {secret} " + "if a1 then b2; " * rng.randrange(1, 400) + "else c3",
+        lambda: f"{game} preview {board} {hostile_moves(rng)}",
+        lambda: f"{game} preview new {number} {rng.choice(OPTIONS)} {hostile_moves(rng)}",
+        lambda: f"password reset {user}",
+        lambda: f"password reset {rng.choice(HOSTILE_WORDS)}",
+    ]
+    return rng.choice(verbs)()
+
+
+def newer_verbs(rng: random.Random, players: Sequence[str] = ()) -> bytes:
+    """Commands of the verbs added since the first audit (message, broadcast, subscribe, seek,
+    vacation, queue, preview, password reset) with hostile arguments, in the body or the Subject,
+    in a charset that may be wrong, with a comment that tries to inject. Some name `players`."""
+    lines = [newer_verb_line(rng, players) for _ in range(rng.randrange(1, 8))]
+    comment = "\n".join([rng.choice(HOSTILE_WORDS), "Bcc: eve@evil.test", nasty_text(rng, 30)])
+    text = "\n".join(lines) + "\n\n" + comment + "\n"
+    charset = rng.choice(["utf-8", "utf-8", "iso-8859-1", "utf-16", "utf-7", "shift_jis", "x-unknown"])
+    body = text.encode(charset if charset != "x-unknown" else "utf-8", "replace")
+    headers: list[tuple[str, bytes | str]] = []
+    # SMTP refuses lines past 998 bytes, and would break UTF-16: such a body travels in base64.
+    if charset == "utf-16" or max(map(len, body.split(b"\n"))) > 900 or rng.random() < 0.3:
+        body = base64.encodebytes(body)
+        headers.append(("Content-Transfer-Encoding", "base64"))
+    subject = encoded_word(rng, lines[0][:300]) if rng.random() < 0.3 else "hello"
+    return message(body, content_type=f"text/plain; charset={charset}", subject=subject, headers=headers)
+
+
+def calendar_paths(rng: random.Random, count: int, players: Sequence[str] = ()) -> list[str]:
+    """``/players/<userid>/deadlines.ics`` for hostile userids (some built on `players`'), and
+    `count` more drawn at random, each quoted as a client sends it."""
+    userids = [*HOSTILE_WORDS, "u" * 1000, "\x00", "..", "%2e%2e", "a/b", "?x=1", "#x"]
+    userids += [
+        variant for player in players for variant in (player.upper(), f"{player}\r\nX-Evil: 1", f"{player}\x00")
+    ]
+    userids += [hostile_userid(rng) for _ in range(count)]
+    return [f"/players/{quote(userid.encode('utf-8', 'surrogatepass'), safe='')}/deadlines.ics" for userid in userids]
+
+
+NEWER_VERBS = "newer verbs"
+
+
 @dataclass(frozen=True)
 class Generator:
     kind: str
@@ -325,15 +457,24 @@ GENERATORS = [
     Generator("deep multipart", deep_multipart, 0.5),
     Generator("nested lists", nested_lists, 0.3),
     Generator("comment bomb", comment_bomb, 0.3),
+    Generator(NEWER_VERBS, newer_verbs, 6),
 ]
 
 
-def hostile_mails(rng: random.Random, count: int) -> list[Hostile]:
-    """`count` hostile mails, every kind at least once, the rest drawn by weight."""
+def hostile_mails(rng: random.Random, count: int, *, players: Sequence[str] = ()) -> list[Hostile]:
+    """`count` hostile mails, every kind at least once, the rest drawn by weight; the commands of
+    the newer verbs now and then name `players` (with wrong passwords)."""
     kinds = list(GENERATORS)
     while len(kinds) < count:
         kinds.append(rng.choices(GENERATORS, weights=[g.weight for g in GENERATORS])[0])
     rng.shuffle(kinds)
     senders = ["mallory@hostile.example", "", "a@b", "x@" + "y" * 60 + ".example", "mal\x00lory@hostile.example"]
     weights = [12, 1, 1, 1, 1]
-    return [Hostile(g.kind, g.make(rng), rng.choices(senders, weights)[0]) for g in kinds[:count]]
+    return [
+        Hostile(
+            g.kind,
+            newer_verbs(rng, players) if g.kind == NEWER_VERBS else g.make(rng),
+            rng.choices(senders, weights)[0],
+        )
+        for g in kinds[:count]
+    ]

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from email.utils import make_msgid
 
 import pbm.games
-from tests.faults.harness import Sent, deliver
+from tests.faults.audit import Tables
+from tests.faults.harness import Sent, deliver, wait_for
 from tests.support import mail
 
 _serial = itertools.count(1)
@@ -126,3 +127,21 @@ def post(port: int, mail: Letter, *, give_up_after: float = 120.0) -> Sent:
     return deliver(
         port, mail.sender, mail.raw, message_id=mail.message_id, recipients=[mail.to], give_up_after=give_up_after
     )
+
+
+def post_and_wait(port: int, tables: Tables, *mails: Letter, timeout: float = 60.0) -> list[int]:
+    """Send each mail, wait until all are processed and their answers handed over (or tried);
+    their inbound ids, in the order of `mails`."""
+    for sent in mails:
+        post(port, sent)
+
+    def done():
+        rows = tables.inbound_by_message_id()
+        if all(m.message_id in rows and rows[m.message_id][0].status != "pending" for m in mails):
+            return [rows[m.message_id][0].id for m in mails]
+        return None
+
+    ids = wait_for(done, timeout)
+    assert ids, "not processed in time"
+    wait_for(lambda: all(r.status != "pending" or r.attempts for r in tables.outbox()), 10)
+    return ids

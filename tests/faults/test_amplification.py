@@ -13,8 +13,8 @@ import shutil
 import pytest
 
 from tests.faults.audit import Tables, maildir_files
-from tests.faults.harness import ServeProcess, wait_for
-from tests.faults.players import Letter, letter, new_player, post, signup
+from tests.faults.harness import ServeProcess
+from tests.faults.players import Letter, letter, new_player, post_and_wait, signup
 from tests.support import read
 
 LIMITS = {
@@ -46,20 +46,7 @@ def server(tmp_path_factory, sqlite_template):
 
 
 def send_and_wait(server: ServeProcess, *mails: Letter) -> list[int]:
-    """Send each mail, wait until all are processed, and a moment for delivery; their inbound ids."""
-    for mail in mails:
-        post(server.smtp_port, mail)
-
-    def done():
-        rows = server.tables.inbound_by_message_id()
-        if all(m.message_id in rows and rows[m.message_id][0].status != "pending" for m in mails):
-            return [rows[m.message_id][0].id for m in mails]
-        return None
-
-    ids = wait_for(done, PROCESSED_SECONDS)
-    assert ids, "not processed in time"
-    wait_for(lambda: all(r.status != "pending" or r.attempts for r in server.tables.outbox()), 10)
-    return ids
+    return post_and_wait(server.smtp_port, server.tables, *mails, timeout=PROCESSED_SECONDS)
 
 
 def delivered_to(server: ServeProcess, address: str) -> int:

@@ -22,9 +22,9 @@ from email.policy import compat32
 
 import pytest
 
-from tests.faults.audit import Tables
+from tests.faults.audit import Tables, maildir_files
 from tests.faults.harness import GENEROUS_LIMITS, MIB, Attempt, Refused, ServeProcess, attempt, wait_for
-from tests.faults.hostile import Hostile, hostile_mails
+from tests.faults.hostile import NEWER_VERBS, Hostile, calendar_paths, hostile_mails
 from tests.faults.players import Letter, Match, challenge, letter, new_player, post, signup
 
 ORDINARY_SECONDS = 60.0
@@ -37,6 +37,25 @@ SETTLE_SECONDS = 180.0
 AFTER_HOSTILE = 3
 """Ordinary moves sent after the last hostile mail."""
 FUZZ_HEADER = b"X-Fuzz-Mail: %d\r\n"
+RESET_TOKEN = re.compile(rb"reset-[0-9a-f]{32}")
+CALENDARS = 20
+"""Calendar URLs with random hostile userids asked for, besides the fixed ones."""
+OUR_HEADERS = {
+    "from",
+    "to",
+    "subject",
+    "date",
+    "auto-submitted",
+    "x-pbm-loop",
+    "message-id",
+    "in-reply-to",
+    "references",
+    "reply-to",
+    "mime-version",
+    "content-type",
+    "content-transfer-encoding",
+}
+"""The header fields a reply is written with (`pbm.mail.compose`): any other came from a sender."""
 PAGES = [
     "/",
     "/healthz",
@@ -72,6 +91,10 @@ class FuzzRun:
     unhealthy: list[str] = field(default_factory=list)
     unsettled: str = ""
     outputs: dict[str, bytes] = field(default_factory=dict)
+    calendars: dict[str, int] = field(default_factory=dict)
+    """The status of each hostile calendar URL asked for."""
+    delivered: list[bytes] = field(default_factory=list)
+    """Every mail the server handed over (its maildir): where secrets meant for players are."""
     stop: threading.Event = field(default_factory=threading.Event)
     hostile_done: threading.Event = field(default_factory=threading.Event)
 
@@ -222,7 +245,9 @@ def fuzz_run(module_database_url, tmp_path_factory, scale, figures):
         run.baseline = tables.state()
 
         threads = [
-            threading.Thread(target=send_hostile, args=(run, hostile_mails(rng, scale.fuzz_mails))),
+            threading.Thread(
+                target=send_hostile, args=(run, hostile_mails(rng, scale.fuzz_mails, players=run.match.userids))
+            ),
             threading.Thread(target=play_ordinary, args=(run, random.Random(rng.random()))),
         ]
         for thread in threads:
@@ -240,6 +265,8 @@ def fuzz_run(module_database_url, tmp_path_factory, scale, figures):
 
 
 def collect_outputs(run: FuzzRun) -> None:
+    wait_for(lambda: all(row.status != "pending" for row in run.tables.outbox()), 30, interval=0.5)
+    run.delivered = maildir_files(run.server.outbox)
     for row in run.tables.outbox():
         run.outputs[f"outgoing mail {row.id} to {row.recipient}"] = row.raw
     run.outputs["the server's log"] = run.server.log().encode()
@@ -254,6 +281,10 @@ def collect_outputs(run: FuzzRun) -> None:
     for page in PAGES:
         path = page.format(**names)
         run.outputs[f"GET {path}"] = run.server.get(path).content
+    for path in calendar_paths(random.Random("calendar"), CALENDARS, players=run.match.userids):
+        answer = run.server.get(path)
+        run.calendars[path] = answer.status_code
+        run.outputs[f"GET {path[:200]}"] = answer.content
 
 
 def own_seconds(run: FuzzRun) -> list[tuple[float, int]]:
@@ -344,6 +375,8 @@ def test_no_secret_reaches_any_output(fuzz_run):
     secrets = {f"{p.userid}'s password": p.password.encode() for p in fuzz_run.players}
     secrets.update({f"{userid}'s password hash": digest.encode() for userid, digest in fuzz_run.tables.players()})
     secrets["PBM_SECRET_KEY"] = fuzz_run.server.secret_key.encode()
+    for token in set(RESET_TOKEN.findall(b"".join(fuzz_run.delivered))):
+        secrets[f"password reset token {token.decode()[:10]}..."] = token
     for seed in fuzz_run.tables.game_secrets():
         secrets["a dice seed (hex)"] = seed.hex().encode()
         secrets["a dice seed (base64)"] = base64.b64encode(seed).rstrip(b"=")
@@ -361,8 +394,35 @@ def test_no_secret_reaches_any_output(fuzz_run):
 def test_the_log_carries_no_address_or_reply_token(fuzz_run):
     log = fuzz_run.outputs["the server's log"]
     tokens = set()
-    for raw in (raw for where, raw in fuzz_run.outputs.items() if where.startswith("outgoing")):
+    outgoing = [raw for where, raw in fuzz_run.outputs.items() if where.startswith("outgoing")]
+    for raw in [*outgoing, *fuzz_run.delivered]:
         tokens.update(re.findall(rb"pbm\+([^@>\s]+)@", raw))
     found = [p.address for p in fuzz_run.players if p.address.encode() in log]
     found += [f"reply token {token.decode()}" for token in tokens if token in log]
     assert found == []
+
+
+def test_commands_with_hostile_arguments_are_refused_not_failed(fuzz_run):
+    kinds = fuzz_run.hostile_rows()
+    statuses = {(row.status, row.note[:120]) for row in fuzz_run.tables.inbound() if kinds.get(row.id) == NEWER_VERBS}
+    assert statuses, "no mail of the newer verbs was stored"
+    assert {status for status, _ in statuses} <= {"processed", "ignored"}, statuses
+
+
+def test_no_reply_carries_a_header_or_part_a_sender_wrote(fuzz_run):
+    parser = BytesHeaderParser(policy=compat32)
+    for row in fuzz_run.tables.outbox():
+        head = row.raw.split(b"\n\n", 1)[0]
+        headers = parser.parsebytes(row.raw)
+        assert {name.lower() for name in headers.keys()} <= OUR_HEADERS, head
+        assert headers.get_content_type() == "text/plain", head
+        assert headers.get_all("To") == [row.recipient], head
+
+
+def test_the_calendar_answers_hostile_userids_without_failing_or_echoing_markup(fuzz_run):
+    assert fuzz_run.calendars, "the server died before its calendars could be read"
+    assert {path: status for path, status in fuzz_run.calendars.items() if status >= 500} == {}
+    echoed = [
+        where for where, text in fuzz_run.outputs.items() if where.startswith("GET /players/") and b"<script>" in text
+    ]
+    assert echoed == []

@@ -43,19 +43,25 @@ class FlakyTransport:
         pass
 
 
-@pytest.fixture
-def queued(database):
+def queue_one(database, raw: bytes, raw_without_secret: bytes | None = None):
+    """`database` with one mail to alice due now."""
     with database.transaction() as session:
         session.add(
             OutboxMessage(
                 recipient="alice@example.org",
                 message_id="<1@pbm>",
-                raw=b"Subject: hi\n\nhello\n",
+                raw=raw,
+                raw_without_secret=raw_without_secret,
                 next_attempt_at=NOW,
                 created_at=NOW,
             )
         )
     return database
+
+
+@pytest.fixture
+def queued(database):
+    return queue_one(database, b"Subject: hi\n\nhello\n")
 
 
 def row(database) -> OutboxMessage:
@@ -132,6 +138,26 @@ def test_a_refusal_fails_the_mail_for_good_and_keeps_the_reason(queued):
     deliver(queued, FlakyTransport(1, PermanentFailure("550 5.1.1 no such user")), NOW)
     failed = row(queued)
     assert (failed.status, failed.last_error) == ("failed", "550 5.1.1 no such user")
+
+
+@pytest.fixture
+def secret(database):
+    """A queued mail that carries a secret, and its copy without it."""
+    return queue_one(database, b"Reply-To: <pbm+reset-1234@pbm>\n\nreply\n", b"Reply-To: <pbm+removed@pbm>\n\nreply\n")
+
+
+def test_a_mail_that_carries_a_secret_is_sent_whole_and_kept_without_it(secret):
+    transport = FlakyTransport(0, OSError())
+    deliver(secret, transport, NOW)
+    assert transport.delivered == [("pbm@localhost", "alice@example.org", b"Reply-To: <pbm+reset-1234@pbm>\n\nreply\n")]
+    assert (row(secret).raw, row(secret).raw_without_secret) == (b"Reply-To: <pbm+removed@pbm>\n\nreply\n", None)
+
+
+def test_a_mail_that_carries_a_secret_keeps_it_for_its_retries_and_not_once_it_fails_for_good(secret):
+    deliver(secret, FlakyTransport(1, ConnectionRefusedError("relay down")), NOW)
+    assert b"reset-1234" in row(secret).raw
+    deliver(secret, FlakyTransport(1, PermanentFailure("550 5.1.1 no such user")), NOW + timedelta(hours=1))
+    assert (row(secret).status, row(secret).raw) == ("failed", b"Reply-To: <pbm+removed@pbm>\n\nreply\n")
 
 
 def test_a_failure_is_logged_without_the_full_address(queued, caplog):

@@ -208,11 +208,11 @@ def test_a_mail_whose_reading_fails_is_answered_and_the_rest_of_its_batch_read(m
 
     real = stored_players.checkable_password_hash
 
-    def breaking_on_bob(session, userid, *, now):
+    def breaking_on_bob(session, userid, address, *, now):
         if userid == "bob":
             session.execute(text("SELECT 1 / 0"))  # PostgreSQL: division_by_zero; SQLite: NULL
             raise ValueError("simulated failure while reading")
-        return real(session, userid, now=now)
+        return real(session, userid, address, now=now)
 
     room = make_mailroom()
     for address, userid in ((ALICE, "alice"), (BOB, "bob")):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from pbm.store.models import Board, InboundMessage, OutboxMessage, Player
+from pbm.store.models import Board, InboundMessage, OutboxMessage, PasswordWait, Player
 from tests.support import Clock, body_of, mail, read, reply_to_board
 
 ALICE, BOB, MALLORY = "alice@example.org", "bob@example.net", "mallory@evil.example"
@@ -156,7 +156,7 @@ def test_wrong_passwords_make_password_commands_wait_longer_each_time(make_mailr
     sign_up(room, "alice", "bob")
     room.send(mail(ALICE, "cephalopod challenge alice bob"))
     for guess in range(3):
-        room.send(mail(MALLORY, f"cephalopod move 101 alice guess-{guess} c3"))
+        room.send(mail(ALICE, f"cephalopod move 101 alice guess-{guess} c3"))
     room.replies()
 
     room.send(mail(ALICE, "cephalopod move 101 alice alice-pw c3"))  # even the right one waits now
@@ -165,16 +165,34 @@ def test_wrong_passwords_make_password_commands_wait_longer_each_time(make_mailr
     assert "until 2026-11-22 12:01 UTC" in body_of(refusal)
 
     clock.advance(minutes=1, seconds=1)
-    room.send(mail(MALLORY, "cephalopod move 101 alice guess-3 c3"))  # a fourth: two minutes now
+    room.send(mail(ALICE, "cephalopod move 101 alice guess-3 c3"))  # a fourth: two minutes now
     room.send(mail(ALICE, "cephalopod move 101 alice alice-pw c3"))
     assert "until 2026-11-22 12:03 UTC" in body_of(room.replies()[-1])
 
     clock.advance(minutes=2, seconds=1)
     room.send(mail(ALICE, "cephalopod move 101 alice alice-pw c3"))
     assert [m["Subject"] for m in room.replies()] == ["Cephalopod Board 101 bob"] * 2
-    with room.database.reading() as session:
-        alice = session.scalar(select(Player).where(Player.userid == "alice"))
-        assert alice.password_failures == 0 and alice.password_locked_until is None
+    assert count(room, PasswordWait) == 0
+
+
+def test_a_strangers_wrong_passwords_do_not_make_the_player_wait(make_mailroom, clock):
+    room = make_mailroom(clock=clock, max_failed_passwords=3)
+    sign_up(room, "alice", "bob")
+    room.send(mail(ALICE, "cephalopod challenge alice bob"))
+    room.send(mail(MALLORY, "\n".join(f"cephalopod move 101 alice guess-{guess} c3" for guess in range(5))))
+    room.replies()
+    room.send(mail(ALICE, "cephalopod move 101 alice alice-pw c3"))
+    assert [m["Subject"] for m in room.replies()] == ["Cephalopod Board 101 bob"] * 2
+
+
+def test_a_guesser_who_changes_address_waits_as_one_who_does_not(make_mailroom, clock):
+    room = make_mailroom(clock=clock, max_failed_passwords=3)
+    sign_up(room, "alice")
+    for guess in range(4):
+        room.send(mail(f"guesser{guess}@evil{guess}.example", f"cephalopod limit alice guess-{guess}"))
+    answers = [body_of(m) for m in room.replies()]
+    assert ["Wrong password for alice" in a for a in answers] == [True, True, True, False]
+    assert "Too many wrong passwords for alice from addresses it has not registered" in answers[3]
 
 
 def test_a_player_whose_password_commands_wait_still_moves_by_replying(make_mailroom, clock):
@@ -182,7 +200,7 @@ def test_a_player_whose_password_commands_wait_still_moves_by_replying(make_mail
     sign_up(room, "alice", "bob")
     room.send(mail(ALICE, "cephalopod challenge alice bob"))
     board = next(m for m in room.replies() if m["To"].addresses[0].addr_spec == ALICE)
-    room.send(mail(MALLORY, "cephalopod move 101 alice wrong-pw c3"))
+    room.send(mail(ALICE, "cephalopod move 101 alice wrong-pw c3"))
     room.replies()
     room.send(reply_to_board(board, ALICE, "c3"), to=board["Reply-To"].addresses[0].addr_spec)
     assert [m["Subject"] for m in room.replies()] == ["Cephalopod Board 101 bob"] * 2

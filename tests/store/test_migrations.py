@@ -86,3 +86,84 @@ def test_results_recorded_before_get_their_code_and_are_worded_after_the_winners
     with database.engine.connect() as connection:
         rows = connection.execute(select(Board.board, Board.end_code, Board.end_reason)).all()
     assert {board: (code, reason) for board, code, reason in rows} == {b: new for b, (_, new) in old_words.items()}
+
+
+def test_wrong_passwords_counted_before_count_as_strangers_after(database):
+    """0016: whoever sent the wrong passwords a player had, they count as those of the addresses the
+    player never registered: guessing stays slowed, and no player's own address waits. The players
+    keep everything else (their addresses, which a copied table would have taken along)."""
+    from datetime import datetime, timezone
+
+    from alembic import command
+    from sqlalchemy import select, text
+
+    from pbm.store.database import alembic_config
+    from pbm.store.models import PasswordWait, PlayerAddress
+
+    config = alembic_config(database)
+    command.downgrade(config, "0015")
+    until = datetime(2026, 11, 23, 12, 0, tzinfo=timezone.utc)
+    with database.engine.begin() as connection:
+        for userid, failures, locked_until in (("alice", 7, until), ("bob", 0, None), ("carol", 2, None)):
+            connection.execute(
+                text(
+                    "INSERT INTO players (userid, password_hash, created_at, password_failures, password_locked_until)"
+                    " VALUES (:userid, 'hash', :now, :failures, :until)"
+                ),
+                {"userid": userid, "now": until, "failures": failures, "until": locked_until},
+            )
+        connection.execute(
+            text(
+                "INSERT INTO player_addresses (player_id, address, position) SELECT id, 'a@example.org', 0 FROM players"
+            )
+        )
+    command.upgrade(config, "head")
+    with database.reading() as session:
+        waits = session.execute(
+            select(PasswordWait.sender, PasswordWait.failures, PasswordWait.until).order_by(PasswordWait.player_id)
+        ).all()
+        addresses = session.scalars(select(PlayerAddress.address)).all()
+    assert [tuple(wait) for wait in waits] == [("", 7, until), ("", 2, None)]
+    assert addresses == ["a@example.org"] * 3
+
+
+def test_reset_mails_queued_before_lose_their_tokens_once_gone(database):
+    """0017: a reset mail that went, or never will, keeps no token; one still waiting keeps it until it goes."""
+    from datetime import datetime, timezone
+
+    from alembic import command
+    from sqlalchemy import select, text
+
+    from pbm.store.database import alembic_config
+    from pbm.store.models import OutboxMessage
+
+    config = alembic_config(database)
+    command.downgrade(config, "0016")
+    now = datetime(2026, 11, 23, 12, 0, tzinfo=timezone.utc)
+    token = "reset-" + "0123456789abcdef" * 2
+    with database.engine.begin() as connection:
+        for number, (status, kind) in enumerate(
+            [("sent", "password_reset"), ("failed", "password_reset"), ("pending", "password_reset"), ("sent", "board")]
+        ):
+            connection.execute(
+                text(
+                    "INSERT INTO outbox_messages (recipient, message_id, raw, status, kind, attempts,"
+                    " next_attempt_at, last_error, created_at) VALUES ('a@example.org', :id, :raw, :status, :kind,"
+                    " 0, :now, '', :now)"
+                ),
+                {
+                    "id": f"<{number}@pbm>",
+                    "raw": f"Reply-To: PBeM Server <pbm+{token}@localhost>\n\nhi\n".encode(),
+                    "status": status,
+                    "kind": kind,
+                    "now": now,
+                },
+            )
+    command.upgrade(config, "head")
+    with database.reading() as session:
+        rows = session.execute(
+            select(OutboxMessage.raw, OutboxMessage.raw_without_secret).order_by(OutboxMessage.id)
+        ).all()
+    kept = b"Reply-To: PBeM Server <pbm+removed@localhost>\n\nhi\n"
+    original = f"Reply-To: PBeM Server <pbm+{token}@localhost>\n\nhi\n".encode()
+    assert [tuple(row) for row in rows] == [(kept, None), (kept, None), (original, kept), (original, None)]
