@@ -240,6 +240,21 @@ def test_finished_game_page_gives_the_result(client, club):
     assert "Cells at the end: " in words
 
 
+def test_game_page_puts_an_elimination_under_the_move_that_caused_it(client, club):
+    club.signup("alice", "bob", "carol")
+    club.challenge("cephalopod", "alice", "bob", "carol", options={"size": 3})
+    club.play("cephalopod", 101, 38, seed=0)  # the 38th move of this game puts alice out
+    with club.database.reading() as session:
+        from pbm.store.boards import moves_of
+
+        (cause,) = [m.number for m in moves_of(session, club.game("cephalopod", 101)) if m.report.get("eliminated")]
+    club.play("cephalopod", 101, 2, seed=1)
+    rows = re.findall(r"<tr( class=\"elimination\")?>(.*?)</tr>", client.get("/cephalopod/101").text, re.S)
+    (at,) = [i for i, (elimination, _) in enumerate(rows) if elimination]
+    assert "alice is out" in text_of(rows[at][1])
+    assert re.search(rf'<td class="num">{cause}</td>', rows[at - 1][1]), "the row above is the move that caused it"
+
+
 def test_unknown_board_is_not_found(client, played):
     page = client.get("/cephalopod/999")
     assert page.status_code == 404
