@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from pydantic import BeforeValidator, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from pbm import clocks
+from pbm.mail import headers
 
 
 class ConfigError(Exception):
@@ -124,6 +125,13 @@ def _span(value: Any) -> timedelta:
         raise ValueError(f"expected days (7) or hours (12h), got {value!r}") from None
 
 
+def _bad_port(parts: SplitResult) -> bool:
+    try:
+        return parts.port == 0
+    except ValueError:
+        return True
+
+
 def _userids(value: Any) -> frozenset[str]:
     if isinstance(value, frozenset):
         return value
@@ -143,6 +151,15 @@ class Settings(BaseSettings):
     smtp_listen: Annotated[ListenAddress, NoDecode, BeforeValidator(_listen)] = ListenAddress("127.0.0.1", 2525)
     http_listen: Annotated[ListenAddress, NoDecode, BeforeValidator(_listen)] = ListenAddress("127.0.0.1", 8080)
     address: str = "pbm@localhost"
+    public_url: str | None = None
+    """Where players reach the web pages (``https://games.example.org``): board mails link to
+    their game's page, help to the rules and the calendar feed. Unset, mails carry no links:
+    the server listens on PBM_HTTP_LISTEN, usually behind a proxy, and cannot know the name the
+    world uses, and a link nobody can open is worse than none."""
+    admin_contact: str | None = None
+    """The address players write to about the server itself, named wherever a mail tells them
+    to write to the administrator (unset: the mail says so without an address). No default: the
+    server accepts mail for PBM_ADDRESS alone, so a guess such as postmaster@ may bounce."""
     outbound: Annotated[Outbound, NoDecode, BeforeValidator(_outbound)] = Outbound("maildir", path=Path("var/outbox"))
     secret_key: str | None = Field(default=None, repr=False)
     max_message_size: int = Field(default=1024 * 1024, gt=1024)
@@ -215,6 +232,33 @@ class Settings(BaseSettings):
         if not at or not local or not domain or "+" in local or any(c.isspace() for c in value.strip()):
             raise ValueError(f"expected a plain address such as pbm@example.org, got {value!r}")
         return f"{local}@{domain.lower()}"
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        text = value.strip()
+        parts = urlsplit(text)
+        if _bad_port(parts):
+            raise ValueError(f"bad port in {text!r}")
+        if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in text):
+            raise ValueError(f"expected the pages' address, such as https://games.example.org, got {text!r}")
+        if parts.username is not None or parts.password is not None:
+            raise ValueError("must not hold a user name or password: every mail would carry it")
+        if parts.query or parts.fragment or not re.fullmatch(r"[A-Za-z0-9._~/-]*", parts.path):
+            raise ValueError(f"expected a plain path, without ?query or #fragment, got {text!r}")
+        return f"{parts.scheme}://{parts.netloc.lower()}{parts.path.rstrip('/')}"
+
+    @field_validator("admin_contact")
+    @classmethod
+    def _admin_contact(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        address = headers.mail_address(value)
+        if address is None:
+            raise ValueError(f"expected a plain address such as admin@example.org, got {value!r}")
+        return address
 
     @field_validator("database_url")
     @classmethod

@@ -1,7 +1,7 @@
 """Elo ratings as the classic server kept them: start 1600, K = 32.
 
 A rating is *provisional* until the player has finished 20 rated games in that
-game type. Cancelled games (resigned in the first round) are not rated.
+game type. Cancelled games (ended before every player had moved) are not rated.
 
 Two players: the standard Elo update. More players: every pair of seats counts
 as one game between them — a winner against a non-winner scores 1-0, two

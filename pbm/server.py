@@ -37,6 +37,7 @@ from pbm.store.errors import DatabaseUnavailable, Failure, classify
 from pbm.store.models import utcnow
 from pbm.templating import load_templates, make_environment
 from pbm.web.app import create_app
+from pbm.web.links import Links
 from pbm.web.live import GameChanges
 
 log = logging.getLogger(__name__)
@@ -98,7 +99,8 @@ class Server:
         self.database = Database(settings.database_url, timeout=settings.database_timeout)
         self.addressing = Addressing(settings.address)
         tokens = ReplyTokens(key)
-        self._mail_templates = make_environment()
+        links = Links(settings.public_url)
+        self._mail_templates = make_environment(links=links, admin_contact=settings.admin_contact)
         composer = Composer(self._mail_templates, self.addressing, tokens, key)
         self.changes = GameChanges(self.database)
         self.reader = MailReader(
@@ -129,7 +131,7 @@ class Server:
             first_retry=timedelta(seconds=settings.first_retry_seconds),
             worker=worker,
         )
-        self._page_templates = make_environment()
+        self._page_templates = make_environment(links=links, admin_contact=settings.admin_contact)
         self.web = create_app(
             self.database,
             self._page_templates,

@@ -15,9 +15,12 @@ from pbm import elo
 from pbm.commands import verbs
 from pbm.resources import resource_dir
 from pbm.views import INACTIVE_AFTER
+from pbm.web.links import Links
 
 
-def make_environment() -> jinja2.Environment:
+def make_environment(*, links: Links | None = None, admin_contact: str | None = None) -> jinja2.Environment:
+    """The environment; `links` to the web pages (`PBM_PUBLIC_URL`) and `admin_contact`
+    (`PBM_ADMIN_CONTACT`) are the server's, the same in every mail and page."""
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(resource_dir("templates")),
         autoescape=jinja2.select_autoescape(["html"], default_for_string=False, default=False),
@@ -32,6 +35,8 @@ def make_environment() -> jinja2.Environment:
     environment.globals["inactive_days"] = INACTIVE_AFTER.days
     # The commands' usage lines and help texts, as the help mails and the rules page list them.
     environment.globals["verbs"] = verbs
+    environment.globals["links"] = links or Links()
+    environment.globals["admin_contact"] = admin_contact
     return environment
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from pbm import elo
 from pbm.clocks import FOREVER, TimeControl, Turn
-from pbm.games import FORFEIT, LEAVING, RESIGN, UNDO, BoardCell, Game, MoveReport
+from pbm.games import FORFEIT, LEAVING, RESIGN, UNDO, BoardCell, Game, MoveExample, MoveReport
 from pbm.games.fairdice import make_record
 from pbm.store.models import Board, BoardEvent, BoardStatus, MoveRecord, Offer, OfferKind, OpenChallenge, Player, Rating
 
@@ -284,6 +284,9 @@ class BoardView(Standing):
     """Moves played before the first of `moves`: a mail about a move carries only the last few."""
     widest_move: int = 0
     """Characters of the widest entry of the whole move list, when `moves` is only its end."""
+    example: MoveExample | None = None
+    """A legal move of the player to move, taken apart for writing moves by hand, in games whose
+    notation needs one (`Game.example_move`)."""
 
     @property
     def move_count(self) -> int:
@@ -466,6 +469,7 @@ def board_view(
         thinking=[timedelta(seconds=s.thinking_seconds) for s in game.seats] if game.time_control else None,
         moves_before=moves_before,
         widest_move=widest_move,
+        example=engine.example_move(state) if to_move is not None else None,
     )
 
 

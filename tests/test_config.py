@@ -9,7 +9,16 @@ from pbm.config import ConfigError, ListenAddress, Outbound, load_settings, secr
 
 @pytest.fixture(autouse=True)
 def clean_environment(monkeypatch):
-    for name in ("DATABASE_URL", "SMTP_LISTEN", "HTTP_LISTEN", "ADDRESS", "OUTBOUND", "SECRET_KEY"):
+    for name in (
+        "DATABASE_URL",
+        "SMTP_LISTEN",
+        "HTTP_LISTEN",
+        "ADDRESS",
+        "OUTBOUND",
+        "SECRET_KEY",
+        "PUBLIC_URL",
+        "ADMIN_CONTACT",
+    ):
         monkeypatch.delenv(f"PBM_{name}", raising=False)
 
 
@@ -45,6 +54,10 @@ def test_variables_are_read_from_the_environment(monkeypatch):
         ("PBM_OUTBOUND", "mbox:/tmp/x", "PBM_OUTBOUND: expected maildir:FOLDER or smtp://HOST:PORT"),
         ("PBM_DATABASE_URL", "mysql://x", "PBM_DATABASE_URL: expected sqlite:///FILE"),
         ("PBM_FIRST_RETRY_SECONDS", "0", "PBM_FIRST_RETRY_SECONDS: Input should be greater than 0"),
+        ("PBM_PUBLIC_URL", "games.example.org", "PBM_PUBLIC_URL: expected the pages' address"),
+        ("PBM_PUBLIC_URL", "https://admin:hunter2@games.example.org", "PBM_PUBLIC_URL: must not hold a user name"),
+        ("PBM_PUBLIC_URL", "https://games.example.org/?token=1", "PBM_PUBLIC_URL: expected a plain path"),
+        ("PBM_ADMIN_CONTACT", "the admin", "PBM_ADMIN_CONTACT: expected a plain address"),
     ],
 )
 def test_a_bad_variable_stops_the_start_naming_it(monkeypatch, name, value, message):
@@ -64,3 +77,16 @@ def test_a_secret_key_from_the_environment_wins(monkeypatch, tmp_path):
     monkeypatch.setenv("PBM_SECRET_KEY", "from-the-environment-" + "x" * 20)
     assert secret_key(load_settings(), tmp_path).startswith(b"from-the-environment-")
     assert not (tmp_path / "secret.key").exists()
+
+
+def test_without_a_public_url_or_an_administrator_nothing_is_guessed():
+    settings = load_settings()
+    assert (settings.public_url, settings.admin_contact) == (None, None)
+
+
+def test_the_public_url_is_kept_without_its_trailing_slash(monkeypatch):
+    monkeypatch.setenv("PBM_PUBLIC_URL", "https://Games.Example.org/pbm/")
+    monkeypatch.setenv("PBM_ADMIN_CONTACT", "ops@Example.org")
+    settings = load_settings()
+    assert settings.public_url == "https://games.example.org/pbm"
+    assert settings.admin_contact == "ops@example.org"

@@ -10,7 +10,7 @@ from pbm.commands import play
 from pbm.commands.context import Context, try_again_after
 from pbm.commands.effects import OutgoingMail, Refused
 from pbm.store import board_lists, boards, players, resets
-from pbm.store.models import Player
+from pbm.store.models import BoardStatus, Player
 from pbm.views import game_summary
 
 SIGNUP_WINDOW = timedelta(days=1)
@@ -161,11 +161,13 @@ def all_games(ctx: Context, command: lang.AllGames) -> list[OutgoingMail]:
 
 
 def signoff(ctx: Context, command: lang.Signoff) -> list[OutgoingMail]:
-    """Leave the server: every game still being played is forfeited (as pbmserv did), and the
-    userid stays taken, so that the records keep meaning one player."""
+    """Leave the server: every game still being played is forfeited (as pbmserv did; called off
+    in its first round, `pbm.store.boards.finish`), and the userid stays taken, so that the records
+    keep meaning one player."""
     player = ctx.authenticate(command.userid, command.secret)
     mails: list[OutgoingMail] = []
-    forfeited = []
+    forfeited: list[str] = []
+    called_off: list[str] = []
     for listed in board_lists.playing(ctx.session, player.id):
         board = ctx.board(listed.game_type, listed.board, for_update=True)
         engine = pbm.games.get(board.game_type)
@@ -173,7 +175,8 @@ def signoff(ctx: Context, command: lang.Signoff) -> list[OutgoingMail]:
         if seat not in engine.seats_in_play(engine.resume(board.state, board.secret)):
             continue  # out of that game already: it goes on without them
         mails += play.leave(ctx, board, player, play.SIGNING_OFF)
-        forfeited.append(f"{engine.title} board {board.board}")
-    mails += ctx.to_player(player, "signoff", player=player, forfeited=forfeited)
+        ended = called_off if board.status == BoardStatus.CANCELLED else forfeited
+        ended.append(f"{engine.title} board {board.board}")
+    mails += ctx.to_player(player, "signoff", player=player, forfeited=forfeited, called_off=called_off)
     players.sign_off(player, ctx.now())
     return mails

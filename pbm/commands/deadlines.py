@@ -3,8 +3,9 @@
 At each board whose time has come (`pbm.store.turns.due`), the player to move
 is reminded when the game's nag time has passed and daily after, warned a day
 before the forfeit, and at the forfeit leaves the game as one who resigned:
-"Forfeit" in the move list, rated as a loss, and in a game of more than two
-the others play on. A draw or an undo nobody voted on is settled the same way:
+"Forfeit" in the move list, rated as a loss (in the first round the game is
+called off, unrated: `pbm.store.boards.finish`), and in a game of more than
+two the others play on. A draw or an undo nobody voted on is settled the same way:
 reminders for those who have not voted, then, at the forfeit time, it is
 accepted. Time away (`vacation`) counts for none of it (`pbm.clocks`).
 

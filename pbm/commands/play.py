@@ -21,7 +21,7 @@ from pbm.elo import RatingChange
 from pbm.games import Game
 from pbm.store import boards, offers, open_challenges, players, queues
 from pbm.store.models import Board, Player, QueuedMove
-from pbm.views import OfferNews, open_challenge_view, report_data
+from pbm.views import OfferNews, joined_names, open_challenge_view, report_data
 
 CHALLENGE_WINDOW = timedelta(hours=1)
 
@@ -148,18 +148,14 @@ def play(
     seat = ctx.seat_in_play(board, player)
     state = engine.resume(board.state, board.secret)
     notation, after = checked_move(ctx, board, seat, state, text, reply_as=reply_as)
-    now = ctx.now()
     news = _withdraw_offer(ctx, board)
     report = report_data(engine.report(state, notation, after))
     comment = "" if auto else ctx.comment
     _record(ctx, board, seat, notation, report, comment=comment, auto=auto)
     boards.set_position(board, engine.dump(after), after.to_move)
     result = engine.result(after)
-    ratings: list[RatingChange] = []
     if result is not None:
-        ratings = boards.finish(
-            ctx.session, board, winners=result.winners, code=result.code, reason=result.reason, now=now
-        )
+        ratings = _finish_by_rules(ctx, board, result)
         return ctx.board_mails(engine, board, after, author=player, announce=True, ratings=ratings, offer_news=news)
     turn = _queued_turn(ctx, board)
     mails = ctx.board_mails(
@@ -230,17 +226,12 @@ class Leaving:
     """What the player did, after their name: ``resigned``."""
     notation: str = pbm.games.RESIGN
     """What the move list holds for it: `pbm.games.RESIGN`, or `pbm.games.FORFEIT`."""
-    calls_off_first_round: bool = True
-    """pbmserv: resigning before everyone has moved calls the game off, unrated. A forfeit is a
-    loss whenever it comes: the others waited for a player who never came."""
     comment: str | None = None
     """What the move list keeps with it; None: what the player wrote with it."""
 
 
 RESIGNING = Leaving(boards.RESIGNED, "resigned")
-SIGNING_OFF = Leaving(
-    boards.FORFEIT, "forfeited by signing off", pbm.games.FORFEIT, calls_off_first_round=False, comment=""
-)
+SIGNING_OFF = Leaving(boards.FORFEIT, "forfeited by signing off", pbm.games.FORFEIT, comment="")
 
 
 def forfeiting(why: str) -> Leaving:
@@ -249,7 +240,6 @@ def forfeiting(why: str) -> Leaving:
         boards.FORFEIT,
         f"forfeited on time ({why})",
         pbm.games.FORFEIT,
-        calls_off_first_round=False,
         comment=f"Forfeit by the time rules of this game: {why}.",
     )
 
@@ -262,34 +252,45 @@ def resign(ctx: Context, command: lang.Resign) -> list[OutgoingMail]:
 
 
 def leave(ctx: Context, board: Board, player: Player, leaving: Leaving) -> list[OutgoingMail]:
-    """`player` leaves the game at `board` (locked): in the first round it is called off, unrated;
-    in a game of two the others win; in a bigger one, if the game allows it, the others play on."""
+    """`player` leaves the game at `board` (locked): in a game of two the others win; in a bigger
+    one, if the game allows it, the others play on. Nobody plays on in the first round: the game
+    ends there, called off, unrated (`boards.finish`)."""
     engine = pbm.games.get(board.game_type)
     seat = ctx.seat_in_play(board, player)
     state = engine.resume(board.state, board.secret)
-    now = ctx.now()
     ratings: list[RatingChange] = []
     news = _withdraw_offer(ctx, board)
-    if leaving.calls_off_first_round and board.move_count < len(board.seats):
-        boards.cancel(board, f"{player.userid} {leaving.did} in the first round", now)
-        return ctx.board_mails(engine, board, state, author=player, offer_news=news)
+    did = f"{player.userid} {leaving.did}"
     after = engine.resign(state, seat)
-    if after is None:
+    if after is None or not boards.everyone_moved(ctx.session, board):
         _record(ctx, board, seat, leaving.notation, {"text": leaving.did}, comment=leaving.comment)
         others = [s.seat for s in board.seats if s.seat != seat]
-        outcome = "won" if len(others) == 1 else "tied"
-        reason = f"{outcome} when {player.userid} {leaving.did}"
-        ratings = boards.finish(ctx.session, board, winners=others, code=leaving.code, reason=reason, now=now)
+        reason = f"{'won' if len(others) == 1 else 'tied'} when {did}"
+        ratings = boards.finish(
+            ctx.session, board, winners=others, code=leaving.code, reason=reason, called_off=did, now=ctx.now()
+        )
         return ctx.board_mails(engine, board, state, author=player, announce=True, ratings=ratings, offer_news=news)
     report: dict[str, object] = {"text": f"{leaving.did} and leaves the game; the others play on"}
     _record(ctx, board, seat, leaving.notation, report, comment=leaving.comment)
     boards.set_position(board, engine.dump(after), after.to_move)
     result = engine.result(after)
     if result is not None:
-        ratings = boards.finish(
-            ctx.session, board, winners=result.winners, code=result.code, reason=result.reason, now=now
-        )
+        ratings = _finish_by_rules(ctx, board, result)
     return ctx.board_mails(engine, board, after, author=player, announce=True, ratings=ratings, offer_news=news)
+
+
+def _finish_by_rules(ctx: Context, board: Board, result: pbm.games.Result) -> list[RatingChange]:
+    """End the game at `board` as the rules decided it (`result`), rated."""
+    winners = joined_names(board.seats[seat].player.userid for seat in result.winners)
+    return boards.finish(
+        ctx.session,
+        board,
+        winners=result.winners,
+        code=result.code,
+        reason=result.reason,
+        called_off=f"{winners} {result.reason}",
+        now=ctx.now(),
+    )
 
 
 def checked_move(

@@ -100,7 +100,13 @@ def _carry_out(
     if kind is OfferKind.DRAW:
         in_play = list(engine.seats_in_play(state))
         ratings = boards.finish(
-            ctx.session, board, winners=in_play, code=AGREED, reason="tied by agreement", now=ctx.now()
+            ctx.session,
+            board,
+            winners=in_play,
+            code=AGREED,
+            reason="tied by agreement",
+            called_off="a draw was agreed",
+            now=ctx.now(),
         )
         return ctx.board_mails(engine, board, state, author=author, ratings=ratings, offer_news=news)
     return _take_back(ctx, board, state, author, news)

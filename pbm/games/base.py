@@ -97,6 +97,27 @@ class MoveReport:
     """
 
 
+@dataclass(frozen=True)
+class MoveExample:
+    """One legal move of a position taken apart, for players who write moves by hand: the
+    mails show it with the board, and their templates put it into words."""
+
+    notation: str
+    """The move as the game writes it: ``1,0,0->1,-1``."""
+    kind: str
+    """What sort of turn it is, in the game's own terms (Cubeo: ``add``, ``move``, ``merge``, ``remove``)."""
+    target: str
+    """The cell it ends on, as the notation writes cells: where a piece goes, is added or is taken from."""
+    source: str | None = None
+    """The cell the piece starts from, for a turn that takes one somewhere."""
+    pips: int | None = None
+    """The value the piece it takes shows, where the game's pieces have one."""
+    makes: int | None = None
+    """What the turn makes of the piece on `target`, where it changes it (a merge's sum)."""
+    shortest: str = ""
+    """The same move written the shortest way the game accepts it (``0,0->1,-1``), if shorter."""
+
+
 DIE = "die"
 """A die: it has an owner, shows a value and has a number of sides (and maybe a kind)."""
 STONE = "stone"
@@ -454,6 +475,12 @@ class Game(ABC, Generic[S]):
     def published_rolls(self, state: S) -> Sequence[Roll] | None:
         """The dice the server rolled so far, in order, for the game's dice record (see
         `pbm.games.fairdice`); ``None`` for a game that rolls no dice on the server."""
+        return None
+
+    def example_move(self, state: S) -> MoveExample | None:
+        """A legal move of `state` taken apart, the same for the same position, for games whose
+        notation is hard to write by hand (the mails show it with the board). None, the default,
+        for games whose notation speaks for itself, and where nobody can move."""
         return None
 
     def public_notes(self, state: S, *, game_over: bool = False) -> list[str]:

@@ -102,6 +102,7 @@ from pbm.games.base import (
     IllegalMove,
     InvalidOptions,
     InvalidPosition,
+    MoveExample,
     MoveReport,
     Option,
     Result,
@@ -714,6 +715,40 @@ class Cubeo(Game[State]):
             f"played {notation}, merging the {source.pips} on {start} into the {into.pips} on {end}"
             f" to make {made.pips}"
         )
+
+    def example_move(self, state: State) -> MoveExample | None:
+        """One legal turn of the player to move, taken apart for the mails: the first move in the
+        reference order, else the first merge, add or removal. A move shows the notation's
+        longest form (pips, cell, arrow, cell), the one players find hard to write.
+
+        >>> example = GAME.example_move(GAME.new())
+        >>> example.notation, example.kind, example.pips, example.source, example.target, example.shortest
+        ('1,0,0->1,-1', 'move', 1, '0,0', '1,-1', '0,0->1,-1')
+        """
+        examples = [self.taken_apart(state, move) for move in state.legal]
+        for kind in ("move", "merge", "add", "remove"):
+            of_kind = [example for example in examples if example.kind == kind]
+            if of_kind:
+                return of_kind[0]
+        return None
+
+    def taken_apart(self, state: State, move: str) -> MoveExample:
+        """The legal turn `move` (canonical) of `state`, taken apart."""
+        if match := _ADD.fullmatch(move):
+            return MoveExample(move, "add", target=f"{match[1]},{match[2]}", pips=1)
+        if match := _REMOVE.fullmatch(move):
+            die = state.board[(int(match[1]), int(match[2]))]
+            return MoveExample(move, "remove", target=cell_text(die.cell), pips=die.pips)
+        match = _TRAVEL.fullmatch(move)
+        assert match is not None, move  # every legal move has one of the three forms
+        source, target = (int(match[2]), int(match[3])), (int(match[5]), int(match[6]))
+        pips = state.board[source].pips
+        arrow = match[4] + ">"
+        shortest = f"{cell_text(source)}{arrow}{cell_text(target)}"
+        if match[4] == "-":
+            return MoveExample(move, "move", cell_text(target), cell_text(source), pips, shortest=shortest)
+        makes = pips + state.board[target].pips
+        return MoveExample(move, "merge", cell_text(target), cell_text(source), pips, makes, shortest)
 
     def apply(self, state: State, move: str) -> State:
         if move not in state.legal:

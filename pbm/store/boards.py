@@ -252,28 +252,57 @@ def set_position(board: Board, state: dict[str, Any], to_move: int) -> None:
     board.to_move = to_move
 
 
-def cancel(board: Board, reason: str, now: datetime) -> None:
-    """Call the game off, unrated: it never counted."""
-    board.status = BoardStatus.CANCELLED
-    board.to_move = None
-    turns.stop(board)
-    board.end_code = CANCELLED
-    board.end_reason = reason
-    board.finished_at = board.updated_at = now
+def everyone_moved(session: Session, board: Board) -> bool:
+    """Whether every player at `board` has made a move that stands: resigning or forfeiting is no
+    move, and a move taken back no longer counts."""
+    if board.move_count < len(board.seats):
+        return False
+    standing: list[int] = []
+    for seat, notation in session.execute(_SEATS_AND_MOVES, {"board_id": board.id}):
+        if notation == UNDO:
+            standing.pop()  # an undo takes back the move just before it, never a leaving or an undo
+        elif notation not in LEAVING:
+            standing.append(seat)
+    return len(set(standing)) == len(board.seats)
+
+
+_SEATS_AND_MOVES = (
+    select(MoveRecord.seat, MoveRecord.notation)
+    .where(MoveRecord.game_id == bindparam("board_id"))
+    .order_by(MoveRecord.number)
+)
 
 
 def finish(
-    session: Session, board: Board, *, winners: Sequence[int], code: str, reason: str, now: datetime
+    session: Session,
+    board: Board,
+    *,
+    winners: Sequence[int],
+    code: str,
+    reason: str,
+    called_off: str,
+    now: datetime,
 ) -> list[RatingChange]:
     """End the game with `winners` (several: a shared result) and rate it; returns each rating's change.
 
     `code` is the kind of ending, `reason` its words (see `Board.end_code`, `Board.end_reason`).
+
+    Every ending comes here, and one rule holds for all: a game that ends before every player
+    has made a move (`everyone_moved`) is called off instead, unrated, however it ends; then
+    `called_off` says what ended it (``bob resigned``) and no rating changes. A challenge needs
+    no acceptance, so a player's first move is what makes a game count for them: nobody is
+    handed a rated loss for a game they never took up, and nobody gains from one.
     """
-    board.status = BoardStatus.FINISHED
     board.to_move = None
     turns.stop(board)
+    board.finished_at = board.updated_at = now
+    if not everyone_moved(session, board):
+        board.status = BoardStatus.CANCELLED
+        board.end_code = CANCELLED
+        board.end_reason = f"{called_off} in the first round"
+        return []
+    board.status = BoardStatus.FINISHED
     board.winners = list(winners)
     board.end_code = code
     board.end_reason = reason
-    board.finished_at = board.updated_at = now
     return ratings.rate(session, [seat.player for seat in board.seats], board.game_type, set(winners), now)

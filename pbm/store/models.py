@@ -67,7 +67,7 @@ class BoardStatus(enum.StrEnum):
     FINISHED = "finished"
     """Over, with a result: winners, or a tie among them."""
     CANCELLED = "cancelled"
-    """Called off before it counted (resigned in the first round): no result, not rated."""
+    """Called off before it counted (ended before every player had moved): no result, not rated."""
 
 
 class InboundStatus(enum.StrEnum):

@@ -173,6 +173,17 @@ def board(club: Club) -> Club:
     return club
 
 
+@pytest.fixture
+def under_way(board: Club) -> Club:
+    """Board 101 past its first round, so that its end is rated: alice's c3, bob's a1, alice's e5;
+    bob is to move."""
+    for userid, square in (("bob", "a1"), ("alice", "e5")):
+        board.say(
+            userid, f"cephalopod move 101 {userid} {userid}-pw {square}", mail_to("alice", ".*"), mail_to("bob", ".*")
+        )
+    return board
+
+
 BOARD_101 = "It is bob's turn (Angle).\n\n     alice       bob\n     Paren       Angle\n   1 c3\n"
 """Board 101 as the `board` fixture leaves it."""
 
@@ -223,7 +234,13 @@ COMMANDS = (
         pytest.param(
             "help ratings",
             "How ratings are kept on the PBeM Server",
-            ("Everyone starts at 1600.", "K = 32", "A rating is provisional until 20 rated games are finished."),
+            (
+                "Everyone starts at 1600.",
+                "K = 32",
+                "A rating is provisional until 20 rated games are finished.",
+                "A game counts once every player has made a move in it.",
+                "is called off and not rated, however it ends:",
+            ),
             id="ratings",
         ),
         pytest.param(
@@ -303,7 +320,8 @@ def test_signup_refuses_a_taken_userid_a_malformed_one_and_an_address_that_is_no
 
 @specifies("signoff", "delete")
 @pytest.mark.parametrize("verb", ["signoff", "delete"])
-def test_signoff_forfeits_the_games_still_played_and_keeps_the_userid_taken(board: Club, verb):
+def test_signoff_forfeits_the_games_still_played_and_keeps_the_userid_taken(under_way: Club, verb):
+    board = under_way
     board.say(
         "bob",
         f"{verb} bob bob-pw",
@@ -312,7 +330,7 @@ def test_signoff_forfeits_the_games_still_played_and_keeps_the_userid_taken(boar
             "Cephalopod Board 101 won by alice",
             "bob forfeited by signing off.",
             "alice won when bob forfeited by signing off.",
-            "   1 c3          2 Forfeit",
+            "   3 e5          4 Forfeit",
         ),
         mail_to("bob", "Cephalopod Board 101 won by alice"),
         mail_to(
@@ -899,7 +917,8 @@ def test_move_undo_asks_to_take_back_the_last_move_and_there_must_be_one(club: C
     ],
     ids=["accept", "move-accept", "reject", "move-reject"],
 )
-def test_accept_and_reject_at_a_board_vote_on_what_was_proposed_there(board: Club, line, outcome, first_line):
+def test_accept_and_reject_at_a_board_vote_on_what_was_proposed_there(under_way: Club, line, outcome, first_line):
+    board = under_way
     board.say("alice", "cephalopod move 101 alice alice-pw propose", mail_to("alice", ".*"), mail_to("bob", ".*"))
     board.say(
         "bob",

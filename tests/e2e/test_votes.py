@@ -56,6 +56,7 @@ def stored(server):
 def test_a_draw_proposed_and_accepted_by_a_reply_ends_the_game_as_a_rated_tie(server, sink, table):
     say = table("alice", "bob")
     say("alice", "c3")
+    say("bob", "a1")  # past the first round: only then does a draw count
     offered = say("alice", "propose")
     text = body_of(to(offered, "bob"))
     assert text.startswith("alice proposes a draw.\n")
@@ -76,6 +77,8 @@ def test_a_draw_proposed_and_accepted_by_a_reply_ends_the_game_as_a_rated_tie(se
 def test_in_a_game_of_three_a_draw_needs_everyone_and_one_reject_ends_it(server, sink, table):
     say = table("alice", "bob", "carol")
     say("alice", "c3")
+    say("bob", "a1")
+    say("carol", "e5")
     say("bob", "propose")
     waiting = body_of(to(say("alice", "accept"), "carol"))
     assert waiting.startswith("alice accepts bob's draw proposal.\n")
@@ -172,6 +175,7 @@ def test_a_dodeca_game_with_an_undone_reroll_keeps_a_dice_record_that_verifies(s
 def test_accept_and_reject_with_a_board_are_votes_too(server, sink, table):
     say = table("alice", "bob")
     say("alice", "c3")
+    say("bob", "a1")
     say("alice", "propose")
     server.send(mail(ADDRESSES["bob"], "cephalopod reject 101 bob bob-pw"), ADDRESSES["bob"])
     assert body_of(sink.wait(2)[0]).startswith("bob rejects alice's draw proposal; the game goes on.\n")

@@ -85,7 +85,7 @@ def table(make_mailroom, monkeypatch):
 
     def seat(game: str, *userids: str, seed: int = 1) -> Table:
         clock = Clock()
-        room = make_mailroom(clock=clock)
+        room = make_mailroom(clock=clock, public_url="https://games.example.org")  # the link line is reviewed too
         for userid in userids:
             room.send(mail(ADDRESSES[userid], f"signup {userid} {userid}-pw"))
         room.replies()

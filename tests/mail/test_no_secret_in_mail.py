@@ -8,12 +8,14 @@ or the subject; the password a line carries never comes back. The second
 plays random traffic through every kind of mail the server sends (welcomes,
 boards of all three games up to their end and its ratings, errors, lists,
 help, standings, history, goodbyes, reminders, forfeits and vacation news as
-days pass) and searches every mail for every secret the run made.
+days pass) and searches every mail for every secret the run made; on a server
+with a public URL, every link a mail carries must be one of the public pages.
 """
 
 from __future__ import annotations
 
 import itertools
+import re
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -24,6 +26,11 @@ from pbm.store.models import Board, OpenChallenge, Player
 from tests.support import Clock, body_of, mail
 
 SECRET_KEY = "k" * 40  # the Mailroom's PBM_SECRET_KEY
+SITE = "https://games.example.org"
+PUBLIC_PAGE = re.compile(
+    re.escape(SITE) + r"/(|[a-z]+/[0-9]+|(GAME|[a-z]+)/rules|players/(USERID|[a-z0-9._-]+)/deadlines\.ics)"
+)
+"""The pages a mail may link to: the front page, a game, a game's rules, a calendar feed; no token, no query."""
 PLAYERS = itertools.count()
 
 PASSWORD = st.text("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghjkmnpqrstuvwxyz23456789", min_size=6, max_size=12).map(
@@ -139,7 +146,7 @@ TRAFFIC = st.lists(
 @given(traffic=TRAFFIC, passwords=st.lists(PASSWORD, min_size=3, max_size=3, unique=True))
 def test_no_mail_of_any_kind_holds_a_secret(make_mailroom, traffic, passwords):
     clock = Clock()
-    room = make_mailroom(admins="alice", clock=clock)
+    room = make_mailroom(admins="alice", clock=clock, public_url=SITE, admin_contact="ops@example.org")
     alice, bob, carol = "alice@example.org", "bob@example.net", "carol@example.com"
     sent: list = []
     known = {"alice": passwords[0], "bob": passwords[1], "carol": passwords[2]}
@@ -235,3 +242,7 @@ def test_no_mail_of_any_kind_holds_a_secret(make_mailroom, traffic, passwords):
     text = "\n".join(f"{message}\n{body_of(message)}" for message in sent)
     for secret in (*used, "Wrong-guess-9", *hashes, *unrevealed, SECRET_KEY):
         assert secret not in text, f"a secret ({secret[:4]}...) is in a mail"
+    links = re.findall(r"https?://\S+", text)
+    assert links, "the board mails of the games started link to their pages"
+    for link in links:
+        assert PUBLIC_PAGE.fullmatch(link), f"a link to something other than a public page: {link}"

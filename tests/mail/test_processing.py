@@ -115,11 +115,27 @@ def test_change_address_tells_both_the_old_and_the_new_address(players):
     assert recipients == [ALICE, "alice@new.example"]
 
 
-def test_signing_off_forfeits_even_in_the_first_round_as_running_out_of_time_does(game):
+def test_signing_off_in_the_first_round_calls_the_game_off_unrated_as_resigning_does(game):
+    game.send(mail(ALICE, "cephalopod move 101 alice alice-pw c3"))
+    game.replies()
+    game.send(mail(BOB, "signoff bob bob-pw"))
+    mails = game.replies()
+    assert sorted(m["Subject"] for m in mails) == ["Cephalopod Board 101 cancelled"] * 2 + ["Goodbye, bob"]
+    assert stored_game(game).end_reason == "bob forfeited by signing off in the first round"
+    assert count(game, Rating) == 0
+    goodbye = next(m for m in mails if m["Subject"] == "Goodbye, bob")
+    assert "The games still in their first round are called off, unrated: Cephalopod board 101." in body_of(goodbye)
+
+
+def test_signing_off_after_the_first_round_forfeits_rated(game):
+    for address, line in ((ALICE, "move 101 alice alice-pw c3"), (BOB, "move 101 bob bob-pw a1")):
+        game.send(mail(address, "cephalopod " + line))
+    game.replies()
     game.send(mail(BOB, "signoff bob bob-pw"))
     subjects = sorted(m["Subject"] for m in game.replies())
     assert subjects == ["Cephalopod Board 101 won by alice"] * 2 + ["Goodbye, bob"]
     assert stored_game(game).end_reason == "won when bob forfeited by signing off"
+    assert count(game, Rating) == 2
 
 
 def test_help_list_and_game_help_answer_the_sender(room):
@@ -400,6 +416,29 @@ def test_resigning_in_the_first_round_cancels_the_game_unrated(game):
     final = game.replies()[-2:]
     assert [m["Subject"] for m in final] == ["Cephalopod Board 101 cancelled"] * 2
     assert "bob resigned in the first round" in body_of(final[0])
+    assert stored_game(game).status == "cancelled"
+    assert count(game, Rating) == 0
+
+
+def test_a_draw_agreed_in_the_first_round_calls_the_game_off_unrated(game):
+    game.send(mail(ALICE, "cephalopod move 101 alice alice-pw c3"))
+    game.send(mail(ALICE, "cephalopod move 101 alice alice-pw propose"))
+    game.send(mail(BOB, "cephalopod accept 101 bob bob-pw"))
+    final = game.replies()[-2:]
+    assert [m["Subject"] for m in final] == ["Cephalopod Board 101 cancelled"] * 2
+    assert "The game was cancelled: a draw was agreed in the first round." in body_of(final[0])
+    assert count(game, Rating) == 0
+
+
+def test_a_move_taken_back_leaves_the_game_in_its_first_round(game):
+    for address, line in (
+        (ALICE, "move 101 alice alice-pw c3"),
+        (BOB, "move 101 bob bob-pw a1"),
+        (ALICE, "move 101 alice alice-pw undo"),
+        (BOB, "accept 101 bob bob-pw"),
+        (BOB, "resign 101 bob bob-pw"),
+    ):
+        game.send(mail(address, "cephalopod " + line))
     assert stored_game(game).status == "cancelled"
     assert count(game, Rating) == 0
 

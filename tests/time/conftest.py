@@ -24,3 +24,13 @@ def game(club: TimeClub) -> TimeClub:
     club.send("alice", "cephalopod move 101 alice alice-pw c3")
     club.replies()
     return club
+
+
+@pytest.fixture
+def under_way(game: TimeClub) -> TimeClub:
+    """Board 101 past its first round (every player has moved, so it is rated): alice's c3, bob's a1
+    and alice's e5; bob's turn began."""
+    game.send("bob", "cephalopod move 101 bob bob-pw a1")
+    game.send("alice", "cephalopod move 101 alice alice-pw e5")
+    game.replies()
+    return game

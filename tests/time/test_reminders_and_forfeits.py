@@ -25,7 +25,8 @@ def test_the_player_to_move_is_nagged_at_the_nag_time_and_daily_after(game: Time
     assert game.days(3) == ["Nag: Cephalopod Board 101 bob"] * 3
 
 
-def test_a_last_warning_comes_a_day_before_the_forfeit_and_no_reminder_after_it(game: TimeClub):
+def test_a_last_warning_comes_a_day_before_the_forfeit_and_no_reminder_after_it(under_way: TimeClub):
+    game = under_way
     game.tick(days=19, hours=23)
     game.replies()
     game.tick(hours=1)
@@ -36,7 +37,8 @@ def test_a_last_warning_comes_a_day_before_the_forfeit_and_no_reminder_after_it(
     assert game.days(1) == ["Cephalopod Board 101 won by alice"] * 2
 
 
-def test_at_the_forfeit_time_the_player_to_move_forfeits_rated_as_a_loss(game: TimeClub):
+def test_at_the_forfeit_time_the_player_to_move_forfeits_rated_as_a_loss(under_way: TimeClub):
+    game = under_way
     game.tick(days=20, hours=23, minutes=59)
     game.replies()
     assert game.board().status == BoardStatus.ACTIVE
@@ -45,13 +47,33 @@ def test_at_the_forfeit_time_the_player_to_move_forfeits_rated_as_a_loss(game: T
     assert sorted(m["Subject"] for m in mails) == ["Cephalopod Board 101 won by alice"] * 2
     body = body_of(to(mails, "alice")[0])
     assert "bob forfeited on time (no move in 21 days)." in body
-    assert "2 Forfeit" in body
-    assert game.moves() == ["c3", "forfeit"]
+    assert "4 Forfeit" in body
+    assert game.moves() == ["c3", "a1", "e5", "forfeit"]
     assert game.board().end_code == "forfeit"
     alice, bob = game.rating("alice"), game.rating("bob")
     assert alice is not None and bob is not None
     assert (alice.wins, bob.losses) == (1, 1)
     assert alice.rating > bob.rating
+
+
+def test_a_forfeit_on_time_in_the_first_round_calls_the_game_off_unrated(game: TimeClub):
+    game.tick(days=21)
+    mails = game.replies()
+    assert sorted(m["Subject"] for m in mails) == ["Cephalopod Board 101 cancelled"] * 2
+    assert "The game was cancelled: bob forfeited on time (no move in 21 days) in the first round." in body_of(mails[0])
+    assert game.moves() == ["c3", "forfeit"]
+    assert game.rating("alice") is None and game.rating("bob") is None
+
+
+def test_in_a_game_of_three_a_forfeit_in_the_first_round_calls_the_game_off_for_everyone(club: TimeClub):
+    club.send("alice", "cephalopod challenge alice bob carol")
+    club.send("alice", "cephalopod move 101 alice alice-pw c3")
+    club.replies()
+    club.tick(days=21)
+    mails = club.replies()
+    assert sorted(m["Subject"] for m in mails) == ["Cephalopod Board 101 cancelled"] * 3
+    assert club.board().status == BoardStatus.CANCELLED
+    assert club.rating("alice") is None
 
 
 def test_a_move_in_time_starts_the_next_turn_afresh(game: TimeClub):
@@ -72,13 +94,14 @@ def test_running_the_pass_again_sends_nothing_again(game: TimeClub):
     assert game.replies() == []
 
 
-def test_after_a_long_downtime_the_newest_reminder_comes_once_and_no_backlog(game: TimeClub):
+def test_after_a_long_downtime_the_newest_reminder_comes_once_and_no_backlog(under_way: TimeClub):
+    game = under_way
     game.tick(days=12)
     assert [m["Subject"] for m in game.replies()] == ["Nag: Cephalopod Board 101 bob"]
     game.tick(days=30)
     mails = game.replies()
     assert sorted(m["Subject"] for m in mails) == ["Cephalopod Board 101 won by alice"] * 2
-    assert game.moves() == ["c3", "forfeit"]
+    assert game.moves() == ["c3", "a1", "e5", "forfeit"]
 
 
 def test_a_move_that_came_in_time_but_waits_in_the_inbox_is_not_forfeited(game: TimeClub):
@@ -108,7 +131,7 @@ def test_hours_serve_fast_clubs(club: TimeClub):
     club.tick(hours=12)
     assert [m["Subject"] for m in club.replies()] == ["Nag: Cephalopod Board 101 alice (last warning)"]
     club.tick(days=1)
-    assert sorted(m["Subject"] for m in club.replies()) == ["Cephalopod Board 101 won by bob"] * 2
+    assert sorted(m["Subject"] for m in club.replies()) == ["Cephalopod Board 101 cancelled"] * 2
 
 
 def test_a_time_rule_that_cannot_be_is_refused(club: TimeClub):
@@ -153,7 +176,8 @@ def test_a_bank_gains_its_increment_with_each_move_up_to_its_cap(club: TimeClub)
 
 def test_in_a_game_of_three_the_forfeiting_player_leaves_and_the_game_goes_on(club: TimeClub):
     club.send("alice", "cephalopod challenge alice bob carol")
-    club.send("alice", "cephalopod move 101 alice alice-pw c3")
+    for mover, square in (("alice", "c3"), ("bob", "a1"), ("carol", "e5"), ("alice", "a5")):
+        club.send(mover, f"cephalopod move 101 {mover} {mover}-pw {square}")
     club.replies()
     club.tick(days=21)
     mails = club.replies()
@@ -167,12 +191,13 @@ def test_in_a_game_of_three_the_forfeiting_player_leaves_and_the_game_goes_on(cl
     assert [m["Subject"] for m in club.replies()][0] == "Cephalopod Board 101 alice"
 
 
-def test_a_player_whose_account_is_deleted_forfeits_the_same_way(game: TimeClub):
+def test_a_player_whose_account_is_deleted_forfeits_the_same_way(under_way: TimeClub):
+    game = under_way
     game.send("bob", "signoff bob bob-pw")
     mails = game.replies()
     board_mail = to(mails, "alice")[0]
     assert board_mail["Subject"] == "Cephalopod Board 101 won by alice"
-    assert "2 Forfeit" in body_of(board_mail)
+    assert "4 Forfeit" in body_of(board_mail)
     assert game.rating("alice").wins == 1
 
 

@@ -9,6 +9,9 @@ from html import unescape
 import pytest
 
 import pbm.games
+from pbm.templating import make_environment
+from pbm.web.app import create_app
+from tests.web.conftest import TestClient
 
 
 def text_of(page: str) -> str:
@@ -49,6 +52,29 @@ def test_front_page_shows_a_current_game_with_players_moves_and_whose_turn(clien
     assert "alice" in words and "bob" in words
     assert re.search(r'<td class="num">4</td>', row.group(0)), "the number of moves"
     assert "alice to move" in words
+
+
+def test_front_page_says_how_to_play_by_mail_and_where_to_write(client):
+    section = re.search(r'<section class="how-to-play".*?</section>', client.get("/").text, re.S)
+    assert section is not None
+    words = text_of(section.group(0))
+    assert "How to play by mail Write to pbm@games.test" in words
+    assert '<a href="mailto:pbm@games.test">' in section.group(0)
+    assert "signup YOURID PASSWORD" in words
+    assert "challenge YOURID THEIRID" in words
+    assert "reply to your latest board mail with the move on the first line" in words
+
+
+def test_game_page_tells_a_player_how_to_move_by_mail(client, played):
+    words = text_of(client.get("/cephalopod/101").text)
+    assert "or write cephalopod move 101 USERID PASSWORD MOVE to pbm@games.test" in words
+
+
+def test_pages_name_the_administrators_address_when_the_server_has_one(database, changes):
+    app = create_app(database, make_environment(admin_contact="ops@games.test"), changes, address="pbm@games.test")
+    with TestClient(app) as client:
+        words = text_of(client.get("/").text)
+    assert "About the server itself, write to its administrator at ops@games.test" in words
 
 
 def test_front_page_leaves_out_games_that_are_over(client, club):
@@ -189,7 +215,7 @@ def test_game_page_draws_the_board_as_a_grid_with_dice_and_words(client, club):
     assert 'class="die die-plain seat-0"' in cell
     assert '<span class="pips face-1" aria-hidden="true"><i></i></span>' in cell
     assert '<span class="sr-only">Paren (alice) showing 1</span>' in cell
-    assert "<span class=\"sr-only\">c4 empty</span>" in page
+    assert '<span class="sr-only">c4 empty</span>' in page
 
 
 def test_game_page_shows_the_ascii_board_of_the_mails(client, club):
@@ -216,8 +242,8 @@ def test_cubeo_page_labels_the_grid_with_absolute_coordinates(client, club):
     columns = re.search(r"<thead>\s*<tr><td></td>(.*?)</tr>", page, re.S).group(1)
     assert re.findall(r'<th scope="col">(-?\d+)</th>', columns) == ["0", "1", "2"]
     assert re.findall(r'<th scope="row">(-?\d+)</th>', page) == ["2", "1", "0", "-1"]
-    assert "<span class=\"sr-only\">1,1 empty</span>" not in page
-    assert "<span class=\"sr-only\">0,0 empty</span>" in page
+    assert '<span class="sr-only">1,1 empty</span>' not in page
+    assert '<span class="sr-only">0,0 empty</span>' in page
 
 
 def test_a_finished_dodeca_page_offers_its_dice_record(client, club):
@@ -238,6 +264,21 @@ def test_finished_game_page_gives_the_result(client, club):
     winner = game.seats[game.winners[0]].player.userid
     assert f"{winner} {game.end_reason}." in words
     assert "Cells at the end: " in words
+
+
+def test_game_page_puts_an_elimination_under_the_move_that_caused_it(client, club):
+    club.signup("alice", "bob", "carol")
+    club.challenge("cephalopod", "alice", "bob", "carol", options={"size": 3})
+    club.play("cephalopod", 101, 38, seed=0)  # the 38th move of this game puts alice out
+    with club.database.reading() as session:
+        from pbm.store.boards import moves_of
+
+        (cause,) = [m.number for m in moves_of(session, club.game("cephalopod", 101)) if m.report.get("eliminated")]
+    club.play("cephalopod", 101, 2, seed=1)
+    rows = re.findall(r"<tr( class=\"elimination\")?>(.*?)</tr>", client.get("/cephalopod/101").text, re.S)
+    (at,) = [i for i, (elimination, _) in enumerate(rows) if elimination]
+    assert "alice is out" in text_of(rows[at][1])
+    assert re.search(rf'<td class="num">{cause}</td>', rows[at - 1][1]), "the row above is the move that caused it"
 
 
 def test_unknown_board_is_not_found(client, played):
