@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
+from pbm.addresses import comparable, comparable_column, distinct
 from pbm.store.models import Player, PlayerAddress
 
 LONGEST_PASSWORD_WAIT = timedelta(days=1)
@@ -32,14 +33,14 @@ def by_ids(session: Session, ids: Sequence[int]) -> list[Player]:
 
 
 def with_address(session: Session, address: str) -> list[Player]:
-    """Active players who registered `address` (compared case-insensitively)."""
-    return list(session.scalars(_WITH_ADDRESS, {"address": address.lower()}).unique())
+    """Active players who registered `address`, however its case is written (`pbm.addresses`)."""
+    return list(session.scalars(_WITH_ADDRESS, {"address": comparable(address)}).unique())
 
 
 _WITH_ADDRESS = (
     select(Player)
     .join(PlayerAddress)
-    .where(func.lower(PlayerAddress.address) == bindparam("address"), Player.signed_off_at.is_(None))
+    .where(comparable_column(PlayerAddress.address) == bindparam("address"), Player.signed_off_at.is_(None))
     .order_by(Player.id)
 )
 """Built once: every mail asks it, for its sender."""
@@ -80,10 +81,10 @@ def everyone_active(session: Session) -> list[Player]:
 
 
 def signups_from(session: Session, address: str, *, since: datetime) -> list[datetime]:
-    """When players signed up from `address` since `since`, oldest first."""
+    """When players signed up from `address` (however its case is written) since `since`, oldest first."""
     query = (
         select(Player.created_at)
-        .where(Player.signup_sender == address, Player.created_at >= since)
+        .where(comparable_column(Player.signup_sender) == comparable(address), Player.created_at >= since)
         .order_by(Player.created_at)
     )
     return list(session.scalars(query))
@@ -111,8 +112,8 @@ def set_addresses(session: Session, player: Player, addresses: Sequence[str]) ->
 def add_addresses(player: Player, addresses: Sequence[str]) -> list[str]:
     """Add to the player's addresses those of `addresses` it does not have; returns the ones it had."""
     old = [a.address for a in player.addresses]
-    known = {a.lower() for a in old}
-    fresh = [a for a in addresses if a.lower() not in known]
+    known = {comparable(a) for a in old}
+    fresh = [a for a in distinct(addresses) if comparable(a) not in known]
     player.addresses.extend(PlayerAddress(address=a, position=len(old) + i) for i, a in enumerate(fresh))
     return old
 
