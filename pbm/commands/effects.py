@@ -34,6 +34,12 @@ class OutgoingMail:
     """The game's first mail to this recipient: later mails refer to it."""
     reply_token: str | None = None
     """A reply address of the mail's own, not a board's: a password reset's one-time token."""
+    addressee: str | None = None
+    """The recipient's userid, for a report to the sender (`reports_on`) to name."""
+    reports_on: str | None = None
+    """This mail tells the sender what became of the mails of this template that the same
+    received mail caused: it is composed after the limits were applied to them, with their
+    `pbm.mail.outgoing.Reach` in its context as ``reach`` (and the ``limits`` that held any back)."""
 
 
 @dataclass(frozen=True)

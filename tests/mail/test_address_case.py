@@ -7,12 +7,43 @@ every way of writing the address.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import literal, select
 
 from pbm.addresses import comparable, comparable_column
+from pbm.store.models import OutboxMessage
 from tests.support import body_of, mail
+
+LIMIT = 5
+
+
+@pytest.fixture
+def room(make_mailroom):
+    return make_mailroom(max_mails_per_address_per_hour=LIMIT)
+
+
+def outbox_rows(room) -> list[OutboxMessage]:
+    with room.database.reading() as session:
+        return list(session.scalars(select(OutboxMessage).order_by(OutboxMessage.id)))
+
+
+def test_error_answers_to_one_mailbox_stop_at_the_limit_whatever_the_case_of_its_address(make_mailroom):
+    room = make_mailroom()
+    spellings = ["victim@target.example", "Victim@Target.example", "VICTIM@TARGET.EXAMPLE", "vIctim@target.example",
+                 "viCTim@Target.Example"]
+    for n in range(12):
+        for spelling in spellings:
+            room.send(mail(spelling, f"frobnicate ({n})"))
+    answered = [row for row in outbox_rows(room) if row.status == "pending"]
+    assert len(answered) == 10  # PBM_MAX_ERROR_REPLIES_PER_SENDER_PER_HOUR
+
+
+def test_mails_to_one_mailbox_are_counted_together_whatever_the_case_of_its_address(room):
+    for spelling in ["alice@example.org", "Alice@example.org", "ALICE@EXAMPLE.ORG"] * 3:
+        room.send(mail(spelling, "help"))
+    assert [row.status for row in outbox_rows(room)] == ["pending"] * LIMIT + ["held"] * 4
 
 
 def test_signups_from_one_mailbox_are_counted_together_whatever_the_case_of_its_address(make_mailroom):
