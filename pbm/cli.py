@@ -17,6 +17,7 @@ from pbm.config import ConfigError, load_settings
 if TYPE_CHECKING:
     from pbm.server import Server
     from pbm.store.inbox import Stored
+    from pbm.store.models import OutboxMessage
 
 log = logging.getLogger(__name__)
 
@@ -151,7 +152,7 @@ def _parser() -> argparse.ArgumentParser:
         help="also list the copies recorded as duplicates of a mail processed before (each names it)",
     )
 
-    outbox = commands.add_parser("outbox", help="show mail waiting for delivery or failed")
+    outbox = commands.add_parser("outbox", help="show mail waiting for delivery, held back, or failed")
     outbox.add_argument("--all", action="store_true", help="also list delivered mail")
 
     return parser
@@ -376,8 +377,15 @@ def _outbox(server: Server, show_all: bool) -> int:
 
     with server.database.reading() as session:
         for row in outbox.rows(session, include_sent=show_all):
-            print(f"{row.id:6d} {row.status:8s} {row.attempts:3d} {row.recipient:30s} {row.last_error[:60]}")
+            why = _held_why(row) if row.status == "held" else row.last_error
+            print(f"{row.id:6d} {row.status:8s} {row.attempts:3d} {row.recipient:30s} {why[:60]}")
     return 0
+
+
+def _held_why(row: OutboxMessage) -> str:
+    """Why a held mail waits, and until when, as `pbm outbox` says it."""
+    when = f"goes at {row.release_at:%Y-%m-%d %H:%M} UTC" if row.release_at else "waits until released"
+    return f"{row.hold_reason}; {when}"
 
 
 if __name__ == "__main__":

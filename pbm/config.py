@@ -172,12 +172,14 @@ class Settings(BaseSettings):
     max_replies_per_mail: int = Field(default=40, ge=2)
     """Mails one received mail may cause; past it, the sender is told instead."""
     max_mails_per_address_per_hour: int = Field(default=200, ge=1)
-    """Mails the server sends one address in an hour; more are recorded, not sent. It
-    protects a stranger whose address someone signed up; a player in several quick games
-    at once gets a mail per move of each, well under it."""
+    """Mails the server sends one address in an hour; more wait in the outbox until the hour
+    has room, and then go gathered into one mail. It protects a stranger whose address
+    someone signed up; a player in several quick games at once gets a mail per move of
+    each, well under it."""
     max_error_replies_per_sender_per_hour: int = Field(default=10, ge=1)
-    """Error answers to one address in an hour: past it the server stops answering, which
-    breaks a loop with an auto-responder that does not say it is one."""
+    """Error answers to one address in an hour: past it the server stops answering (what it
+    did not send stays in the outbox, marked suppressed), which breaks a loop with an
+    auto-responder that does not say it is one."""
     max_signups_per_sender_per_day: int = Field(default=3, ge=1)
     max_challenges_per_sender_per_hour: int = Field(default=10, ge=1)
     max_talks_per_sender_per_hour: int = Field(default=30, ge=1)

@@ -47,3 +47,15 @@ def test_outbox_lists_what_waits_and_with_all_what_went(operator, capsys):
     assert capsys.readouterr().out == ""
     assert pbm_main(["outbox", "--all"]) == 0
     assert "sent" in capsys.readouterr().out
+
+
+def test_outbox_shows_held_mail_and_when_it_goes(database_url, tmp_path, monkeypatch, make_mailroom, capsys):
+    monkeypatch.setenv("PBM_DATABASE_URL", database_url)
+    monkeypatch.setenv("PBM_SECRET_KEY", "k" * 40)
+    monkeypatch.chdir(tmp_path)
+    room = make_mailroom(max_mails_per_address_per_hour=1)
+    room.send(mail("alice@example.org", "help"))
+    room.send(mail("alice@example.org", "list"))
+    assert pbm_main(["outbox"]) == 0
+    held = [line for line in capsys.readouterr().out.splitlines() if " held " in line]
+    assert len(held) == 1 and "hourly_limit; goes at " in held[0]

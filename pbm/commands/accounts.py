@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pbm.games
+from pbm.addresses import distinct, same
 from pbm.commands import language as lang
 from pbm.commands import play
 from pbm.commands.context import Context, try_again_after
@@ -65,7 +66,7 @@ def signup(ctx: Context, command: lang.Signup) -> list[OutgoingMail]:
                 f"address may; try again after {try_again_after(recent[0], SIGNUP_WINDOW)}"
             )
     player = players.sign_up(ctx.session, command.userid, ctx.hash(command.secret), addresses, sender=sender, now=now)
-    recipients = dict.fromkeys([*addresses, *([sender] if sender else [])])
+    recipients = distinct([*addresses, *([sender] if sender else [])])
     return [OutgoingMail("signup", to, {"player": player, "addresses": addresses}) for to in recipients]
 
 
@@ -90,7 +91,7 @@ def ask_password_reset(ctx: Context, command: lang.AskPasswordReset) -> list[Out
     token = resets.start(ctx.session, player, now=now, expires_at=expires_at)
     context = {"player": player, "expires_at": expires_at}
     mails = [OutgoingMail("password_reset", a.address, context, reply_token=token) for a in player.addresses]
-    return [*mails, answer] if answer.to not in {m.to for m in mails} else mails
+    return mails if any(same(answer.to, m.to) for m in mails) else [*mails, answer]
 
 
 def reset_password(ctx: Context, command: lang.ResetPassword) -> list[OutgoingMail]:
@@ -126,14 +127,14 @@ def resetting_address(player: Player, address: str | None) -> str | None:
     may have been read, or forwarded, on its way."""
     if address is None:
         return None
-    return next((a.address for a in player.addresses if a.address.lower() == address.lower()), None)
+    return next((a.address for a in player.addresses if same(a.address, address)), None)
 
 
 def change_address(ctx: Context, command: lang.ChangeAddress) -> list[OutgoingMail]:
     player = ctx.authenticate(command.userid, command.secret)
     old = players.set_addresses(ctx.session, player, command.addresses)
     # Both the old and the new addresses hear of it: a stolen password shows up.
-    recipients = dict.fromkeys([*old, *command.addresses])
+    recipients = distinct([*old, *command.addresses])
     context = {"player": player, "old": old, "new": list(command.addresses)}
     return [OutgoingMail("address_changed", to, context) for to in recipients]
 

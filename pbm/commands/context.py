@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 import pbm.games
+from pbm.addresses import distinct
 from pbm.commands import language as lang
 from pbm.commands.effects import OutgoingMail, PasswordCheck, Refused, ReplyAs, Sender
 from pbm.config import DEFAULT_CLUB, Club, Limits
@@ -325,7 +326,7 @@ class Context:
     def to_player(self, account: Player, template: str, **context: Any) -> list[OutgoingMail]:
         """To every address of `account`, and to the sender if that is another address."""
         addresses = [a.address for a in account.addresses] + ([self.sender.address] if self.sender.address else [])
-        return [OutgoingMail(template, to, context) for to in dict.fromkeys(addresses)]
+        return [OutgoingMail(template, to, context) for to in distinct(addresses)]
 
 
 def _password_wait_refusal(userid: str, until: datetime, *, own: bool) -> str:

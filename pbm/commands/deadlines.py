@@ -18,6 +18,7 @@ newest reminder due is sent, never a backlog.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -27,7 +28,7 @@ from pbm.commands import play, votes
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail
 from pbm.store import boards, inbox, offers, turns, vacations
-from pbm.store.models import Board, BoardStatus, Offer, Vacation
+from pbm.store.models import Board, BoardStatus, Offer, Player
 
 LOOK_AGAIN = timedelta(minutes=1)
 """When a forfeit waits for a mail the player sent in time, how soon the pass looks again."""
@@ -160,34 +161,40 @@ def _next_look(board: Board, turn: clocks.Turn, next_vote: datetime | None) -> d
 
 
 def tell_of_vacations(ctx: Context) -> list[OutgoingMail]:
-    """Tell the other players of each game of a player whose vacation began or ended, once each,
-    and write it in the game's move list."""
+    """Tell the other players of each game of a player whose time away began or ended since the
+    last pass, and write it in the game's move list: the change from what they last heard, not
+    each step, so a vacation booked and called off between two passes tells nobody, and one
+    called off and booked again tells its new end once."""
     now = ctx.now()
     mails: list[OutgoingMail] = []
-    for vacation in vacations.starting(ctx.session, now):
-        vacations.told(ctx.session, vacation, start=True)
-        until = f"{vacation.ends_at:%Y-%m-%d %H:%M} UTC"
-        mails += _tell(ctx, vacation, f"{vacation.player.userid} is away until {until}: their time stands still")
-    for vacation in vacations.ending(ctx.session, now):
-        vacations.told(ctx.session, vacation, start=False)
-        mails += _tell(ctx, vacation, f"{vacation.player.userid} is back from vacation: their time runs again")
+    for player_id, group in itertools.groupby(vacations.untold(ctx.session, now), key=lambda v: v.player_id):
+        news = list(group)
+        player = news[0].player
+        heard = vacations.heard_away(ctx.session, player_id)
+        for vacation in news:
+            vacations.told(ctx.session, vacation, now)
+        away = vacations.away_at(ctx.session, player_id, now)
+        if away is not None and away is not heard:
+            until = f"{away.ends_at:%Y-%m-%d %H:%M} UTC"
+            mails += _tell(ctx, player, f"{player.userid} is away until {until}: their time stands still", away=True)
+        elif away is None and heard is not None:
+            mails += _tell(ctx, player, f"{player.userid} is back from vacation: their time runs again", away=False)
     return mails
 
 
-def _tell(ctx: Context, vacation: Vacation, text: str) -> list[OutgoingMail]:
-    """`text` in the move list of each active game of `vacation`'s player, and mailed to the others.
+def _tell(ctx: Context, player: Player, text: str, *, away: bool) -> list[OutgoingMail]:
+    """`text` in the move list of each active game of `player`, and mailed to the others.
     The text is the move list's record; the mails' subjects come from their template."""
     mails = []
-    for board in vacations.shared_boards(ctx.session, vacation.player):
+    for board in vacations.shared_boards(ctx.session, player):
         if board.status != BoardStatus.ACTIVE:
             continue
         boards.record_event(ctx.session, board, text, ctx.now())
         turns.look_at(board, ctx.now())  # deadlines moved: the pass works them out again
         view = ctx.view(board)
-        away = not vacation.end_told
         for seat in board.seats:
-            if seat.player_id != vacation.player_id:
-                context = {"view": view, "news": text, "player": vacation.player.userid, "away": away}
+            if seat.player_id != player.id:
+                context = {"view": view, "news": text, "player": player.userid, "away": away}
                 to = seat.player.primary_address
                 mails.append(OutgoingMail("vacation_news", to, context, board_id=board.id, player_id=seat.player_id))
     return mails

@@ -35,6 +35,12 @@ class OutgoingMail:
     reply_token: str | None = None
     """A reply address of the mail's own, not a board's: a password reset's one-time token. A
     secret: the outbox keeps the mail without it once the mail has gone."""
+    addressee: str | None = None
+    """The recipient's userid, for a report to the sender (`reports_on`) to name."""
+    reports_on: str | None = None
+    """This mail tells the sender what became of the mails of this template that the same
+    received mail caused: it is composed after the limits were applied to them, with their
+    `pbm.mail.outgoing.Reach` in its context as ``reach`` (and the ``limits`` that held any back)."""
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from typing import Any
 
 import pbm.games
 from pbm import clocks
+from pbm.addresses import distinct
 
 
 class CommandError(ValueError):
@@ -533,7 +534,7 @@ def board_at(word: str) -> tuple[int, int | None]:
 
 
 def addresses(words: list[str]) -> tuple[str, ...]:
-    """Mail addresses, their domains lower-cased, each once."""
+    """Mail addresses, their domains lower-cased, each mailbox once (`pbm.addresses`)."""
     found = []
     for word in words:
         address = word.strip("<>,;")
@@ -541,7 +542,7 @@ def addresses(words: list[str]) -> tuple[str, ...]:
             raise CommandError(f"'{word}' is not a mail address")
         local, _, domain = address.rpartition("@")
         found.append(f"{local}@{domain.lower()}")
-    return tuple(dict.fromkeys(found))
+    return tuple(distinct(found))
 
 
 def time_rules(words: list[str]) -> tuple[str, ...]:

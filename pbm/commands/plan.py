@@ -44,6 +44,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pbm.games
+from pbm.addresses import comparable
 from pbm.commands import language as lang
 from pbm.commands import verbs
 from pbm.store import inbox
@@ -294,7 +295,7 @@ def _without_repeated_command(text: str, subject: str) -> str:
 
 def conflict_keys(plan: Plan, *, sender: str) -> set[str]:
     """What applying `plan` touches: its sender, and the players and boards it names."""
-    keys = {f"sender:{sender.lower()}"}
+    keys = {f"sender:{comparable(sender)}"}
     for step in plan.steps:
         if isinstance(step, lang.Command):
             keys.update(_touches(step))

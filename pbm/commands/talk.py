@@ -56,8 +56,8 @@ def message(ctx: Context, command: lang.Message) -> list[OutgoingMail]:
     _check_within_limit(ctx, player)
     talks.record(ctx.session, player, TalkKind.MESSAGE, ctx.now())
     context = {"author": player, "comment": ctx.comment, "to": [p.userid for p in recipients]}
-    mails = [OutgoingMail("message", p.primary_address, context) for p in recipients if p != player]
-    return [*mails, OutgoingMail("message_sent", ctx.sender.address or "", context)]
+    mails = [OutgoingMail("message", p.primary_address, context, addressee=p.userid) for p in recipients if p != player]
+    return [*mails, OutgoingMail("message_sent", ctx.sender.address or "", context, reports_on="message")]
 
 
 def broadcast(ctx: Context, command: lang.Broadcast) -> list[OutgoingMail]:
@@ -69,9 +69,10 @@ def broadcast(ctx: Context, command: lang.Broadcast) -> list[OutgoingMail]:
     recipients = players.everyone_active(ctx.session)
     talks.record(ctx.session, player, TalkKind.MESSAGE, ctx.now())
     context = {"author": player, "comment": ctx.comment}
-    mails = [OutgoingMail("broadcast", p.primary_address, context) for p in recipients if p != player]
-    sent = {**context, "to": [f"all {len(mails)} other players"]}
-    return [*mails, OutgoingMail("message_sent", ctx.sender.address or "", sent)]
+    others = [p for p in recipients if p != player]
+    mails = [OutgoingMail("broadcast", p.primary_address, context, addressee=p.userid) for p in others]
+    sent = {**context, "to": [f"all {len(mails)} other players"], "announcement": True}
+    return [*mails, OutgoingMail("message_sent", ctx.sender.address or "", sent, reports_on="broadcast")]
 
 
 def _check_there_is_something_to_say(ctx: Context) -> None:

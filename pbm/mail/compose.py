@@ -181,6 +181,19 @@ class Composer:
         return hmac.new(self._key, f"thread:{board_id}:{player_id}".encode(), hashlib.sha256).hexdigest()[:12]
 
 
+def with_preface(raw: bytes, preface: str) -> bytes:
+    """`raw`, a mail composed here, with the plain text `preface` above its body; every header
+    is kept but the body's encoding, which the preface may change."""
+    head, _, payload = raw.partition(b"\n\n")
+    fields = head.decode("ascii").split("\n")
+    encoding_at = next(i for i, f in enumerate(fields) if f.startswith("Content-Transfer-Encoding:"))
+    if fields[encoding_at].endswith("quoted-printable"):
+        payload = quopri.decodestring(payload)
+    encoding, payload = _body_payload(_plain_text(f"{preface}\n\n{payload.decode('utf-8')}"))
+    fields[encoding_at] = f"Content-Transfer-Encoding: {encoding}"
+    return "\n".join(fields).encode("ascii") + b"\n\n" + payload
+
+
 def _plain_text(text: str) -> str:
     """`text` as a mail body carries it, whatever it held: "\\n" line ends, no control
     characters but tab, lone surrogates (which UTF-8 cannot encode) as U+FFFD, no white

@@ -4,18 +4,30 @@ A mail from anyone can cause mail to anyone (a signup names any address), so
 what it may cause is bounded: replies per received mail (the rest replaced by
 one word to the sender), mails to one address per hour, and error answers to
 one address per hour, which also breaks loops with auto-responders that do
-not say they are one. A mail held back is still written to the outbox, marked
-suppressed with the limit it met: nothing is lost, and the operator can see it.
+not say they are one. Addresses are counted as mail systems compare them
+(`pbm.addresses`): one mailbox written in five cases is one address.
+
+A mail past the hourly limit of its address is held back, never dropped: it
+waits in the outbox until the hour has room (`pbm.mail.held` lets it go),
+and any later mail to that address waits behind it, so nothing overtakes it.
+Only an error answer past its own limit is dropped, which is what breaks a
+loop; it is still written to the outbox, marked suppressed, for the operator
+to see.
+
+A mail that reports to the sender on others (`OutgoingMail.reports_on`: "your
+message went to ...") is composed after the limits were applied to those
+others, so it says what happened to them.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
+from pbm.addresses import comparable, same
 from pbm.commands.effects import OutgoingMail
 from pbm.commands.plan import Plan
 from pbm.config import Limits
@@ -24,12 +36,42 @@ from pbm.mail.answers import Answers, capital, sentence
 from pbm.mail.compose import Answering, Composer
 from pbm.mail.parse import ParsedMail
 from pbm.store import outbox
+from pbm.store.models import HoldReason
 
 ERROR_KINDS = ("error", "failure")
 """Templates that answer a mistake: counted apart, to break loops with auto-responders."""
 BULK_KINDS = ("broadcast",)
 """Templates an administrator sends to every player: not bounded by the mails one mail may cause."""
 WINDOW = timedelta(hours=1)
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A player a mail waits for: held back, why, and until when (None: until released)."""
+
+    userid: str
+    reason: HoldReason
+    until: datetime | None
+
+
+@dataclass(frozen=True)
+class Reach:
+    """Whom the mails of one kind that a received mail caused reached: the players they went to
+    now, those they wait for, and those they could not be sent to (by userid)."""
+
+    went: list[str] = field(default_factory=list)
+    waiting: list[Waiting] = field(default_factory=list)
+    lost: list[str] = field(default_factory=list)
+
+    @property
+    def everyone(self) -> int:
+        return len(self.went) + len(self.waiting) + len(self.lost)
+
+    @property
+    def latest(self) -> datetime | None:
+        """Until when the last of the waiting mails waits (None: some wait until released)."""
+        times = [w.until for w in self.waiting if w.until is not None]
+        return max(times) if times and len(times) == len(self.waiting) else None
 
 
 @dataclass(frozen=True)
@@ -54,6 +96,7 @@ class Outgoing:
         """
         notes = []
         mails = [m for m in mails if m.to]
+        reported = _reported(mails)
         bulk = [m for m in mails if m.template in BULK_KINDS]
         mails = [m for m in mails if m.template not in BULK_KINDS]
         limit = self.limits.replies_per_mail
@@ -66,26 +109,44 @@ class Outgoing:
             mails = mails[: limit - 1]
             if answer_sender:
                 mails.append(self.answers.error(mail.from_address, mail.body, Plan(), summary))
-        answering = Answering(mail.message_id, mail.references)
-        counted = _Counted.load(session, [*bulk, *mails], now - WINDOW)
-        queued = []
-        for outgoing in [*bulk, *mails]:
-            if mail.notes and headers.mail_address(outgoing.to) == mail.from_address:
-                told = [sentence(capital(note)) for note in mail.notes]
-                outgoing = replace(outgoing, context={**outgoing.context, "mail_notes": told})
-            queued += self._composed(outgoing, counted, notes, now=now, answering=answering)
-        outbox.enqueue(session, queued, now=now, inbound_id=inbound_id)
+        ordered = [*bulk, *mails]
+        counted = _Counted.load(session, ordered, now)
+        composed: dict[int, outbox.Queued | None] = {}  # by the identity of the mail composed
+        for outgoing in ordered:
+            if outgoing.reports_on is None:
+                composed[id(outgoing)] = self._for_sender(outgoing, mail, counted, notes, now)
+        for outgoing in ordered:
+            if outgoing.reports_on is not None:
+                reach = _reach([(m, composed[id(m)]) for m in reported[id(outgoing)]])
+                report = replace(outgoing, context={**outgoing.context, "reach": reach, "limits": self.limits})
+                composed[id(outgoing)] = self._for_sender(report, mail, counted, notes, now)
+        queued = [composed[id(outgoing)] for outgoing in ordered]
+        outbox.enqueue(session, [q for q in queued if q is not None], now=now, inbound_id=inbound_id)
         return notes
 
     def queue_unprompted(self, session: Session, mails: list[OutgoingMail], *, now: datetime) -> list[str]:
         """Compose mails no received mail caused (an open challenge expired) into the outbox,
         within the per-address limits; returns notes on what was held back."""
         mails = [m for m in mails if m.to]
-        counted = _Counted.load(session, mails, now - WINDOW)
+        counted = _Counted.load(session, mails, now)
         notes: list[str] = []
-        queued = [composed for outgoing in mails for composed in self._composed(outgoing, counted, notes, now=now)]
-        outbox.enqueue(session, queued, now=now)
+        queued = [self._composed(outgoing, counted, notes, now=now) for outgoing in mails]
+        outbox.enqueue(session, [q for q in queued if q is not None], now=now)
         return notes
+
+    def _for_sender(
+        self, outgoing: OutgoingMail, mail: ParsedMail, counted: _Counted, notes: list[str], now: datetime
+    ) -> outbox.Queued | None:
+        """`outgoing` composed as `_composed` does; a mail to the received mail's sender also says
+        what reading their mail noticed, and joins its thread. Nothing from the sender's headers
+        goes into a mail to anyone else: their Message-ID names their host."""
+        if mail.from_address is None or not same(outgoing.to, mail.from_address):
+            return self._composed(outgoing, counted, notes, now=now)
+        if mail.notes:
+            told = [sentence(capital(note)) for note in mail.notes]
+            outgoing = replace(outgoing, context={**outgoing.context, "mail_notes": told})
+        answering = Answering(mail.message_id, mail.references)
+        return self._composed(outgoing, counted, notes, now=now, answering=answering)
 
     def _composed(
         self,
@@ -95,65 +156,124 @@ class Outgoing:
         *,
         now: datetime,
         answering: Answering | None = None,
-    ) -> list[outbox.Queued]:
-        """`outgoing` composed for the outbox (none if it has no address), counted in `counted`
-        unless held back; what was held back is said in `notes`."""
+    ) -> outbox.Queued | None:
+        """`outgoing` composed for the outbox (None if it has no address), counted in `counted`
+        unless the limits keep it back; what they kept back is said in `notes`."""
         recipient = headers.mail_address(outgoing.to)
         if recipient is None:
             notes.append("a reply to an address that cannot be written to was not sent")
-            return []
-        held, last = self._held_back(counted, recipient, outgoing.template)
+            return None
+        suppressed, hold, last = self._limited(
+            counted, recipient, outgoing.template, own_reply_address=outgoing.reply_token is not None
+        )
         if last:
             outgoing = replace(outgoing, context={**outgoing.context, "last_answer": True})
         composed = self.composer.compose(outgoing, now=now, answering=answering)
-        if held:
-            notes.append(f"a {outgoing.template} mail was not sent: {held}")
+        if suppressed:
+            notes.append(f"a {outgoing.template} mail was not sent: {suppressed}")
+        elif hold:
+            notes.append(f"a {outgoing.template} mail was held back: {_hold_note(hold, self.limits)}")
+            counted.held[comparable(recipient)] = hold
         else:
-            counted.add(recipient, outgoing.template)
-        queued = outbox.Queued(
+            counted.add(recipient, outgoing.template, now)
+        return outbox.Queued(
             recipient,
             composed.message_id,
             composed.raw,
             outgoing.template,
             outgoing.board_id,
-            held,
+            suppressed,
             raw_without_secret=composed.raw_without_secret,
+            hold=hold,
         )
-        return [queued]
 
-    def _held_back(self, counted: _Counted, recipient: str, kind: str) -> tuple[str | None, bool]:
-        """Why a mail to `recipient` must not be sent (or None), and whether it is the last error answer for a while."""
+    def _limited(
+        self, counted: _Counted, recipient: str, kind: str, *, own_reply_address: bool = False
+    ) -> tuple[str | None, outbox.Hold | None, bool]:
+        """What the limits make of a mail to `recipient`: why it is dropped, or how it is held
+        back (or neither: it goes); and whether it is the last error answer for a while.
+
+        A mail with a reply address of its own (a password reset's) is never held back: gathered
+        with others it would lose that address, and its own limits bound how many there are."""
+        key = comparable(recipient)
         last = False
         if kind in ERROR_KINDS:
-            errors = counted.errors[recipient]
+            errors = counted.errors[key]
             allowed = self.limits.error_replies_per_sender_per_hour
             if errors >= allowed:
-                return f"{allowed} error answers were sent to this address within the hour (a mail loop?)", False
+                return f"{allowed} error answers were sent to this address within the hour (a mail loop?)", None, False
             last = errors == allowed - 1
-        allowed = self.limits.mails_per_address_per_hour
-        if counted.mails[recipient] >= allowed:
-            return f"{allowed} mails were sent to this address within the hour", False
-        return None, last
+        if own_reply_address:
+            return None, None, last
+        waiting = counted.held.get(key)
+        if waiting is not None:
+            return None, waiting, False  # behind the mail already waiting: nothing overtakes it
+        if counted.mails[key] >= self.limits.mails_per_address_per_hour:
+            return None, outbox.Hold(HoldReason.HOURLY_LIMIT, counted.oldest[key] + WINDOW), False
+        return None, None, last
+
+
+def _hold_note(hold: outbox.Hold, limits: Limits) -> str:
+    """Why a mail is held back and until when, for the received mail's record (no address)."""
+    if hold.reason is HoldReason.HOURLY_LIMIT:
+        why = f"{limits.mails_per_address_per_hour} mails were sent to this address within the hour"
+    else:
+        why = str(hold.reason)
+    until = f"{hold.release_at:%Y-%m-%d %H:%M} UTC" if hold.release_at is not None else "it is released"
+    return f"{why}; it waits until {until}"
+
+
+def _reported(mails: list[OutgoingMail]) -> dict[int, list[OutgoingMail]]:
+    """For each report among `mails` (by identity), the mails it reports on: those of its kind
+    since the previous report of that kind, as a command returns its mails and then its report."""
+    since: dict[str, list[OutgoingMail]] = {}
+    reported = {}
+    for mail in mails:
+        if mail.reports_on is not None:
+            reported[id(mail)] = since.pop(mail.reports_on, [])
+        else:
+            since.setdefault(mail.template, []).append(mail)
+    return reported
+
+
+def _reach(results: list[tuple[OutgoingMail, outbox.Queued | None]]) -> Reach:
+    reach = Reach()
+    for mail, queued in results:
+        userid = mail.addressee or ""
+        if queued is None or queued.suppressed:
+            reach.lost.append(userid)
+        elif queued.hold is not None:
+            reach.waiting.append(Waiting(userid, queued.hold.reason, queued.hold.release_at))
+        else:
+            reach.went.append(userid)
+    return reach
 
 
 @dataclass
 class _Counted:
-    """The mails queued to each recipient within the window, and of them the error answers:
-    read for all of one mail's recipients at once, and counted on as its replies are queued."""
+    """By the comparable form of each recipient: the mails queued to it within the window, of them
+    the error answers, when the oldest was queued, and how mail to it is held back if it is: read
+    for all of one mail's recipients at once, and counted on as its replies are queued."""
 
     mails: Counter[str]
     errors: Counter[str]
+    oldest: dict[str, datetime]
+    held: dict[str, outbox.Hold]
 
     @classmethod
-    def load(cls, session: Session, mails: list[OutgoingMail], since: datetime) -> _Counted:
+    def load(cls, session: Session, mails: list[OutgoingMail], now: datetime) -> _Counted:
         recipients = {r for r in (headers.mail_address(m.to) for m in mails) if r is not None}
-        counts = outbox.recent_counts(session, recipients, since, kinds=ERROR_KINDS)
+        recent = outbox.recent_counts(session, recipients, now - WINDOW, kinds=ERROR_KINDS)
         return cls(
-            Counter({r: every for r, (every, _) in counts.items()}),
-            Counter({r: errors for r, (_, errors) in counts.items()}),
+            Counter({key: r.mails for key, r in recent.items()}),
+            Counter({key: r.of_kinds for key, r in recent.items()}),
+            {key: r.oldest for key, r in recent.items()},
+            outbox.held_for(session, recipients),
         )
 
-    def add(self, recipient: str, kind: str) -> None:
-        self.mails[recipient] += 1
+    def add(self, recipient: str, kind: str, now: datetime) -> None:
+        key = comparable(recipient)
+        self.mails[key] += 1
+        self.oldest.setdefault(key, now)
         if kind in ERROR_KINDS:
-            self.errors[recipient] += 1
+            self.errors[key] += 1

@@ -48,6 +48,7 @@ from pbm.mail import headers
 from pbm.mail.answers import Answers
 from pbm.mail.compose import Composer
 from pbm.mail.fresh import fresh_text
+from pbm.mail.held import HeldMail
 from pbm.mail.outgoing import Outgoing
 from pbm.mail.parse import ParsedMail
 from pbm.mail.reader import MailReader, ReadCost, Reading
@@ -146,7 +147,8 @@ class Processor:
         self.worker = worker or Worker.here()
         self._passing: dict[int, int] = {}
         self._batch_size = APPLY_BATCH
-        self.time_pass = TimePass(database, passwords, limits, self.outgoing, club=club, now=now)
+        held = HeldMail(composer, limits)
+        self.time_pass = TimePass(database, passwords, limits, self.outgoing, held, club=club, now=now)
         self.time_pass_every = time_pass_every
         self._last_pass: datetime | None = None
 

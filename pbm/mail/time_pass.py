@@ -1,8 +1,9 @@
 """Running the time pass: what is due by the clock, done and its mail queued.
 
 `pbm serve` runs it every minute or so (``PBM_TIME_PASS_SECONDS``) and
-``pbm tick`` once, for cron or a systemd timer. Each unit of work (one
-board, the vacations begun or ended, the open challenges expired) is its own
+``pbm tick`` once, for cron or a systemd timer. Each unit of work (the held
+mail let go, one board, the vacations begun or ended, the open challenges
+expired) is its own
 transaction with the mail it causes, so a failure at one board is logged and
 leaves the others to go on; only an unreachable database stops the pass.
 
@@ -25,6 +26,7 @@ from pbm.commands import deadlines, finding
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Sender
 from pbm.config import DEFAULT_CLUB, Club, Limits
+from pbm.mail.held import HeldMail
 from pbm.mail.outgoing import Outgoing
 from pbm.passwords import Passwords
 from pbm.store import turns
@@ -36,6 +38,9 @@ log = logging.getLogger(__name__)
 
 BATCH = 100
 """Boards one query of the pass fetches."""
+
+Work = Callable[[Session], tuple[list[str], list[str]]]
+"""A unit of the pass: what it did (a line each, no addresses), and notes on mail held back."""
 
 
 @dataclass
@@ -55,6 +60,7 @@ class TimePass:
         passwords: Passwords,
         limits: Limits,
         outgoing: Outgoing,
+        held: HeldMail,
         *,
         club: Club = DEFAULT_CLUB,
         now: Callable[[], datetime] = utcnow,
@@ -63,6 +69,7 @@ class TimePass:
         self.passwords = passwords
         self.limits = limits
         self.outgoing = outgoing
+        self.held = held
         self.club = club
         self.now = now
 
@@ -83,8 +90,12 @@ class TimePass:
 
     def _pass(self, at: datetime, unit: Callable[[], AbstractContextManager[Session]]) -> PassReport:
         report = PassReport(at)
-        self._step(report, "open challenges", unit, lambda session: finding.expire_open_challenges(session, at))
-        self._step(report, "vacations", unit, lambda session: deadlines.tell_of_vacations(self._context(session, at)))
+        # Held mail first: what waited goes before what the pass adds.
+        self._step(report, "held mail", unit, lambda session: (self.held.release_due(session, at), []))
+        expire = self._queued(lambda session: finding.expire_open_challenges(session, at), at)
+        self._step(report, "open challenges", unit, expire)
+        tell = self._queued(lambda session: deadlines.tell_of_vacations(self._context(session, at)), at)
+        self._step(report, "vacations", unit, tell)
         looked: set[int] = set()
         while True:
             with self.database.reading() as session:
@@ -94,7 +105,7 @@ class TimePass:
             for board_id in due:
                 looked.add(board_id)
                 look = functools.partial(self._look, board_id=board_id, at=at)
-                self._step(report, f"board id {board_id}", unit, look)
+                self._step(report, f"board id {board_id}", unit, self._queued(look, at))
 
     def _look(self, session: Session, *, board_id: int, at: datetime) -> list[OutgoingMail]:
         board = turns.claim(session, board_id, at)
@@ -105,17 +116,22 @@ class TimePass:
     def _context(self, session: Session, at: datetime) -> Context:
         return Context(session, self.passwords, self.limits, Sender(None), now=lambda: at, club=self.club)
 
+    def _queued(self, make: Callable[[Session], list[OutgoingMail]], at: datetime) -> Work:
+        """A unit that queues the mails `make` returns, within the limits."""
+
+        def work(session: Session) -> tuple[list[str], list[str]]:
+            mails = make(session)
+            notes = self.outgoing.queue_unprompted(session, mails, now=at)
+            return [_line(mail) for mail in mails if mail.to], notes
+
+        return work
+
     def _step(
-        self,
-        report: PassReport,
-        what: str,
-        unit: Callable[[], AbstractContextManager[Session]],
-        work: Callable[[Session], list[OutgoingMail]],
+        self, report: PassReport, what: str, unit: Callable[[], AbstractContextManager[Session]], work: Work
     ) -> None:
         try:
             with unit() as session:
-                mails = work(session)
-                notes = self.outgoing.queue_unprompted(session, mails, now=report.at)
+                done, notes = work(session)
         except DatabaseUnavailable:
             raise
         except Exception as error:
@@ -128,7 +144,7 @@ class TimePass:
                 log.exception("the time pass failed at %s; the next pass tries again", what)
             report.failed.append(what)
             return
-        report.done += [_line(mail) for mail in mails if mail.to]
+        report.done += done
         for note in notes:
             log.warning("time pass: %s", note)
 

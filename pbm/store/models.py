@@ -25,11 +25,11 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     false,
-    func,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator
 
+from pbm.addresses import comparable_column
 from pbm.elo import START
 
 NAMING = {
@@ -86,7 +86,18 @@ class OutboxStatus(enum.StrEnum):
     FAILED = "failed"
     """Given up for good; `last_error` says why."""
     SUPPRESSED = "suppressed"
-    """Never sent: over a volume limit; `last_error` says which."""
+    """Never sent: an error answer past the limit that breaks mail loops; `last_error` says so."""
+    HELD = "held"
+    """Held back (`hold_reason`) until `release_at`, or until code releases it when that is None."""
+    GATHERED = "gathered"
+    """Went out inside one mail with the others held back for its recipient (`kind` "held_mail")."""
+
+
+class HoldReason(enum.StrEnum):
+    """Why a mail is held back instead of sent."""
+
+    HOURLY_LIMIT = "hourly_limit"
+    """Its recipient was sent as many mails within the hour as one address may be."""
 
 
 _E = TypeVar("_E", bound=enum.StrEnum)
@@ -121,7 +132,6 @@ class Player(Base):
     """A signed-up player. `userid` is stored lower case: userids are case-insensitive."""
 
     __tablename__ = "players"
-    __table_args__ = (Index("ix_players_signup_sender_created", "signup_sender", "created_at"),)
 
     id: Mapped[int] = mapped_column(Id, primary_key=True)
     userid: Mapped[str] = mapped_column(String(32), unique=True)
@@ -177,9 +187,11 @@ class PlayerAddress(Base):
     player: Mapped[Player] = relationship(back_populates="addresses")
 
 
+# Signups per sender are counted by address whatever its case (`pbm.store.players.signups_from`).
+Index("ix_players_lower_signup_sender_created", comparable_column(Player.signup_sender), Player.created_at)
 # Mail is matched to players by address whatever its case (`pbm.store.players.with_address`):
 # without this, every received mail would read every address there is.
-Index("ix_player_addresses_lower_address", func.lower(PlayerAddress.address))
+Index("ix_player_addresses_lower_address", comparable_column(PlayerAddress.address))
 
 
 class BoardCounter(Base):
@@ -608,8 +620,7 @@ class OutboxMessage(Base):
     __tablename__ = "outbox_messages"
     __table_args__ = (
         Index("ix_outbox_status_due", "status", "next_attempt_at"),
-        # Volume limits: what one address was sent lately.
-        Index("ix_outbox_recipient_created", "recipient", "created_at"),
+        Index("ix_outbox_status_release", "status", "release_at"),
     )
 
     id: Mapped[int] = mapped_column(Id, primary_key=True)
@@ -629,8 +640,18 @@ class OutboxMessage(Base):
     """The worker whose lease holds it (host:pid:nonce), so a dead worker's lease can be ended at once."""
     last_error: Mapped[str] = mapped_column(Text, default="")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    queued_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    """When it was queued to be sent, which the hourly limits count by; None while it is held
+    back, and for a mail never to be sent."""
+    hold_reason: Mapped[HoldReason | None] = mapped_column(StatusColumn(HoldReason), default=None)
+    release_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    """When a mail held back may go; None: when code releases it (`pbm.store.outbox.release`)."""
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
     inbound_id: Mapped[int | None] = mapped_column(
         ForeignKey("inbound_messages.id"), default=None, index=True
     )
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"), default=None, index=True)
+
+
+# Volume limits: what one address, however its case is written, was sent lately (`pbm.store.outbox.recent_counts`).
+Index("ix_outbox_lower_recipient_queued", comparable_column(OutboxMessage.recipient), OutboxMessage.queued_at)

@@ -20,8 +20,9 @@ from datetime import datetime, timedelta
 from sqlalchemy import bindparam, case, func, insert, select, update
 from sqlalchemy.orm import Session
 
+from pbm.addresses import comparable, comparable_column
 from pbm.store.database import execute_plain
-from pbm.store.models import OutboxMessage, OutboxStatus
+from pbm.store.models import HoldReason, OutboxMessage, OutboxStatus
 
 LEASE = timedelta(seconds=15)
 """How long a claim holds without renewal: how long a dead worker's rows wait."""
@@ -155,13 +156,22 @@ def rows(session: Session, *, include_sent: bool = False) -> list[OutboxMessage]
     """The outbox, oldest first: what waits or failed for good (and what went, if asked)."""
     query = select(OutboxMessage).order_by(OutboxMessage.id)
     if not include_sent:
-        query = query.where(OutboxMessage.status != OutboxStatus.SENT)
+        query = query.where(OutboxMessage.status.not_in([OutboxStatus.SENT, OutboxStatus.GATHERED]))
     return list(session.scalars(query))
 
 
 @dataclass(frozen=True)
+class Hold:
+    """Why a mail is held back, and until when (None: until `release` lets it go)."""
+
+    reason: HoldReason
+    release_at: datetime | None
+
+
+@dataclass(frozen=True)
 class Queued:
-    """A composed mail for the outbox; `suppressed` (the limit it met) records it without sending it."""
+    """A composed mail for the outbox. `suppressed` (the limit it met) records it never to be sent;
+    `hold` records it held back."""
 
     recipient: str
     message_id: str
@@ -171,6 +181,7 @@ class Queued:
     suppressed: str | None = None
     raw_without_secret: bytes | None = None
     """`raw` without the secret it carries, if it carries one (`OutboxMessage.raw_without_secret`)."""
+    hold: Hold | None = None
 
 
 def enqueue(session: Session, mails: Sequence[Queued], *, now: datetime, inbound_id: int | None = None) -> None:
@@ -185,11 +196,14 @@ def enqueue(session: Session, mails: Sequence[Queued], *, now: datetime, inbound
             "raw": (mail.raw_without_secret or mail.raw) if mail.suppressed else mail.raw,
             "raw_without_secret": None if mail.suppressed else mail.raw_without_secret,
             "kind": mail.kind,
-            "status": OutboxStatus.SUPPRESSED if mail.suppressed else OutboxStatus.PENDING,
+            "status": _status_of(mail),
             "last_error": mail.suppressed or "",
             "attempts": 0,
             "next_attempt_at": now,
             "created_at": now,
+            "queued_at": None if mail.suppressed or mail.hold else now,
+            "hold_reason": mail.hold.reason if mail.hold else None,
+            "release_at": mail.hold.release_at if mail.hold else None,
             "inbound_id": inbound_id,
             "game_id": mail.game_id,
         }
@@ -198,32 +212,47 @@ def enqueue(session: Session, mails: Sequence[Queued], *, now: datetime, inbound
     execute_plain(session, _ENQUEUE, rows)
 
 
+def _status_of(mail: Queued) -> OutboxStatus:
+    if mail.suppressed:
+        return OutboxStatus.SUPPRESSED
+    return OutboxStatus.HELD if mail.hold else OutboxStatus.PENDING
+
+
 _ENQUEUE = insert(OutboxMessage)
+
+
+@dataclass(frozen=True)
+class Recent:
+    """The mails queued to one address within a window: how many, how many of some kinds, the oldest's time."""
+
+    mails: int
+    of_kinds: int
+    oldest: datetime
 
 
 def recent_counts(
     session: Session, recipients: Collection[str], since: datetime, *, kinds: Collection[str]
-) -> dict[str, tuple[int, int]]:
-    """For each of `recipients` that has any: (mails queued and not suppressed since `since`, of them of `kinds`)."""
-    if not recipients:
+) -> dict[str, Recent]:
+    """By the comparable form (`pbm.addresses`) of each of `recipients` that has any: the mails
+    queued to it since `since` (neither held back nor suppressed), however its case was written."""
+    keys = sorted({comparable(r) for r in recipients})
+    if not keys:
         return {}
-    parameters = {"recipients": sorted(recipients), "since": since, "kinds": list(kinds)}
+    parameters = {"keys": keys, "since": since, "kinds": list(kinds)}
     rows = execute_plain(session, _RECENT_COUNTS, parameters)
-    return {recipient: (every, of_kind) for recipient, every, of_kind in rows}
+    return {key: Recent(every, of_kind, oldest) for key, every, of_kind, oldest in rows}
 
 
+_RECIPIENT = comparable_column(OutboxMessage.recipient)
 _RECENT_COUNTS = (
     select(
-        OutboxMessage.recipient,
+        _RECIPIENT,
         func.count(),
         func.coalesce(func.sum(case((OutboxMessage.kind.in_(bindparam("kinds", expanding=True)), 1), else_=0)), 0),
+        func.min(OutboxMessage.queued_at),
     )
-    .where(
-        OutboxMessage.recipient.in_(bindparam("recipients", expanding=True)),
-        OutboxMessage.created_at >= bindparam("since"),
-        OutboxMessage.status != OutboxStatus.SUPPRESSED,
-    )
-    .group_by(OutboxMessage.recipient)
+    .where(_RECIPIENT.in_(bindparam("keys", expanding=True)), OutboxMessage.queued_at >= bindparam("since"))
+    .group_by(_RECIPIENT)
 )
 """Built once: every mail that answers anyone asks it."""
 
@@ -235,3 +264,93 @@ def kinds_of(session: Session, message_ids: Collection[str]) -> dict[str, str]:
         return {}
     query = select(OutboxMessage.message_id, OutboxMessage.kind).where(OutboxMessage.message_id.in_(message_ids))
     return {message_id: kind for message_id, kind in session.execute(query)}
+
+
+def held_for(session: Session, recipients: Collection[str]) -> dict[str, Hold]:
+    """By the comparable form of each of `recipients` that has mail held back: how the latest is held."""
+    keys = sorted({comparable(r) for r in recipients})
+    if not keys:
+        return {}
+    rows = execute_plain(session, _HELD_FOR, {"keys": keys})
+    return {key: Hold(reason, release_at) for key, reason, release_at in rows}
+
+
+_HELD_FOR = (
+    select(_RECIPIENT, OutboxMessage.hold_reason, OutboxMessage.release_at)
+    .where(
+        _RECIPIENT.in_(bindparam("keys", expanding=True)),
+        # Held mail is not queued yet: the index on (recipient, queued_at) finds it.
+        OutboxMessage.queued_at.is_(None),
+        OutboxMessage.status == OutboxStatus.HELD,
+    )
+    .order_by(OutboxMessage.id)
+)
+"""Built once: every mail that answers anyone asks it. Rows come oldest first, so the last one
+read for an address is its latest."""
+
+
+def due_held(session: Session, now: datetime, *, limit: int) -> list[str]:
+    """The comparable forms of (at most `limit`) addresses that have held mail whose time has come."""
+    query = (
+        select(_RECIPIENT)
+        .where(OutboxMessage.status == OutboxStatus.HELD, OutboxMessage.release_at <= now)
+        .group_by(_RECIPIENT)
+        .order_by(func.min(OutboxMessage.release_at))
+        .limit(limit)
+    )
+    return list(session.scalars(query))
+
+
+def claim_held(session: Session, key: str) -> list[OutboxMessage]:
+    """The mail held back for the address whose comparable form is `key` that a time releases,
+    oldest first and locked; none when another worker is letting some of it go just now (all of
+    an address's held mail goes together, or none of it)."""
+    timed = (
+        OutboxMessage.status == OutboxStatus.HELD,
+        _RECIPIENT == key,
+        OutboxMessage.release_at.is_not(None),
+    )
+    rows = list(
+        session.scalars(
+            select(OutboxMessage).where(*timed).order_by(OutboxMessage.id).with_for_update(skip_locked=True)
+        )
+    )
+    waiting = session.scalar(select(func.count()).select_from(OutboxMessage).where(*timed))
+    return rows if len(rows) == waiting else []
+
+
+def postpone(rows: Sequence[OutboxMessage], release_at: datetime) -> None:
+    """Held mail whose time came while its address still has no room: it waits until `release_at`."""
+    for row in rows:
+        row.release_at = release_at
+
+
+def requeue_held(row: OutboxMessage, raw: bytes, now: datetime) -> None:
+    """A held mail goes out as it was (its text now `raw`): queued, and counted, from `now`."""
+    row.raw = raw
+    row.status = OutboxStatus.PENDING
+    row.queued_at = row.next_attempt_at = row.release_at = now
+
+
+def mark_gathered(rows: Sequence[OutboxMessage], now: datetime) -> None:
+    """Held mails that go out gathered into one mail (queued in the same transaction)."""
+    for row in rows:
+        row.status = OutboxStatus.GATHERED
+        row.release_at = now
+
+
+def release(session: Session, recipient: str, reason: HoldReason, now: datetime) -> int:
+    """Let the mail held back for `reason` to `recipient` (however its case is written) go from
+    `now`: the time pass sends it, gathered, within the limits. Returns how many mails that is."""
+    released = session.scalars(
+        update(OutboxMessage)
+        .where(
+            OutboxMessage.status == OutboxStatus.HELD,
+            _RECIPIENT == comparable(recipient),
+            OutboxMessage.hold_reason == reason,
+        )
+        .values(release_at=now)
+        .returning(OutboxMessage.id)
+        .execution_options(synchronize_session=False)
+    )
+    return len(released.all())

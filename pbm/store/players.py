@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, bindparam, case, delete, exists, func, select
+from sqlalchemy import and_, bindparam, case, delete, exists, select
 from sqlalchemy.orm import Session
 
+from pbm.addresses import comparable, comparable_column, distinct
 from pbm.store.models import PasswordWait, Player, PlayerAddress
 
 LONGEST_PASSWORD_WAIT = timedelta(days=1)
@@ -36,14 +37,14 @@ def by_ids(session: Session, ids: Sequence[int]) -> list[Player]:
 
 
 def with_address(session: Session, address: str) -> list[Player]:
-    """Active players who registered `address` (compared case-insensitively)."""
-    return list(session.scalars(_WITH_ADDRESS, {"address": address.lower()}).unique())
+    """Active players who registered `address`, however its case is written (`pbm.addresses`)."""
+    return list(session.scalars(_WITH_ADDRESS, {"address": comparable(address)}).unique())
 
 
 _WITH_ADDRESS = (
     select(Player)
     .join(PlayerAddress)
-    .where(func.lower(PlayerAddress.address) == bindparam("address"), Player.signed_off_at.is_(None))
+    .where(comparable_column(PlayerAddress.address) == bindparam("address"), Player.signed_off_at.is_(None))
     .order_by(Player.id)
 )
 """Built once: every mail asks it, for its sender."""
@@ -53,20 +54,20 @@ def password_sender(address: str | None, *, registered: bool) -> str:
     """Which count wrong passwords from `address` go to, for a player who `registered` it or not:
     the address's own (compared case-insensitively), or that of `OTHER_ADDRESSES`. A stranger's
     guesses never make the player's own addresses wait."""
-    return address.lower() if registered and address else OTHER_ADDRESSES
+    return comparable(address) if registered and address else OTHER_ADDRESSES
 
 
 def checkable_password_hash(session: Session, userid: str, address: str | None, *, now: datetime) -> str | None:
     """The password hash of an active player, unless password commands for the player from
     `address` wait out a back-off (then None: the password is not checked)."""
-    row = session.execute(_CHECKABLE, {"userid": userid.lower(), "address": (address or "").lower()}).first()
+    row = session.execute(_CHECKABLE, {"userid": userid.lower(), "address": comparable(address or "")}).first()
     if row is None or (row.until is not None and row.until > now):
         return None
     return row.password_hash
 
 
 _REGISTERED = exists().where(
-    PlayerAddress.player_id == Player.id, func.lower(PlayerAddress.address) == bindparam("address")
+    PlayerAddress.player_id == Player.id, comparable_column(PlayerAddress.address) == bindparam("address")
 )
 _CHECKABLE = (
     select(Player.password_hash, PasswordWait.until)
@@ -111,10 +112,10 @@ def everyone_active(session: Session) -> list[Player]:
 
 
 def signups_from(session: Session, address: str, *, since: datetime) -> list[datetime]:
-    """When players signed up from `address` since `since`, oldest first."""
+    """When players signed up from `address` (however its case is written) since `since`, oldest first."""
     query = (
         select(Player.created_at)
-        .where(Player.signup_sender == address, Player.created_at >= since)
+        .where(comparable_column(Player.signup_sender) == comparable(address), Player.created_at >= since)
         .order_by(Player.created_at)
     )
     return list(session.scalars(query))
@@ -142,8 +143,8 @@ def set_addresses(session: Session, player: Player, addresses: Sequence[str]) ->
 def add_addresses(player: Player, addresses: Sequence[str]) -> list[str]:
     """Add to the player's addresses those of `addresses` it does not have; returns the ones it had."""
     old = [a.address for a in player.addresses]
-    known = {a.lower() for a in old}
-    fresh = [a for a in addresses if a.lower() not in known]
+    known = {comparable(a) for a in old}
+    fresh = [a for a in distinct(addresses) if comparable(a) not in known]
     player.addresses.extend(PlayerAddress(address=a, position=len(old) + i) for i, a in enumerate(fresh))
     return old
 

@@ -9,7 +9,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import and_, bindparam, or_, select
 from sqlalchemy.orm import Session
 
 from pbm.clocks import Interval
@@ -63,24 +63,35 @@ def end(session: Session, player: Player, now: datetime) -> tuple[Vacation | Non
     return ended, dropped
 
 
-def starting(session: Session, now: datetime) -> Sequence[Vacation]:
-    """Vacations begun whose start nobody was told of yet (locked; rows another pass holds are skipped)."""
-    query = select(Vacation).where(Vacation.start_told.is_(False), Vacation.starts_at <= now)
-    return session.scalars(query.order_by(Vacation.starts_at).with_for_update(skip_locked=True, of=Vacation)).all()
+def untold(session: Session, now: datetime) -> Sequence[Vacation]:
+    """Vacations begun or over whose start or end nobody was told of yet, by player (locked;
+    rows another pass holds are skipped)."""
+    begun = and_(Vacation.start_told.is_(False), Vacation.starts_at <= now)
+    over = and_(Vacation.end_told.is_(False), Vacation.ends_at <= now)
+    query = select(Vacation).where(or_(begun, over)).order_by(Vacation.player_id, Vacation.starts_at)
+    return session.scalars(query.with_for_update(skip_locked=True, of=Vacation)).all()
 
 
-def ending(session: Session, now: datetime) -> Sequence[Vacation]:
-    """Vacations over whose end nobody was told of yet (locked as `starting`)."""
-    query = select(Vacation).where(Vacation.end_told.is_(False), Vacation.ends_at <= now)
-    return session.scalars(query.order_by(Vacation.ends_at).with_for_update(skip_locked=True, of=Vacation)).all()
+def heard_away(session: Session, player_id: int) -> Vacation | None:
+    """The vacation the other players of `player_id` were told began and not yet that it ended."""
+    query = select(Vacation).where(
+        Vacation.player_id == player_id, Vacation.start_told.is_(True), Vacation.end_told.is_(False)
+    )
+    return session.scalars(query.order_by(Vacation.starts_at.desc())).first()
 
 
-def told(session: Session, vacation: Vacation, *, start: bool) -> None:
-    """The other players have been told that `vacation` began (`start`) or ended."""
-    if start:
-        vacation.start_told = True
-    else:
-        vacation.end_told = True
+def away_at(session: Session, player_id: int, now: datetime) -> Vacation | None:
+    """The vacation `player_id` is on at `now`, if any."""
+    query = select(Vacation).where(
+        Vacation.player_id == player_id, Vacation.starts_at <= now, Vacation.ends_at > now
+    )
+    return session.scalars(query).first()
+
+
+def told(session: Session, vacation: Vacation, now: datetime) -> None:
+    """The other players count as told of what `vacation` did by `now`: its start, its end."""
+    vacation.start_told = vacation.start_told or vacation.starts_at <= now
+    vacation.end_told = vacation.end_told or vacation.ends_at <= now
     session.flush()
 
 

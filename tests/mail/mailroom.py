@@ -8,7 +8,7 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 
 from pbm.config import Settings
 from pbm.passwords import Passwords, fast_passwords
@@ -44,6 +44,7 @@ class Mailroom:
         self.server = Server(settings, passwords=passwords or fast_passwords(), var_dir=var_dir, now=clock)
         self.database = self.server.database
         self._seen = 0
+        self._held: set[int] = set()
 
     def close(self) -> None:
         self.server.close()
@@ -60,16 +61,18 @@ class Mailroom:
             return session.get(InboundMessage, row.id)
 
     def replies(self) -> list[EmailMessage]:
-        """Mails queued for sending since the last call, in order (not those a limit held back)."""
+        """Mails queued for sending since the last call, in order: not those a limit keeps back,
+        but those it held back and has let go since."""
         with self.database.reading() as session:
             rows = session.execute(
                 select(OutboxMessage.id, OutboxMessage.status, OutboxMessage.raw)
-                .where(OutboxMessage.id > self._seen)
+                .where(or_(OutboxMessage.id > self._seen, OutboxMessage.id.in_(self._held)))
                 .order_by(OutboxMessage.id)
             ).all()
         if rows:
-            self._seen = rows[-1].id
-        return [read(row.raw) for row in rows if row.status != "suppressed"]
+            self._seen = max(self._seen, rows[-1].id)
+        self._held = {row.id for row in rows if row.status == "held"}
+        return [read(row.raw) for row in rows if row.status in ("pending", "sent", "failed")]
 
     def replies_to(self, address: str) -> list[EmailMessage]:
         return [m for m in self.replies() if m["To"].addresses[0].addr_spec == address]

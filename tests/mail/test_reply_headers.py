@@ -83,3 +83,32 @@ def test_a_sender_whose_address_cannot_be_written_to_gets_no_reply_and_the_mail_
     inbound = room.send(message("no command here", from_=too_long))
     assert inbound.status == "processed"
     assert room.replies() == []
+
+
+def sign_up(room, *userids: str) -> None:
+    addresses = {"alice": ALICE, "bob": BOB}
+    for userid in userids:
+        room.send(mail(addresses[userid], f"signup {userid} {userid}-pw"))
+    room.replies()
+
+
+def test_a_message_to_others_carries_nothing_of_the_authors_headers(room):
+    sign_up(room, "alice", "bob")
+    authors = "<1234.secret-host.alice-laptop@mail.alice.example>"
+    room.send(mail(ALICE, "message alice alice-pw bob\n\nHello", message_id=authors))
+    replies = room.replies()
+    (to_bob,) = [m for m in replies if m["To"].addresses[0].addr_spec == BOB]
+    assert "alice-laptop" not in to_bob.as_string()
+    assert to_bob["In-Reply-To"] is None and to_bob["References"] is None
+    (to_alice,) = [m for m in replies if m["To"].addresses[0].addr_spec == ALICE]
+    assert to_alice["In-Reply-To"] == authors  # the sender's own answer still joins their thread
+
+
+def test_a_broadcast_carries_nothing_of_the_authors_headers(make_mailroom):
+    room = make_mailroom(admins="alice")
+    sign_up(room, "alice", "bob")
+    authors = "<5678@alice-laptop.mail.alice.example>"
+    room.send(mail(ALICE, "broadcast alice alice-pw\n\nNews", message_id=authors))
+    (to_bob,) = room.replies_to(BOB)
+    assert "alice-laptop" not in to_bob.as_string()
+    assert to_bob["In-Reply-To"] is None and to_bob["References"] is None

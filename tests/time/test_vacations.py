@@ -121,3 +121,36 @@ def test_a_vacation_beyond_a_year_ahead_or_longer_than_a_year_is_refused(club: T
     assert "A vacation can be booked at most a year ahead, for at most a year" in body_of(club.replies()[0])
     club.send("bob", "vacation bob bob-pw")
     assert "No vacation is booked." in body_of(club.replies()[0])
+
+
+def test_vacations_booked_and_called_off_between_two_passes_tell_the_opponents_nothing(game: TimeClub):
+    for _ in range(5):
+        game.send("bob", "vacation bob bob-pw now 3d")
+        game.send("bob", "vacation bob bob-pw off")
+    game.replies()
+    game.tick(minutes=1)
+    assert game.replies() == []
+    game.send("alice", "cephalopod show 101")
+    assert "vacation" not in body_of(game.replies()[0])
+
+
+def test_vacations_toggled_between_two_passes_tell_the_opponents_only_where_they_end(game: TimeClub):
+    for _ in range(5):
+        game.send("bob", "vacation bob bob-pw now 3d")
+        game.send("bob", "vacation bob bob-pw off")
+    game.send("bob", "vacation bob bob-pw now 3d")
+    game.replies()
+    game.tick(minutes=1)
+    (told,) = game.replies()
+    assert told["Subject"] == "Cephalopod Board 101: bob is away"
+    assert "bob is away until 2026-11-25 12:00 UTC" in body_of(told)
+
+
+def test_a_vacation_called_off_and_booked_anew_tells_its_new_end_once(game: TimeClub):
+    game.send("bob", "vacation bob bob-pw now 3d")
+    game.tick(minutes=1)
+    game.replies()
+    game.send("bob", "vacation bob bob-pw off\nvacation bob bob-pw now 5d")  # the pass runs after the mail
+    (told,) = [m for m in game.replies() if m["To"].addresses[0].addr_spec == ADDRESSES["alice"]]
+    assert told["Subject"] == "Cephalopod Board 101: bob is away"
+    assert "bob is away until 2026-11-27 12:01 UTC" in body_of(told)

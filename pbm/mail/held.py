@@ -1,0 +1,100 @@
+"""Letting held-back mail go when its time comes.
+
+A mail past the hourly limit of its address waits in the outbox
+(`pbm.mail.outgoing`). The time pass looks for addresses whose held mail may
+go and, where the hour has room, lets it go: one mail waiting goes as it
+was, its reply address and thread kept, under a line saying it was held back
+and why; several go out gathered into one mail that says the same and then
+gives each in full, subject and text, oldest first. The gathered mail counts
+against the limit like any other, so an address that was flooded gets one
+mail for all that waited, not the flood an hour later.
+
+Letting go is one transaction: a held mail is either still held, or queued
+(alone, or gathered and marked so), never both and never neither. An
+address's held mail is claimed whole, skipping rows another worker has
+locked, so two time passes on one database never let the same mail go twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from email.parser import BytesParser
+from email.policy import default
+
+from sqlalchemy.orm import Session
+
+from pbm.commands.effects import OutgoingMail
+from pbm.config import Limits
+from pbm.mail.compose import Composer, with_preface
+from pbm.mail.outgoing import WINDOW
+from pbm.store import outbox
+from pbm.store.models import OutboxMessage
+
+ADDRESSES_PER_PASS = 100
+"""Addresses whose held mail one pass lets go; the rest wait for the next pass."""
+MOST_GATHERED = 50
+"""Held mails one gathered mail carries, so that it stays a mail a player can read through;
+more wait for the next room the hour has."""
+
+
+@dataclass(frozen=True)
+class HeldText:
+    """A held mail as the gathered mail gives it: its subject, when it was written, its text, and
+    whether a reply to it could play a move (its reply address cannot come along)."""
+
+    subject: str
+    written_at: datetime
+    text: str
+    answerable: bool
+
+
+@dataclass(frozen=True)
+class HeldMail:
+    composer: Composer
+    limits: Limits
+
+    def release_due(self, session: Session, now: datetime) -> list[str]:
+        """Let go the held mail whose time has come, where the hour has room for it; a line per
+        address on what went (no address in it)."""
+        done = []
+        for key in outbox.due_held(session, now, limit=ADDRESSES_PER_PASS):
+            session.flush()  # what was let go before counts in the plain statements below
+            held = outbox.claim_held(session, key)
+            if not held:
+                continue  # another worker is letting it go
+            recent = outbox.recent_counts(session, [key], now - WINDOW, kinds=()).get(key)
+            if recent is not None and recent.mails >= self.limits.mails_per_address_per_hour:
+                outbox.postpone(held, recent.oldest + WINDOW)
+                continue
+            going = held[:MOST_GATHERED]
+            if len(going) == 1:
+                self._let_go(going[0], now)
+                done.append(f"held mail: a {going[0].kind} mail let go")
+            else:
+                self._gather(session, going, now)
+                done.append(f"held mail: {len(going)} mails let go, gathered into one")
+        return done
+
+    def _let_go(self, row: OutboxMessage, now: datetime) -> None:
+        context = {"written_at": row.created_at, "reasons": [row.hold_reason], "limits": self.limits}
+        _, preface = self.composer.render("held_preface", context)
+        outbox.requeue_held(row, with_preface(row.raw, preface), now)
+
+    def _gather(self, session: Session, rows: list[OutboxMessage], now: datetime) -> None:
+        context = {
+            "mails": [_held_text(row) for row in rows],
+            "reasons": list(dict.fromkeys(row.hold_reason for row in rows)),
+            "limits": self.limits,
+        }
+        gathered = self.composer.compose(OutgoingMail("held_mail", rows[0].recipient, context), now=now)
+        outbox.mark_gathered(rows, now)
+        session.flush()
+        queued = outbox.Queued(gathered.recipient, gathered.message_id, gathered.raw, "held_mail")
+        outbox.enqueue(session, [queued], now=now)
+
+
+def _held_text(row: OutboxMessage) -> HeldText:
+    """What a held mail says: read back from the bytes composed for it (ours, so well-formed)."""
+    message = BytesParser(policy=default).parsebytes(row.raw)
+    return HeldText(str(message["Subject"]), row.created_at, message.get_content(), "Reply-To" in message)
