@@ -16,7 +16,6 @@ the dice seed only as the engine's public notes reveal it once a game is over.
 
 from __future__ import annotations
 
-import asyncio
 from datetime import datetime
 from typing import Any
 
@@ -224,7 +223,7 @@ class Api:
 
     async def games(self, request: Request) -> Response:
         position = await self.changes.settled_position()
-        types = await asyncio.to_thread(self.reads.overview)
+        types = await self.reads.run(self.reads.overview)
         return JSONResponse(overview_json(types, position))
 
     async def boards(self, request: Request) -> Response:
@@ -236,7 +235,7 @@ class Api:
     async def board(self, request: Request) -> Response:
         engine = params.engine_of(request)
         board = params.board_of(request, engine)
-        page = await asyncio.to_thread(self.reads.game, engine, board)
+        page = await self.reads.run(self.reads.game, engine, board)
         if page is None:
             raise params.NotFound(f"There is no {engine.title} board {board}.")
         return JSONResponse(board_json(page))
@@ -244,7 +243,7 @@ class Api:
     async def dice(self, request: Request) -> Response:
         engine = params.engine_of(request)
         board = params.board_of(request, engine)
-        page = await asyncio.to_thread(self.reads.game, engine, board)
+        page = await self.reads.run(self.reads.game, engine, board)
         if page is None:
             raise params.NotFound(f"There is no {engine.title} board {board}.")
         if page.dice_record is None:
@@ -255,12 +254,12 @@ class Api:
 
     async def standings(self, request: Request) -> Response:
         engine = params.engine_of(request)
-        standings = await asyncio.to_thread(self.reads.standings, engine, params.page_number(request))
+        standings = await self.reads.run(self.reads.standings, engine, params.page_number(request))
         return JSONResponse(standings_json(standings))
 
     async def player(self, request: Request) -> Response:
         userid = request.path_params["userid"]
-        page = await asyncio.to_thread(self.reads.player, userid)
+        page = await self.reads.run(self.reads.player, userid)
         if page is None:
             raise params.NotFound(f"There is no player '{userid}'.")
         return JSONResponse(player_json(page))
