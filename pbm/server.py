@@ -4,7 +4,9 @@ One asyncio loop runs the SMTP listener, the web server, the worker that
 processes stored mail and the worker that delivers the outbox. Database work
 runs in threads so a slow query never stalls the SMTP conversation. The web
 pages follow the games through one change feed, woken by the processing
-worker after each commit and polling for moves other processes apply.
+worker after each commit and polling for moves other processes apply. Each
+listener lets in so many connections, from one client and in all
+(`pbm.listeners`), so that neither can use up the files the other needs.
 """
 
 from __future__ import annotations
@@ -19,15 +21,17 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import cast
 
 import uvicorn
+from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 import pbm.games
 from pbm.config import ConfigError, Settings, secret_key
-from pbm.listeners import BACKLOG, bind
+from pbm.listeners import BACKLOG, AcceptFailures, ConnectionLimits, allow_open_files, bind
 from pbm.mail.compose import Composer
 from pbm.mail.delivery import Delivery, Transport, transport_for
-from pbm.mail.inbound import InboundHandler, smtp_factory
+from pbm.mail.inbound import InboundHandler, smtp_factory, smtp_refusals
 from pbm.mail.processing import Processor
 from pbm.mail.reader import MailReader
 from pbm.mail.tokens import Addressing, ReplyTokens
@@ -37,7 +41,7 @@ from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
 from pbm.store.models import utcnow
 from pbm.templating import load_templates, make_environment
-from pbm.web.app import create_app
+from pbm.web.app import HTTP_REFUSALS, create_app
 from pbm.web.live import GameChanges
 
 log = logging.getLogger(__name__)
@@ -138,7 +142,22 @@ class Server:
             address=settings.address,
             stuck_after=settings.stuck_after,
             time_control=settings.club.time_control,
+            idle_seconds=settings.http_idle_seconds,
             now=now,
+        )
+        self.smtp_limits = ConnectionLimits(
+            "SMTP",
+            total=settings.smtp_max_connections,
+            per_client=settings.smtp_max_connections_per_client,
+            refusals=smtp_refusals(self.addressing.domain),
+        )
+        self.http_limits = ConnectionLimits(
+            "HTTP",
+            total=settings.http_max_connections,
+            per_client=settings.http_max_connections_per_client,
+            refusals=HTTP_REFUSALS,
+            # uvicorn times out a connection only between requests, not before its first
+            first_bytes_within=settings.http_idle_seconds,
         )
         self.smtp_port: int | None = None
         self.http_port: int | None = None
@@ -177,6 +196,10 @@ class Server:
         await asyncio.to_thread(self.check_schema)
         await self.delivery.transport.check()  # stops us here if replies could never be written
         settings = self.settings
+        allow_open_files(
+            settings.smtp_max_connections + settings.http_max_connections,
+            "PBM_SMTP_MAX_CONNECTIONS and PBM_HTTP_MAX_CONNECTIONS",
+        )
         smtp_sockets = bind(settings.smtp_listen, "PBM_SMTP_LISTEN")
         try:
             http_sockets = bind(settings.http_listen, "PBM_HTTP_LISTEN")
@@ -185,16 +208,27 @@ class Server:
                 listener.close()
             raise
         loop = self._loop = asyncio.get_running_loop()
+        loop.set_exception_handler(AcceptFailures())
         handler = InboundHandler(self.database, self.addressing, on_stored=self._processing.set)
-        smtp = smtp_factory(handler, hostname=self.addressing.domain, max_size=settings.max_message_size)
+        smtp = self.smtp_limits.guard(
+            smtp_factory(
+                handler,
+                hostname=self.addressing.domain,
+                max_size=settings.max_message_size,
+                idle_seconds=settings.smtp_idle_seconds,
+            )
+        )
         self._smtp = [await loop.create_server(smtp, sock=listener, backlog=BACKLOG) for listener in smtp_sockets]
         self.smtp_port = smtp_sockets[0].getsockname()[1]
         await self.changes.start()
         config = uvicorn.Config(
             self.web,
+            # uvicorn calls it as it would a protocol class
+            http=cast(type[asyncio.Protocol], self.http_limits.guard(AutoHTTPProtocol)),
             backlog=BACKLOG,
             log_level="warning",
             lifespan="off",
+            timeout_keep_alive=settings.http_idle_seconds,
             timeout_graceful_shutdown=STOP_GRACE_SECONDS,
         )
         self._http = _EmbeddedUvicorn(config)
@@ -233,6 +267,8 @@ class Server:
         self._tasks.clear()
         for listener in self._smtp:
             await listener.wait_closed()
+        self.smtp_limits.close()
+        self.http_limits.close()
         self.close()
 
     def close(self) -> None:

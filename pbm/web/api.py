@@ -217,9 +217,11 @@ def error_json(status: int, message: str) -> JSONResponse:
 
 
 class Api:
-    def __init__(self, reads: Reads, changes: GameChanges) -> None:
+    def __init__(self, reads: Reads, changes: GameChanges, *, idle_seconds: float) -> None:
         self.reads = reads
         self.changes = changes
+        self.idle_seconds = idle_seconds
+        """How long an event stream with nothing to send lasts (`pbm.web.live.event_stream`)."""
 
     async def games(self, request: Request) -> Response:
         position = await self.changes.settled_position()
@@ -271,7 +273,7 @@ class Api:
         board = params.number(request, "board", minimum=1)
         player = (request.query_params.get("player") or "").lower() or None
         after = request.headers.get("last-event-id") or request.query_params.get("after")
-        stream = event_stream(self.changes, after, Interest(game, board, player))
+        stream = event_stream(self.changes, after, Interest(game, board, player), idle_seconds=self.idle_seconds)
         return StreamingResponse(
             stream,
             media_type="text/event-stream",
