@@ -17,6 +17,7 @@ BENCHMARKS = [
     "smtp_load",
     "move_cost",
     "web_pages",
+    "page_flood",
 ]
 
 

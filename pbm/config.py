@@ -165,6 +165,27 @@ class Settings(BaseSettings):
     max_message_size: int = Field(default=1024 * 1024, gt=1024)
     """Largest mail accepted over SMTP, in bytes; PBeM commands are tiny."""
 
+    # How many connections each listener holds, and how long an idle one stays
+    # (`pbm.listeners`): a flood of idle connections is refused past the caps
+    # instead of using up the process's open files.
+    smtp_max_connections: int = Field(default=100, ge=1)
+    """SMTP connections held at once; past it a new one is answered 421 and closed."""
+    smtp_max_connections_per_client: int = Field(default=20, ge=1)
+    """SMTP connections one client (an IP address; for IPv6 a /64) may hold. A Postfix relaying
+    to pbm on loopback opens up to 20 at once (its default_destination_concurrency_limit): keep
+    this at least that."""
+    smtp_idle_seconds: int = Field(default=60, ge=1)
+    """An SMTP session that sends no command for this long is closed."""
+    http_max_connections: int = Field(default=400, ge=1)
+    """HTTP connections held at once (open pages keep one each for their live updates); past it a
+    new one is answered 503 and closed."""
+    http_max_connections_per_client: int = Field(default=40, ge=1)
+    """HTTP connections one client (an IP address; for IPv6 a /64) may hold. Behind a reverse
+    proxy every connection comes from the proxy: there, set it to PBM_HTTP_MAX_CONNECTIONS."""
+    http_idle_seconds: int = Field(default=60, ge=1)
+    """An HTTP connection without a request for this long is closed, and a page's event stream
+    that has carried no change for this long ends (the page opens it again where it left off)."""
+
     # What one received mail, or one sender, may cost. Every refusal says which
     # limit it met; nothing refused is lost (the mail stays in the inbox).
     max_commands_per_mail: int = Field(default=20, ge=1)

@@ -4,7 +4,9 @@ One asyncio loop runs the SMTP listener, the web server, the worker that
 processes stored mail and the worker that delivers the outbox. Database work
 runs in threads so a slow query never stalls the SMTP conversation. The web
 pages follow the games through one change feed, woken by the processing
-worker after each commit and polling for moves other processes apply.
+worker after each commit and polling for moves other processes apply. Each
+listener lets in so many connections, from one client and in all
+(`pbm.listeners`), so that neither can use up the files the other needs.
 """
 
 from __future__ import annotations
@@ -19,14 +21,17 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import cast
 
 import uvicorn
+from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 import pbm.games
-from pbm.config import Settings, secret_key
+from pbm.config import ConfigError, Settings, secret_key
+from pbm.listeners import BACKLOG, AcceptFailures, ConnectionLimits, allow_open_files, bind
 from pbm.mail.compose import Composer
 from pbm.mail.delivery import Delivery, Transport, transport_for
-from pbm.mail.inbound import InboundHandler, smtp_factory
+from pbm.mail.inbound import InboundHandler, smtp_factory, smtp_refusals
 from pbm.mail.processing import Processor
 from pbm.mail.reader import MailReader
 from pbm.mail.tokens import Addressing, ReplyTokens
@@ -36,7 +41,7 @@ from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
 from pbm.store.models import utcnow
 from pbm.templating import load_templates, make_environment
-from pbm.web.app import create_app
+from pbm.web.app import HTTP_REFUSALS, create_app
 from pbm.web.links import Links
 from pbm.web.live import GameChanges
 
@@ -139,13 +144,28 @@ class Server:
             address=settings.address,
             stuck_after=settings.stuck_after,
             time_control=settings.club.time_control,
+            idle_seconds=settings.http_idle_seconds,
             now=now,
+        )
+        self.smtp_limits = ConnectionLimits(
+            "SMTP",
+            total=settings.smtp_max_connections,
+            per_client=settings.smtp_max_connections_per_client,
+            refusals=smtp_refusals(self.addressing.domain),
+        )
+        self.http_limits = ConnectionLimits(
+            "HTTP",
+            total=settings.http_max_connections,
+            per_client=settings.http_max_connections_per_client,
+            refusals=HTTP_REFUSALS,
+            # uvicorn times out a connection only between requests, not before its first
+            first_bytes_within=settings.http_idle_seconds,
         )
         self.smtp_port: int | None = None
         self.http_port: int | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = False
-        self._smtp: asyncio.Server | None = None
+        self._smtp: list[asyncio.Server] = []
         self._http: _EmbeddedUvicorn | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._processing = Wakeup()
@@ -177,43 +197,66 @@ class Server:
         """Listen and start the workers; returns once both listeners are bound."""
         await asyncio.to_thread(self.check_schema)
         await self.delivery.transport.check()  # stops us here if replies could never be written
-        loop = self._loop = asyncio.get_running_loop()
-        handler = InboundHandler(self.database, self.addressing, on_stored=self._processing.set)
-        smtp = self.settings.smtp_listen
-        self._smtp = await loop.create_server(
-            smtp_factory(handler, hostname=self.addressing.domain, max_size=self.settings.max_message_size),
-            smtp.host,
-            smtp.port,
+        settings = self.settings
+        allow_open_files(
+            settings.smtp_max_connections + settings.http_max_connections,
+            "PBM_SMTP_MAX_CONNECTIONS and PBM_HTTP_MAX_CONNECTIONS",
         )
-        self.smtp_port = self._smtp.sockets[0].getsockname()[1]
+        smtp_sockets = bind(settings.smtp_listen, "PBM_SMTP_LISTEN")
+        try:
+            http_sockets = bind(settings.http_listen, "PBM_HTTP_LISTEN")
+        except ConfigError:
+            for listener in smtp_sockets:
+                listener.close()
+            raise
+        loop = self._loop = asyncio.get_running_loop()
+        loop.set_exception_handler(AcceptFailures())
+        handler = InboundHandler(self.database, self.addressing, on_stored=self._processing.set)
+        smtp = self.smtp_limits.guard(
+            smtp_factory(
+                handler,
+                hostname=self.addressing.domain,
+                max_size=settings.max_message_size,
+                idle_seconds=settings.smtp_idle_seconds,
+            )
+        )
+        self._smtp = [await loop.create_server(smtp, sock=listener, backlog=BACKLOG) for listener in smtp_sockets]
+        self.smtp_port = smtp_sockets[0].getsockname()[1]
         await self.changes.start()
-        http = self.settings.http_listen
         config = uvicorn.Config(
             self.web,
-            host=http.host,
-            port=http.port,
+            # uvicorn calls it as it would a protocol class
+            http=cast(type[asyncio.Protocol], self.http_limits.guard(AutoHTTPProtocol)),
+            backlog=BACKLOG,
             log_level="warning",
             lifespan="off",
+            timeout_keep_alive=settings.http_idle_seconds,
             timeout_graceful_shutdown=STOP_GRACE_SECONDS,
         )
         self._http = _EmbeddedUvicorn(config)
-        self._tasks.append(asyncio.create_task(self._http.serve(), name="http"))
+        self._tasks.append(asyncio.create_task(self._http.serve(sockets=http_sockets), name="http"))
         while not self._http.started:
             if self._tasks[-1].done():
                 await self._tasks[-1]  # raises the reason the web server could not start
                 raise RuntimeError("the web server stopped while starting")
             await asyncio.sleep(0.01)
-        self.http_port = self._http.servers[0].sockets[0].getsockname()[1]
+        self.http_port = http_sockets[0].getsockname()[1]
         if process:
             self._tasks.append(asyncio.create_task(self._process_forever(), name="process"))
         self._tasks.append(asyncio.create_task(self._deliver_forever(), name="deliver"))
-        log.info("listening: SMTP on %s:%s, HTTP on %s:%s", smtp.host, self.smtp_port, http.host, self.http_port)
+        log.info(
+            "listening: SMTP on %s:%s, HTTP on %s:%s",
+            settings.smtp_listen.host,
+            self.smtp_port,
+            settings.http_listen.host,
+            self.http_port,
+        )
 
     async def stop(self) -> None:
         """Stop listening, let the workers finish what they are doing, close the database."""
         self._stopping = True
-        if self._smtp is not None:
-            self._smtp.close()
+        for listener in self._smtp:
+            listener.close()
         await self.changes.close()  # ends the pages' event streams, so the web server can stop
         if self._http is not None:
             self._http.should_exit = True
@@ -224,8 +267,10 @@ class Server:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks.clear()
-        if self._smtp is not None:
-            await self._smtp.wait_closed()
+        for listener in self._smtp:
+            await listener.wait_closed()
+        self.smtp_limits.close()
+        self.http_limits.close()
         self.close()
 
     def close(self) -> None:
@@ -265,7 +310,11 @@ class Server:
         # Before the listeners open: the full collection holds every thread some 75 ms, which
         # the first mails after a restart would wait. What starting makes stays unfrozen; it is little.
         self.settle()
-        await self.start(process=process)
+        try:
+            await self.start(process=process)
+        except BaseException:
+            self.close()  # the mail reader's process, started by the warm-up
+            raise
         await stopping.wait()
         log.info("stopping")
         await self.stop()

@@ -24,6 +24,7 @@ from typing import Any
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
+from pbm.listeners import Refusals
 from pbm.mail.headers import masked_address, one_line
 from pbm.mail.tokens import Addressing
 from pbm.store.database import Database
@@ -114,8 +115,9 @@ class InboundHandler:
         return "250 2.0.0 Message accepted"
 
 
-def smtp_factory(handler: InboundHandler, *, hostname: str, max_size: int) -> Callable[[], Any]:
-    """The protocol factory for `loop.create_server`: our handler, SMTPUTF8, a size limit."""
+def smtp_factory(handler: InboundHandler, *, hostname: str, max_size: int, idle_seconds: float) -> Callable[[], Any]:
+    """The protocol factory for `loop.create_server`: our handler, SMTPUTF8, a size limit, and
+    sessions closed after `idle_seconds` without a command."""
     logging.getLogger(AIOSMTPD_LOGGER).setLevel(logging.WARNING)
 
     def make() -> SMTP:
@@ -126,6 +128,16 @@ def smtp_factory(handler: InboundHandler, *, hostname: str, max_size: int) -> Ca
             data_size_limit=max_size,
             enable_SMTPUTF8=True,
             decode_data=False,
+            timeout=idle_seconds,
         )
 
     return make
+
+
+def smtp_refusals(hostname: str) -> Refusals:
+    """What the SMTP listener says to a connection past its caps (`pbm.listeners`): 421, which
+    a sending MTA takes as "try again later"."""
+    return Refusals(
+        client_full=f"421 4.7.0 {hostname} Too many connections from your address; try again later\r\n".encode(),
+        listener_full=f"421 4.3.2 {hostname} Too many connections just now; try again later\r\n".encode(),
+    )

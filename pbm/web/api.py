@@ -16,7 +16,6 @@ the dice seed only as the engine's public notes reveal it once a game is over.
 
 from __future__ import annotations
 
-import asyncio
 from datetime import datetime
 from typing import Any
 
@@ -218,13 +217,15 @@ def error_json(status: int, message: str) -> JSONResponse:
 
 
 class Api:
-    def __init__(self, reads: Reads, changes: GameChanges) -> None:
+    def __init__(self, reads: Reads, changes: GameChanges, *, idle_seconds: float) -> None:
         self.reads = reads
         self.changes = changes
+        self.idle_seconds = idle_seconds
+        """How long an event stream with nothing to send lasts (`pbm.web.live.event_stream`)."""
 
     async def games(self, request: Request) -> Response:
         position = await self.changes.settled_position()
-        types = await asyncio.to_thread(self.reads.overview)
+        types = await self.reads.run(self.reads.overview)
         return JSONResponse(overview_json(types, position))
 
     async def boards(self, request: Request) -> Response:
@@ -236,7 +237,7 @@ class Api:
     async def board(self, request: Request) -> Response:
         engine = params.engine_of(request)
         board = params.board_of(request, engine)
-        page = await asyncio.to_thread(self.reads.game, engine, board)
+        page = await self.reads.run(self.reads.game, engine, board)
         if page is None:
             raise params.NotFound(f"There is no {engine.title} board {board}.")
         return JSONResponse(board_json(page))
@@ -244,7 +245,7 @@ class Api:
     async def dice(self, request: Request) -> Response:
         engine = params.engine_of(request)
         board = params.board_of(request, engine)
-        page = await asyncio.to_thread(self.reads.game, engine, board)
+        page = await self.reads.run(self.reads.game, engine, board)
         if page is None:
             raise params.NotFound(f"There is no {engine.title} board {board}.")
         if page.dice_record is None:
@@ -255,12 +256,12 @@ class Api:
 
     async def standings(self, request: Request) -> Response:
         engine = params.engine_of(request)
-        standings = await asyncio.to_thread(self.reads.standings, engine, params.page_number(request))
+        standings = await self.reads.run(self.reads.standings, engine, params.page_number(request))
         return JSONResponse(standings_json(standings))
 
     async def player(self, request: Request) -> Response:
         userid = request.path_params["userid"]
-        page = await asyncio.to_thread(self.reads.player, userid)
+        page = await self.reads.run(self.reads.player, userid)
         if page is None:
             raise params.NotFound(f"There is no player '{userid}'.")
         return JSONResponse(player_json(page))
@@ -272,7 +273,7 @@ class Api:
         board = params.number(request, "board", minimum=1)
         player = (request.query_params.get("player") or "").lower() or None
         after = request.headers.get("last-event-id") or request.query_params.get("after")
-        stream = event_stream(self.changes, after, Interest(game, board, player))
+        stream = event_stream(self.changes, after, Interest(game, board, player), idle_seconds=self.idle_seconds)
         return StreamingResponse(
             stream,
             media_type="text/event-stream",

@@ -31,6 +31,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pbm.clocks import TimeControl
+from pbm.listeners import Refusals
 from pbm.resources import resource_dir
 from pbm.store import inbox, outbox
 from pbm.store.database import Database, DatabaseTimeout
@@ -75,6 +76,22 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+def _refusal(reason: str) -> bytes:
+    body = f"{reason}; please try again in a minute.\n".encode()
+    head = (
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
+        f"content-length: {len(body)}\r\nretry-after: 60\r\nconnection: close\r\n\r\n"
+    )
+    return head.encode() + body
+
+
+HTTP_REFUSALS = Refusals(
+    client_full=_refusal("Too many connections from your address"),
+    listener_full=_refusal("Too many connections just now"),
+)
+"""What the web server answers a connection past its caps (`pbm.listeners`), before closing it."""
 
 
 def _when(value: datetime) -> str:
@@ -126,17 +143,20 @@ def create_app(
     address: str = "pbm@localhost",
     stuck_after: float = 600.0,
     time_control: TimeControl = DEFAULT_TIME,
+    idle_seconds: float = 60.0,
     now: Callable[[], datetime] = utcnow,
 ) -> Starlette:
     """The web app; `templates` becomes the web's own (its filters are added to it).
 
     ``/healthz`` waits for the database at most `database.timeout` seconds and
-    counts mail as stuck after `stuck_after` seconds (`Settings.stuck_after`).
+    counts mail as stuck after `stuck_after` seconds (`Settings.stuck_after`);
+    an event stream with nothing to send ends after `idle_seconds`
+    (`Settings.http_idle_seconds`).
     """
     templates.filters["when"] = _when
     reads = Reads(database, time_control=time_control, now=now)
     pages = Pages(reads, templates, changes, address)
-    json_api = Api(reads, changes)
+    json_api = Api(reads, changes, idle_seconds=idle_seconds)
 
     async def healthz(request: Request) -> JSONResponse:
         try:

@@ -8,7 +8,6 @@ The feed is public like the player's page: it shows what that page shows.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
@@ -57,7 +56,7 @@ def _host(site: str) -> str:
 def endpoint(reads: Reads, now: Callable[[], datetime]) -> Callable[[Request], object]:
     async def deadlines(request: Request) -> Response:
         userid = request.path_params["userid"]
-        found = await asyncio.to_thread(reads.deadlines, userid)
+        found = await reads.run(reads.deadlines, userid)
         if found is None:
             raise params.NotFound(f"There is no player '{userid}'.")
         name, waiting = found

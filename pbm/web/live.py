@@ -27,7 +27,7 @@ import json
 import logging
 import secrets
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -67,6 +67,8 @@ class Change:
 
 RESET = "reset"
 """Sent instead of changes the feed no longer has: the page refreshes once."""
+KEEP_ALIVE_SECONDS = 15.0
+"""A quiet stream sends a comment this often, so that no proxy between takes it for dead."""
 
 
 def _change(seq: int, game: Board) -> Change:
@@ -221,7 +223,9 @@ class GameChanges:
             return None
         return [change for change in self._recent if change.seq > seq]
 
-    async def follow(self, after: str | None, *, heartbeat: float = 15.0) -> AsyncIterator[Change | str | None]:
+    async def follow(
+        self, after: str | None, *, heartbeat: float = KEEP_ALIVE_SECONDS
+    ) -> AsyncGenerator[Change | str | None, None]:
         """The changes after `after`, then each new one as it comes; ends when the feed closes.
 
         Yields `RESET` when the changes after `after` are gone, and ``None``
@@ -271,13 +275,36 @@ class Interest:
         )
 
 
-async def event_stream(changes: GameChanges, after: str | None, interest: Interest) -> AsyncIterator[str]:
-    """The feed as ``text/event-stream``: ``change`` events as JSON, ``reset``, keep-alives."""
+async def event_stream(
+    changes: GameChanges, after: str | None, interest: Interest, *, idle_seconds: float
+) -> AsyncIterator[str]:
+    """The feed as ``text/event-stream``: ``change`` events as JSON, ``reset``, keep-alives.
+
+    A stream that has sent no event for `idle_seconds` ends: an idle page then
+    holds no connection for good. Its last words are the feed position it has
+    seen up to, and the browser opens the stream again from there after
+    ``retry``, so it misses nothing, and passes over no more than it did.
+    """
     yield "retry: 3000\n\n"
-    async for item in changes.follow(after):
-        if item is None:
-            yield ": keep-alive\n\n"
-        elif item == RESET:
-            yield f"id: {changes.position}\nevent: reset\ndata: {{}}\n\n"
-        elif isinstance(item, Change) and item in interest:
-            yield f"id: {changes.epoch}-{item.seq}\nevent: change\ndata: {json.dumps(item.as_json())}\n\n"
+    loop = asyncio.get_running_loop()
+    quiet_since = loop.time()
+    seen: str | None = None
+    async with contextlib.aclosing(changes.follow(after, heartbeat=min(KEEP_ALIVE_SECONDS, idle_seconds))) as feed:
+        async for item in feed:
+            if isinstance(item, Change):
+                seen = f"{changes.epoch}-{item.seq}"
+            if item == RESET:
+                event = f"id: {changes.position}\nevent: reset\ndata: {{}}\n\n"
+            elif isinstance(item, Change) and item in interest:
+                event = f"id: {seen}\nevent: change\ndata: {json.dumps(item.as_json())}\n\n"
+            else:
+                event = None
+            if event is not None:
+                quiet_since = loop.time()
+                yield event
+            elif loop.time() - quiet_since >= idle_seconds:
+                if seen is not None:
+                    yield f"id: {seen}\n\n"  # an id alone moves the browser's Last-Event-ID
+                return
+            elif item is None:
+                yield ": keep-alive\n\n"

@@ -8,7 +8,6 @@ content when a change it cares about lands.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 from urllib.parse import urlencode
 
@@ -42,7 +41,7 @@ class Pages:
 
     async def index(self, request: Request) -> Response:
         position = await self.changes.settled_position()
-        types = await asyncio.to_thread(self.reads.overview)
+        types = await self.reads.run(self.reads.overview)
         return self.render("index.html", types=types, live=self._live(position))
 
     async def boards(self, request: Request) -> Response:
@@ -63,7 +62,7 @@ class Pages:
         engine = params.engine_of(request)
         board = params.board_of(request, engine)
         position = await self.changes.settled_position()
-        page = await asyncio.to_thread(self.reads.game, engine, board)
+        page = await self.reads.run(self.reads.game, engine, board)
         if page is None:
             raise params.NotFound(f"There is no {engine.title} board {board}.")
         live = self._live(position, game=engine.name, board=board)
@@ -72,7 +71,7 @@ class Pages:
     async def player(self, request: Request) -> Response:
         userid = request.path_params["userid"]
         position = await self.changes.settled_position()
-        page = await asyncio.to_thread(self.reads.player, userid)
+        page = await self.reads.run(self.reads.player, userid)
         if page is None:
             raise params.NotFound(f"There is no player '{userid}'.")
         return self.render("player.html", page=page, live=self._live(position, player=page.userid))
@@ -81,7 +80,7 @@ class Pages:
         engine = params.engine_of(request)
         page = params.page_number(request)
         position = await self.changes.settled_position()
-        standings = await asyncio.to_thread(self.reads.standings, engine, page)
+        standings = await self.reads.run(self.reads.standings, engine, page)
         return self.render("standings.html", standings=standings, live=self._live(position, game=engine.name))
 
     async def rules(self, request: Request) -> Response:

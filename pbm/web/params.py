@@ -7,7 +7,6 @@ here) or `BadRequest` (a query the pages never make).
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -86,7 +85,7 @@ def list_query(request: Request) -> ListQuery:
 
 async def board_list(reads: Reads, engine: Game[Any], query: ListQuery) -> BoardList:
     """The page of boards `query` asks for, read off the event loop; NotFound when its player names nobody."""
-    found = await asyncio.to_thread(
+    found = await reads.run(
         reads.boards, engine, status=query.status, player=query.player, before=query.before, after=query.after
     )
     if found is None:

@@ -250,6 +250,22 @@ def pipe_env(database_url: str, **more: str) -> dict[str, str]:
     return {**env, "PBM_DATABASE_URL": database_url, "PBM_SECRET_KEY": "pipe-" + "k" * 40, **more}
 
 
+@pytest.mark.parametrize("setting", ["PBM_SMTP_LISTEN", "PBM_HTTP_LISTEN"])
+def test_pbm_serve_on_an_address_in_use_says_in_one_line_which_setting_to_change(setting, tmp_path, sqlite_template):
+    migrated = tmp_path / "pbm.db"
+    shutil.copy(sqlite_template, migrated)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        listen = {"PBM_SMTP_LISTEN": f"127.0.0.1:{free_port()}", "PBM_HTTP_LISTEN": f"127.0.0.1:{free_port()}"}
+        listen[setting] = f"127.0.0.1:{taken.getsockname()[1]}"
+        env = pipe_env(f"sqlite:///{migrated}", PBM_OUTBOUND=f"maildir:{tmp_path / 'outbox'}", **listen)
+        done = run_pbm("serve", env=env, cwd=tmp_path)
+    assert done.returncode == 2
+    (line,) = done.stderr.decode().splitlines()
+    assert line.startswith(f"pbm: {setting}: cannot listen on 127.0.0.1:") and "in use" in line
+
+
 @pytest.mark.parametrize("reason", ["database unreachable", "bad configuration", "schema out of date", "no input"])
 def test_pbm_process_exits_75_when_the_mail_could_not_be_stored(reason, tmp_path, sqlite_template):
     """75 is EX_TEMPFAIL: Postfix keeps the mail and tries again (on 1 it would bounce it)."""

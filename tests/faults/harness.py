@@ -11,6 +11,7 @@ read afterwards.
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import smtplib
 import subprocess
@@ -41,12 +42,22 @@ limits are configurable, and these tests are not about them."""
 
 class ServeProcess(PbmProcess):
     """`python -m pbm serve` as in tests/e2e, plus: a name, its own log, extra settings,
-    its HTTP port, a kill that takes the whole process group, and a memory watch."""
+    its HTTP port, a kill that takes the whole process group, a memory watch, and with
+    `open_files`, the soft open-file limit a service starts with (systemd's is 1024)."""
 
-    def __init__(self, database_url: str, workdir: Path, *, name: str = "pbm", env: dict[str, str] | None = None):
+    def __init__(
+        self,
+        database_url: str,
+        workdir: Path,
+        *,
+        name: str = "pbm",
+        env: dict[str, str] | None = None,
+        open_files: int | None = None,
+    ):
         workdir.mkdir(parents=True, exist_ok=True)
         super().__init__(database_url, workdir)
         self.name = name
+        self.open_files = open_files
         self.http_port = int(self.env["PBM_HTTP_LISTEN"].rpartition(":")[2])
         self.env.update(env or {})
         self.log_path = workdir / f"{name}.log"
@@ -67,6 +78,10 @@ class ServeProcess(PbmProcess):
                 stderr=log,
                 start_new_session=True,
             )
+        if self.open_files:
+            # Set from outside, long before the server listens: the child has only just started Python.
+            _, hard = resource.prlimit(self.process.pid, resource.RLIMIT_NOFILE)
+            resource.prlimit(self.process.pid, resource.RLIMIT_NOFILE, (self.open_files, hard))
         self.memory.follow(self.process)
         wait_for_port(self.smtp_port, self.process)
         wait_for_port(self.http_port, self.process)

@@ -8,7 +8,7 @@ from datetime import timedelta
 from sqlalchemy import update
 
 from pbm.store.models import Board
-from pbm.web.live import RESET, Change, GameChanges, Interest
+from pbm.web.live import RESET, Change, GameChanges, Interest, event_stream
 
 
 async def take(changes: GameChanges, after: str | None, count: int, timeout: float = 5.0) -> list:
@@ -307,3 +307,26 @@ def test_the_processor_tells_the_feed_only_once_its_mail_is_committed(make_mailr
     room.server.processor.on_processed = told
     room.send(mail("alice@example.org", "signup alice alice-pw"))
     assert seen_by_others == ["processed"]
+
+
+def test_an_idle_event_stream_ends_with_the_position_it_has_seen_up_to(database, club):
+    """The browser reopens the stream from there: it passes over what it left out already, once."""
+    club.signup("alice", "bob")
+    club.challenge("cephalopod", "alice", "bob")
+
+    async def scenario():
+        changes = GameChanges(database)
+        await changes.start()
+        page_made_at = changes.position
+        await asyncio.to_thread(club.move, "cephalopod", 101, "alice", "c3")
+        changes.wake()
+        not_its_game = Interest(game_type="dodeca")
+        async with asyncio.timeout(10):
+            sent = [text async for text in event_stream(changes, page_made_at, not_its_game, idle_seconds=0.5)]
+        await changes.close()
+        return sent, changes.position
+
+    sent, position = run(scenario)
+    assert sent[0].startswith("retry: ")
+    assert sent[-1] == f"id: {position}\n\n"
+    assert not any("event: change" in text for text in sent)
