@@ -199,8 +199,10 @@ def _command_plan(subject: str, text: str, max_commands: int) -> Plan:
     plan.comment = "\n".join(lines[end:]).strip("\n")
     if not plan.steps:
         commands = ", ".join([*verbs.account_commands(), *pbm.games.names()])
+        meant = next((line for line in (subject, *lines) if verbs.looks_like_a_command(line)), None)
         plan.steps.append(
             subject_error
+            or (_parse(meant) if meant is not None else None)
             or lang.CommandError(
                 f"No command found in your mail. A command is a line that starts with one of: {commands}",
                 _first_line(text) or subject,

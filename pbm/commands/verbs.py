@@ -711,6 +711,8 @@ GAME_VERBS = (
 ACCOUNT = {name: verb for verb in ACCOUNT_VERBS for name in (verb.name, *verb.aliases)}
 GAME = {name: verb for verb in GAME_VERBS for name in (verb.name, *verb.aliases)}
 _FIRST_ACCOUNT_WORDS = {name.split()[0] for name in ACCOUNT}
+_OPENING_WORDS = [*dict.fromkeys(verb.name.split()[0] for verb in ACCOUNT_VERBS), *pbm.games.names()]
+"""The words a command may start with, as a near miss of one is answered (``hepl``: did you mean help?)."""
 _HANDLERS: dict[type[lang.Command], Handler] = {
     **{verb.command: verb.run for verb in (*ACCOUNT_VERBS, *GAME_VERBS) if verb.command and verb.run},
     **{command: run for verb in (*ACCOUNT_VERBS, *GAME_VERBS) for command, run in verb.also},
@@ -759,9 +761,9 @@ def _account(words: list[str]) -> lang.Command:
     if first in GAME:
         example = f"{pbm.games.names()[0]} {' '.join(words[:2])} ..."  # not the rest: it may hold a password
         raise CommandError(f"'{words[0]}' needs the name of the game first, e.g. {example}")
-    game = _near(first, pbm.games.names())
-    if game is not None:
-        raise CommandError(f"'{words[0]}' is not a command; did you mean {game}?")
+    meant = near_miss(first, _OPENING_WORDS)
+    if meant is not None:
+        raise CommandError(f"'{words[0]}' is not a command; did you mean {meant}?")
     known = ", ".join([*account_commands(), *pbm.games.names()])
     raise CommandError(f"'{words[0]}' is not a command; a command starts with one of: {known}")
 
@@ -778,7 +780,7 @@ def _per_game(game: str, args: list[str]) -> lang.Command:
     if verb is not None:
         assert verb.parse is not None
         return verb.parse(game, args[1:])
-    near = _near(args[0].lower(), GAME)
+    near = near_miss(args[0].lower(), GAME)
     if near is not None:
         raise CommandError(f"'{args[0]}' is not a {game} command; did you mean {GAME[near].name}?")
     verbs = ", ".join(verb.name for verb in GAME_VERBS)
@@ -794,11 +796,14 @@ def is_command_line(line: str) -> bool:
     answered with what to write instead. A line that starts like a command but
     cannot be one is text, so that a comment may begin with a game's name:
     a game name followed by a word that is neither one of its verbs nor a near
-    miss of one (``Cephalopod is hard``), ``help`` followed by more than one
-    word, ``list`` followed by anything.
+    miss of one (``cephalopod mov 108 ...`` is one) unless a board number
+    follows it (``cephalopod frobnicate 101 ...``), as in ``Cephalopod is
+    hard``; ``help`` followed by more than one word, ``list`` followed by anything.
 
     >>> [is_command_line(line) for line in ("cephalopod show 101", "Cephalopod is hard, right?", "help me understand")]
     [True, False, False]
+    >>> [is_command_line(line) for line in ("cephalopod mov 108 ivan pw a1", "cephalopod frob 101 ivan pw")]
+    [True, True]
     >>> [is_command_line(line) for line in ("cephalopd move 101 alice pw c3", "move 101 alice pw c3", "Move on!")]
     [True, True, False]
     """
@@ -814,17 +819,47 @@ def is_command_line(line: str) -> bool:
         return True
     second = rest[0] if rest else ""
     if first in pbm.games.names():
-        return not rest or second in GAME or _near(second, GAME) is not None
+        return not rest or second in GAME or near_miss(second, GAME) is not None or _is_board(rest[1:2])
     if first in GAME:
-        return second.partition("#")[0].isdecimal()
-    return second in GAME and _near(first, pbm.games.names()) is not None
+        return _is_board(rest[:1])
+    return second in GAME and near_miss(first, pbm.games.names()) is not None
 
 
-def _near(word: str, known: Iterable[str]) -> str | None:
-    """The one known word `word` is a likely typo of, if any (``cephalopd`` -> ``cephalopod``)."""
-    if len(word) < 4:
+def _is_board(words: list[str]) -> bool:
+    """Whether `words` is one word that is a board number (``101``, ``101#5``)."""
+    return len(words) == 1 and words[0].partition("#")[0].isdecimal()
+
+
+def looks_like_a_command(line: str) -> bool:
+    """Whether a line that is no command line was still meant as one: it starts with a game's name
+    (``Cephalopod rules``), or with a near miss of a word a command starts with (``hepl``).
+
+    A mail without a command is answered about the first such line, rather than with
+    a list of the commands that contradicts it or misses the typo.
+
+    >>> [looks_like_a_command(line) for line in ("hepl", "Cephalopod rules", "Hello, Zoe", "Move on!")]
+    [True, True, False, False]
+    """
+    words = [word.lower() for word in lang.words_of(line)]
+    if not words or is_command_line(line):
+        return False
+    first = words[0]
+    if first in pbm.games.names():
+        return True
+    return first not in _FIRST_ACCOUNT_WORDS and first not in GAME and near_miss(first, _OPENING_WORDS) is not None
+
+
+def near_miss(word: str, known: Iterable[str]) -> str | None:
+    """The one known word `word` is a likely typo of, if any (``cephalopd`` -> ``cephalopod``).
+
+    Only a word of letters is a typo of a name (``cephalopod,`` is prose), and a word of three
+    letters only as the start of one (``mov`` for ``move``): prose is full of short words one
+    letter away from a verb (``how``, ``hat``).
+    """
+    if len(word) < 3 or not word.isalpha():
         return None
-    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.75)
+    candidates = [name for name in known if len(word) > 3 or name.startswith(word)]
+    close = difflib.get_close_matches(word, candidates, n=1, cutoff=0.75)
     return close[0] if close else None
 
 
@@ -896,7 +931,7 @@ def _verb_position(words: list[str]) -> int | None:
         return None
     if words[0] in _KNOWN_FIRST_WORDS:
         return 0
-    if len(words) > 1 and (words[0] in pbm.games.names() or _near(words[0], pbm.games.names())):
+    if len(words) > 1 and (words[0] in pbm.games.names() or near_miss(words[0], pbm.games.names())):
         if _verb_named(words[1:]) is not None:
             return 1
     return None
@@ -914,7 +949,7 @@ def _verb_named(words: list[str]) -> Verb | None:
             return verb
     if words and words[0] == "change":
         return _CHANGE_OF_SOMETHING_UNKNOWN
-    near = _near(words[0], PASSWORD_VERBS) if words else None
+    near = near_miss(words[0], PASSWORD_VERBS) if words else None
     return next((verb for name, verb in _BY_NAME if name == [near]), None)
 
 
@@ -927,7 +962,7 @@ def _password_positions(words: list[str], verb_at: int, verb: Verb) -> list[int]
 
 def _unknown_verb_on_a_board(words: list[str]) -> bool:
     """``[GAME] VERB BOARD ...`` with a verb nobody knows: a command, misspelt beyond recognition."""
-    offset = 1 if words and (words[0] in pbm.games.names() or _near(words[0], pbm.games.names())) else 0
+    offset = 1 if words and (words[0] in pbm.games.names() or near_miss(words[0], pbm.games.names())) else 0
     return len(words) > offset + 2 and words[offset + 1].partition("#")[0].isdecimal()
 
 

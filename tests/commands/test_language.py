@@ -126,6 +126,8 @@ def test_masking_keeps_the_layout_of_a_whole_message():
         ("cephalopod mvoe 101 alice pw c3", True),  # a near miss is answered with "did you mean"
         ("cephalopd move 101 alice pw c3", True),
         ("move 101 alice pw c3", True),  # answered with "the game first"
+        ("cephalopod mov 108 ivan pw a1", True),  # the start of a verb: answered with "did you mean"
+        ("cephalopod frob 101 ivan pw a1", True),  # no verb, but before a board: answered with the verbs
         ("Hi Bob,", False),
         ("", False),
         ("Cephalopod is hard, right?", False),
@@ -134,6 +136,8 @@ def test_masking_keeps_the_layout_of_a_whole_message():
         ("list of my games, please", False),
         ("Move on!", False),
         ("Lisa, your move", False),
+        ("Cephalopod how do I win?", False),
+        ("Cubeo hat trick!", False),
     ],
 )
 def test_a_line_is_a_command_line_when_it_can_be_meant_as_one(line, expected):
@@ -146,6 +150,9 @@ def test_a_line_is_a_command_line_when_it_can_be_meant_as_one(line, expected):
         ("cephalopd move 101 alice pw c3", "'cephalopd' is not a command; did you mean cephalopod?"),
         ("cephalopod moev 101 alice pw c3", "'moev' is not a cephalopod command; did you mean move?"),
         ("move 101 alice pw c3", "'move' needs the name of the game first, e.g. cephalopod move 101 ..."),
+        ("cephalopod mov 108 ivan pw a1", "'mov' is not a cephalopod command; did you mean move?"),
+        ("hepl", "'hepl' is not a command; did you mean help?"),
+        ("singup alice pw1234", "'singup' is not a command; did you mean signup?"),
     ],
 )
 def test_a_near_miss_is_answered_with_what_was_meant(line, hint):
