@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 import pbm.games
 from pbm.commands import language as lang
-from pbm.commands import verbs
+from pbm.commands import masking, verbs
 from pbm.store import inbox
 
 
@@ -120,7 +120,7 @@ def plan_mail(
                 "",
             )
         ]
-    plan.comment = verbs.mask_passwords(plan.comment, plan.secrets())
+    plan.comment = masking.mask_passwords(plan.comment, plan.secrets())
     return plan
 
 

@@ -2,22 +2,20 @@
 
 `ACCOUNT_VERBS` and `GAME_VERBS` are the one table the parser
 (`parse_command`), the help mails and the rules page (their usage lines and
-help texts), the password masking (`mask_passwords`) and the executor (each
-verb's handler) all read. A new verb is one entry here and one handler.
+help texts), the password masking (`pbm.commands.masking`) and the executor
+(each verb's handler) all read. A new verb is one entry here and one handler.
 
 Parsing is pure: no database, no mail.
 
 >>> parse_command("Cephalopod MOVE 101 Alice pw c3")
 Move(game='cephalopod', board=101, userid='alice', move='c3', replied_at=None)
->>> mask_passwords("cephalopod move 101 alice s3cret c3")
-'cephalopod move 101 alice ******** c3'
 """
 
 from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -861,122 +859,6 @@ def near_miss(word: str, known: Iterable[str]) -> str | None:
     candidates = [name for name in known if len(word) > 3 or name.startswith(word)]
     close = difflib.get_close_matches(word, candidates, n=1, cutoff=0.75)
     return close[0] if close else None
-
-
-# -- masking passwords ----------------------------------------------------------------------
-
-_WORD = re.compile(r"\S+")
-MASK = "********"
-_ALL_VERBS = (*ACCOUNT_VERBS, *GAME_VERBS)
-_BY_NAME = [(name.split(), verb) for verb in _ALL_VERBS for name in (verb.name, *verb.aliases)]
-"""Every name a verb goes by (aliases too), as the words of a line, with its verb."""
-_KNOWN_FIRST_WORDS = {words[0] for words, _ in _BY_NAME}
-PASSWORD_VERBS = frozenset(words[0] for words, verb in _BY_NAME if verb.passwords)
-"""Every verb (its first word) whose command carries a password, built or not yet."""
-
-
-def mask_passwords(text: str, secrets: Collection[str] = (), *, unparsed: bool = False) -> str:
-    """The text with every password starred, for quoting, comments and logs.
-
-    The passwords are found first, then every word containing one is starred
-    wherever it stands, so a password written again in passing is hidden too:
-
-    - `secrets`, the passwords the mail's commands carried;
-    - the password of every line shaped like a command with a password, by
-      the grammar of its verb (`Verb.passwords`, reserved verbs included),
-      whether or not it parsed: the verb may come first, after a game's name,
-      or after a near miss of one, and may itself be a near miss (``mvoe``);
-    - in a line that parses as nothing, every word after its first
-      userid-shaped word: in a line shaped like a command with an unknown verb
-      and a board number (``cephalopod frobnicate 101 alice s3cret c3``), and,
-      with `unparsed`, in every line (a mail in which no command was found).
-
-    >>> mask_passwords("change password alice old new")
-    'change password alice ******** ********'
-    >>> mask_passwords("move 103 bob s3cret c3\\nThanks! My password is s3cret.")
-    'move 103 bob ******** c3\\nThanks! My password is ********'
-    >>> mask_passwords("Cubeo with eight d8s and removal.")
-    'Cubeo with eight d8s and removal.'
-    >>> mask_passwords("frobnicate alice s3cret", unparsed=True)
-    'frobnicate alice ********'
-    """
-    lines = text.split("\n")
-    found = {word for line in lines for word in _passwords_in(line, unparsed=unparsed)}
-    found.update(secret for secret in secrets if secret)
-    return "\n".join(_mask_line(line, found) for line in lines)
-
-
-def _word_spans(line: str) -> list[tuple[int, int]]:
-    return [m.span() for m in _WORD.finditer(line) if m.group() != "**"]
-
-
-def _passwords_in(line: str, *, unparsed: bool) -> list[str]:
-    """The words of `line` that stand where a password would."""
-    words = [line[a:b] for a, b in _word_spans(line)]
-    lowered = [word.lower() for word in words]
-    verb_at = _verb_position(lowered)
-    if verb_at is not None:
-        verb = _verb_named(lowered[verb_at:])
-        if verb is not None:
-            return [words[i] for i in _password_positions(lowered, verb_at, verb)]
-    if unparsed or _unknown_verb_on_a_board(lowered):
-        start = next((i for i, word in enumerate(lowered) if i > 0 and lang.USERID.match(word)), None)
-        return words[start + 1 :] if start is not None else []
-    return []
-
-
-def _verb_position(words: list[str]) -> int | None:
-    """Where the verb of a command-shaped line stands: first, or after a game's name (or a near miss of one)."""
-    if not words:
-        return None
-    if words[0] in _KNOWN_FIRST_WORDS:
-        return 0
-    if len(words) > 1 and (words[0] in pbm.games.names() or near_miss(words[0], pbm.games.names())):
-        if _verb_named(words[1:]) is not None:
-            return 1
-    return None
-
-
-_CHANGE_OF_SOMETHING_UNKNOWN = Verb("change", "", "", passwords=1000)
-"""``change WHAT USERID ...`` with a WHAT nobody knows: whatever follows may be passwords."""
-
-
-def _verb_named(words: list[str]) -> Verb | None:
-    """The verb the words from a line's verb on name, or are a near miss of (a near miss of a verb
-    with a password counts only after a game's name: at the start of a line, ``Moved to c3`` is prose)."""
-    for name, verb in _BY_NAME:
-        if words[: len(name)] == name:
-            return verb
-    if words and words[0] == "change":
-        return _CHANGE_OF_SOMETHING_UNKNOWN
-    near = near_miss(words[0], PASSWORD_VERBS) if words else None
-    return next((verb for name, verb in _BY_NAME if name == [near]), None)
-
-
-def _password_positions(words: list[str], verb_at: int, verb: Verb) -> list[int]:
-    userid_at = verb_at + (2 if verb.name.startswith("change ") else 1)
-    while userid_at < len(words) and words[userid_at].partition("#")[0].isdecimal():
-        userid_at += 1  # the board
-    return [i for i in range(userid_at + 1, userid_at + 1 + verb.passwords) if i < len(words)]
-
-
-def _unknown_verb_on_a_board(words: list[str]) -> bool:
-    """``[GAME] VERB BOARD ...`` with a verb nobody knows: a command, misspelt beyond recognition."""
-    offset = 1 if words and (words[0] in pbm.games.names() or near_miss(words[0], pbm.games.names())) else 0
-    return len(words) > offset + 2 and words[offset + 1].partition("#")[0].isdecimal()
-
-
-def _mask_line(line: str, secrets: Collection[str]) -> str:
-    spans = _word_spans(line)
-    hidden = {i for i, (a, b) in enumerate(spans) if any(s in line[a:b] for s in secrets)}
-    if not hidden:
-        return line
-    pieces, last = [], 0
-    for index, (start, end) in enumerate(spans):
-        if index in hidden:
-            pieces.append(line[last:start] + MASK)
-            last = end
-    return "".join(pieces) + line[last:]
 
 
 def run(ctx: Context, command: lang.Command) -> list[OutgoingMail]:

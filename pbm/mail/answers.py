@@ -12,7 +12,7 @@ from typing import Any
 
 import pbm.games
 from pbm.commands import language as lang
-from pbm.commands import verbs
+from pbm.commands import masking
 from pbm.commands.effects import BoardRef, OutgoingMail, Refused
 from pbm.commands.plan import Plan
 
@@ -51,11 +51,11 @@ class Answers:
         board = (refusal.about if refusal is not None else None) or _board_of(command) or about
         secrets = plan.secrets()
         if command is not None:
-            shown = verbs.mask_passwords(command.line, secrets)
+            shown = masking.mask_passwords(command.line, secrets)
         else:
             # A line that parsed as nothing may hide a password anywhere after its userid.
             line = reason.line if isinstance(reason, lang.CommandError) else ""
-            shown = verbs.mask_passwords(line, secrets, unparsed=True)
+            shown = masking.mask_passwords(line, secrets, unparsed=True)
         nothing_parsed = not any(isinstance(step, lang.Command) for step in plan.steps)
         context = {
             "reason": sentence(refusal.message if refusal is not None else str(reason)),
@@ -81,7 +81,7 @@ class Answers:
     def quotable(self, body: str, secrets: set[str], *, unparsed: bool = False) -> dict[str, Any]:
         """What an answer quotes of a mail: at most `quoted_lines` lines, passwords starred,
         and how many lines were left out (``original``, ``not_quoted`` in the templates)."""
-        lines = verbs.mask_passwords(body, secrets, unparsed=unparsed).splitlines()
+        lines = masking.mask_passwords(body, secrets, unparsed=unparsed).splitlines()
         return {"original": "\n".join(lines[: self.quoted_lines]), "not_quoted": max(0, len(lines) - self.quoted_lines)}
 
 

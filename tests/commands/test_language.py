@@ -6,7 +6,8 @@ import pytest
 
 from pbm.commands import language as lang
 from pbm.commands.language import CommandError
-from pbm.commands.verbs import is_command_line, mask_passwords, parse_command
+from pbm.commands.masking import mask_passwords
+from pbm.commands.verbs import is_command_line, parse_command
 
 
 def test_verbs_and_game_names_are_case_insensitive_but_passwords_are_not():
