@@ -163,6 +163,13 @@ def _timestamp(text: str) -> datetime:
 def _tick(server: Server, at: datetime | None) -> int:
     """``pbm tick``: the time pass once, and delivery; with `at`, a rehearsal that changes nothing."""
     time_pass = server.processor.time_pass
+    now = time_pass.now()
+    if at is not None and at < now:
+        print(
+            f"warning: {at:%Y-%m-%d %H:%M} UTC is in the past (now is {now:%Y-%m-%d %H:%M} UTC): what was due by "
+            "then has been done, so this shows only what is overdue; give a later time to see what is coming",
+            file=sys.stderr,
+        )
     report = time_pass.rehearse(at) if at is not None else time_pass.run()
     rehearsal = at is not None
     print(f"time pass {'rehearsed as if at' if rehearsal else 'at'} {report.at:%Y-%m-%d %H:%M:%S} UTC")
