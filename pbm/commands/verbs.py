@@ -376,7 +376,7 @@ ACCOUNT_VERBS = (
         "signup",
         "USERID PASSWORD [ADDRESS...]",
         "Sign up. Without an address, the server writes to the one you mail from. "
-        "A userid is 2-32 letters, digits, '.', '_' or '-'.",
+        "A userid is 2-32 letters a-z, digits, '.', '_' or '-'.",
         passwords=1,
         command=lang.Signup,
         parse=_signup,

@@ -76,6 +76,7 @@ def test_change_password_and_change_address():
         ("cephalopod move 101 alice", "Usage: cephalopod move BOARD USERID PASSWORD MOVE"),
         ("cephalopod move abc alice pw c3", "'abc' is not a board number"),
         ("signup 1alice pw", "'1alice' is not a userid"),
+        ("signup zoë pw1234", "'zoë' is not a userid: 'ë' is not an ASCII letter; a userid is 2 to 32 letters a-z"),
         ("signup alice pw not-an-address", "'not-an-address' is not a mail address"),
         ("cephalopod show 101#x", "write board#N"),
         ("change colour alice", "Usage: change password"),
