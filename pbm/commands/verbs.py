@@ -62,6 +62,12 @@ class Verb:
     def built(self) -> bool:
         return self.run is not None
 
+    @property
+    def offered(self) -> bool:
+        """Whether the help lists the verb: pbmserv's ``pass`` and ``swap`` are answered only with
+        why no game here has them."""
+        return self.command is not lang.NotAllowed
+
 
 # -- parsing each verb's arguments ----------------------------------------------------
 
@@ -781,7 +787,7 @@ def _per_game(game: str, args: list[str]) -> lang.Command:
     near = near_miss(args[0].lower(), GAME)
     if near is not None:
         raise CommandError(f"'{args[0]}' is not a {game} command; did you mean {GAME[near].name}?")
-    verbs = ", ".join(verb.name for verb in GAME_VERBS)
+    verbs = ", ".join(verb.name for verb in GAME_VERBS if verb.offered)
     raise CommandError(f"'{args[0]}' is not a {game} command; the {game} commands are: {verbs}")
 
 
