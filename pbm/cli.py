@@ -342,11 +342,10 @@ def _dice_record(server: Server, game_type: str, board: int) -> int:
             return 1
         state = engine.load(game.state, game.secret)
         record = dice_record(engine, game, state, boards.moves_of(session, game))
+        rolled = game.secret is not None and engine.published_rolls(state) is not None
     if record is None:
-        print(
-            f"pbm: {engine.title} board {board} has no dice record to show (yet): the seed stays secret until the end",
-            file=sys.stderr,
-        )
+        why = "the seed stays secret until the end" if rolled else f"{engine.title} is played without dice"
+        print(f"pbm: {engine.title} board {board} has no dice record to show: {why}", file=sys.stderr)
         return 1
     print(json.dumps(record, indent=2))
     return 0
@@ -364,7 +363,7 @@ def _inbox(server: Server, retry: list[int]) -> int:
     with server.database.reading() as session:
         for row in needing_attention(session):
             sender = row.envelope_from[:30]
-            print(f"{row.id:6d} {row.status:8s} {row.received_at:%Y-%m-%d %H:%M} {sender:30s} {row.note[:60]}")
+            print(f"{row.id:6d} {row.status:8s} {row.received_at:%Y-%m-%d %H:%M} {sender:30s} {_whole(row.note)}")
     return 0
 
 
@@ -373,8 +372,13 @@ def _outbox(server: Server, show_all: bool) -> int:
 
     with server.database.reading() as session:
         for row in outbox.rows(session, include_sent=show_all):
-            print(f"{row.id:6d} {row.status:8s} {row.attempts:3d} {row.recipient:30s} {row.last_error[:60]}")
+            print(f"{row.id:6d} {row.status:8s} {row.attempts:3d} {row.recipient:30s} {_whole(row.last_error)}")
     return 0
+
+
+def _whole(reason: str) -> str:
+    """A recorded reason on the row's one line, all of it: cut short, it read wrong ("(a mail")."""
+    return " ".join(reason.split())
 
 
 if __name__ == "__main__":
