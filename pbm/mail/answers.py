@@ -60,6 +60,7 @@ class Answers:
         context = {
             "reason": sentence(refusal.message if refusal is not None else str(reason)),
             "command": shown,
+            "other_commands": max(0, len(plan.steps) - 1),
             "view": view,
             "title": pbm.games.get(board.game_type).title if board is not None else _title_of(command),
             "board_number": board.board if board is not None else None,

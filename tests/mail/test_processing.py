@@ -154,6 +154,26 @@ def test_the_tutorials_commands_and_what_they_do_stand_in_two_columns(room):
     assert len({line.index(what) for line, what in zip(lines, said, strict=True)}) == 1, step
 
 
+def test_an_error_in_a_mail_whose_other_command_worked_does_not_say_nothing_was_changed(players):
+    players.send(mail(ALICE, "cephalopod challenge alice bob\ncephalopod move 101 alice wrong-pw c3"))
+    error = next(m for m in players.replies() if "Error" in m["Subject"])
+    text = body_of(error)
+    assert "nothing was changed" not in text
+    assert text.startswith("One command of your mail could not be carried out, and it changed nothing;")
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["cephalopod seek carol carol-pw 2 -size=5 -dice=12", "cephalopod subscribe carol carol-pw all"],
+)
+def test_a_seek_or_subscribe_answer_is_wrapped_as_a_letter_is(room, line):
+    room.send(mail(CAROL, "signup carol carol-pw"))
+    room.replies()
+    room.send(mail(CAROL, line))
+    text = body_of(the_only(room.replies()))
+    assert max(len(line) for line in text.splitlines()) <= 72, text
+
+
 # -- challenges ---------------------------------------------------------------
 
 
