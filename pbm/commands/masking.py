@@ -123,10 +123,10 @@ def _password_places(words: list[str], *, unparsed: bool) -> tuple[set[int], boo
 def _shape(words: list[str], *, unparsed: bool) -> tuple[Verb, int] | None:
     """The verb of a line shaped like a command, and where the words after it start.
 
-    A verb or a near miss of one after a game's name, or a near miss of one
-    (``cephalpod resgin ...``); a verb first on the line, where it reads as a
-    command (`_reads_as_command`); or a verb nobody knows where it stands as a
-    command's verb would (`_stands_as_a_verb`).
+    After a game's name or a near miss of one, a verb or a near miss of one
+    (``cephalpod resgin ...``); first on the line, a verb where it reads as a
+    command (`_reads_as_command`); or a word that is no verb where it stands as
+    a command's verb would (`_stands_as_a_verb`).
     """
     lowered = [word.lower() for word in words]
     after_game = len(lowered) > 1 and _is_game(lowered[0])
