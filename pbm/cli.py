@@ -169,6 +169,13 @@ def _timestamp(text: str) -> datetime:
 def _tick(server: Server, at: datetime | None) -> int:
     """``pbm tick``: the time pass once, and delivery; with `at`, a rehearsal that changes nothing."""
     time_pass = server.processor.time_pass
+    now = time_pass.now()
+    if at is not None and at < now:
+        print(
+            f"warning: {at:%Y-%m-%d %H:%M} UTC is in the past (now is {now:%Y-%m-%d %H:%M} UTC): what was due by "
+            "then has been done, so this shows only what is overdue; give a later time to see what is coming",
+            file=sys.stderr,
+        )
     report = time_pass.rehearse(at) if at is not None else time_pass.run()
     rehearsal = at is not None
     print(f"time pass {'rehearsed as if at' if rehearsal else 'at'} {report.at:%Y-%m-%d %H:%M:%S} UTC")
@@ -341,11 +348,10 @@ def _dice_record(server: Server, game_type: str, board: int) -> int:
             return 1
         state = engine.load(game.state, game.secret)
         record = dice_record(engine, game, state, boards.moves_of(session, game))
+        rolled = game.secret is not None and engine.published_rolls(state) is not None
     if record is None:
-        print(
-            f"pbm: {engine.title} board {board} has no dice record to show (yet): the seed stays secret until the end",
-            file=sys.stderr,
-        )
+        why = "the seed stays secret until the end" if rolled else f"{engine.title} is played without dice"
+        print(f"pbm: {engine.title} board {board} has no dice record to show: {why}", file=sys.stderr)
         return 1
     print(json.dumps(record, indent=2))
     return 0
@@ -364,7 +370,7 @@ def _inbox(server: Server, retry: list[int], *, duplicates: bool) -> int:
     with server.database.reading() as session:
         for row in needing_attention(session, duplicates=duplicates):
             sender = row.envelope_from[:30]
-            print(f"{row.id:6d} {row.status:9s} {row.received_at:%Y-%m-%d %H:%M} {sender:30s} {row.note[:60]}")
+            print(f"{row.id:6d} {row.status:9s} {row.received_at:%Y-%m-%d %H:%M} {sender:30s} {_whole(row.note)}")
         copies = status_counts(session).get(InboundStatus.DUPLICATE, 0)
         if copies and not duplicates:
             kept = f"{copies} cop{'y' if copies == 1 else 'ies'} recorded as duplicates"
@@ -378,7 +384,7 @@ def _outbox(server: Server, show_all: bool) -> int:
     with server.database.reading() as session:
         for row in outbox.rows(session, include_sent=show_all):
             why = _held_why(row) if row.status == "held" else row.last_error
-            print(f"{row.id:6d} {row.status:8s} {row.attempts:3d} {row.recipient:30s} {why[:60]}")
+            print(f"{row.id:6d} {row.status:8s} {row.attempts:3d} {row.recipient:30s} {_whole(why)}")
     return 0
 
 
@@ -386,6 +392,11 @@ def _held_why(row: OutboxMessage) -> str:
     """Why a held mail waits, and until when, as `pbm outbox` says it."""
     when = f"goes at {row.release_at:%Y-%m-%d %H:%M} UTC" if row.release_at else "waits until released"
     return f"{row.hold_reason}; {when}"
+
+
+def _whole(reason: str) -> str:
+    """A recorded reason on the row's one line, all of it: cut short, it read wrong ("(a mail")."""
+    return " ".join(reason.split())
 
 
 if __name__ == "__main__":

@@ -3,8 +3,10 @@
 import asyncio
 
 import pytest
+from sqlalchemy import update
 
 from pbm.cli import main as pbm_main
+from pbm.store.models import OutboxMessage
 from tests.mail.mailroom import Mailroom
 from tests.support import mail
 
@@ -59,3 +61,23 @@ def test_outbox_shows_held_mail_and_when_it_goes(database_url, tmp_path, monkeyp
     assert pbm_main(["outbox"]) == 0
     held = [line for line in capsys.readouterr().out.splitlines() if " held " in line]
     assert len(held) == 1 and "hourly_limit; goes at " in held[0]
+
+
+def test_outbox_shows_the_whole_reason_a_mail_waits(operator, capsys):
+    operator.send(mail("alice@example.org", "help"))
+    reason = "421 4.7.0 Try again later (greylisted for 5 minutes; see https://example.org/greylisting)"
+    with operator.database.transaction() as session:
+        session.execute(update(OutboxMessage).values(last_error=reason))
+    assert pbm_main(["outbox"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith(reason)
+
+
+def test_the_dice_record_of_a_game_without_dice_says_there_are_none(operator, capsys):
+    operator.send(mail("alice@example.org", "signup alice alice-pw"))
+    operator.send(mail("bob@example.net", "signup bob bob-pw"))
+    operator.send(mail("alice@example.org", "cephalopod challenge alice bob"))
+    operator.send(mail("alice@example.org", "cephalopod resign 101 alice alice-pw"))
+    assert pbm_main(["dice-record", "cephalopod", "101"]) == 1
+    error = capsys.readouterr().err
+    assert "Cephalopod board 101 has no dice record to show: Cephalopod is played without dice" in error
+    assert "secret" not in error

@@ -498,6 +498,12 @@ def usage_error(usage: str) -> CommandError:
 def userid(word: str) -> str:
     lowered = word.lower()
     if not USERID.match(lowered):
+        foreign = next((character for character in word if not character.isascii()), None)
+        if foreign is not None:
+            raise CommandError(
+                f"'{word}' is not a userid: '{foreign}' is not an ASCII letter; a userid is 2 to 32 letters a-z, "
+                "digits, '.', '_' or '-', starting with a letter"
+            )
         raise CommandError(
             f"'{word}' is not a userid: a userid is 2 to 32 letters, digits, '.', '_' or '-', starting with a letter"
         )

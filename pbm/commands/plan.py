@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 import pbm.games
 from pbm.addresses import comparable
 from pbm.commands import language as lang
-from pbm.commands import verbs
+from pbm.commands import masking, verbs
 from pbm.store import inbox
 
 
@@ -147,7 +147,7 @@ def plan_mail(
                 "",
             )
         ]
-    plan.comment = verbs.mask_passwords(plan.comment, plan.secrets())
+    plan.comment = masking.mask_passwords(plan.comment, plan.secrets())
     return plan
 
 
@@ -233,8 +233,10 @@ def _command_plan(subject: str, text: str, max_commands: int, answered: Answered
     if not plan.steps:
         plan.subject = subject
         commands = ", ".join([*verbs.account_commands(), *pbm.games.names()])
+        meant = next((line for line in (subject, *lines) if verbs.looks_like_a_command(line)), None)
         plan.steps.append(
             subject_error
+            or (_parse(meant) if meant is not None else None)
             or (_not_to_the_reply_address(answered, _first_line(text)) if answered is not None else None)
             or lang.CommandError(
                 f"No command found in your mail. A command is a line that starts with one of: {commands}",

@@ -65,6 +65,7 @@ def preview(ctx: Context, command: lang.Preview) -> list[OutgoingMail]:
             raise Refused(str(error)) from None
         userids = list(engine.seat_names[: command.players])
         done = 0
+        starts: str | None = userids[state.to_move]  # by the dice, in a game that rolls for it
     else:
         board = ctx.board(command.game, command.board)
         records = boards.moves_of(ctx.session, board)
@@ -77,18 +78,21 @@ def preview(ctx: Context, command: lang.Preview) -> list[OutgoingMail]:
             start = engine.new(players=len(board.seats), options=board.options, seed=board.secret)
             state = engine.replay(start, [(record.seat, record.notation) for record in records[:done]])
         userids = [seat.player.userid for seat in board.seats]
+        starts = None
         if board.status == BoardStatus.ACTIVE:
             # Moves on the copy must not roll the game's real next dice (see `Game.with_stand_in_secret`).
             state = engine.with_stand_in_secret(state)
-    moves, state = play_words(engine, state, command.moves.split())
+    moves, state = play_words(engine, state, command.moves.split(), userids)
     played = [(done + i, userids[seat], notation) for i, (seat, notation) in enumerate(moves, start=1)]
-    context = _preview(engine, state, userids, played) | {"board": command.board, "submitted": None, "userid": None}
+    context = _preview(engine, state, userids, played)
+    context |= {"board": command.board, "submitted": None, "userid": None, "starts": starts}
     return [ctx.to_sender("preview", **context)]
 
 
-def play_words(engine: Game[Any], state: Any, words: list[str]) -> tuple[list[tuple[int, str]], Any]:
+def play_words(engine: Game[Any], state: Any, words: list[str], names: list[str]) -> tuple[list[tuple[int, str]], Any]:
     """The moves `words` write, as (seat, notation), and the state after them. Each move is the fewest
-    words that make a legal move where the ones before left the game (``roll c2 c2-c6=3`` is two)."""
+    words that make a legal move where the ones before left the game (``roll c2 c2-c6=3`` is two).
+    A refusal names the seat to move (`names`): in a new game, the dice may have chosen it."""
     moves: list[tuple[int, str]] = []
     at = 0
     while at < len(words):
@@ -103,7 +107,10 @@ def play_words(engine: Game[Any], state: Any, words: list[str]) -> tuple[list[tu
             state, at = after, at + length
             break
         else:
-            raise Refused(f"Illegal move: {problem} (at '{words[at]}', after {len(moves)} moves previewed)")
+            raise Refused(
+                f"Illegal move: {problem} (at '{words[at]}', {names[state.to_move]} to move, "
+                f"after {len(moves)} moves previewed)"
+            )
     return moves, state
 
 

@@ -73,8 +73,8 @@ def _checked(
     if line.when is None:
         return {"if": [], "then": line.then}
     copy = engine.with_stand_in_secret(state)
-    moves, after = previews.play_words(engine, copy, line.when.split())
     names = [s.player.userid for s in board.seats]
+    moves, after = previews.play_words(engine, copy, line.when.split(), names)
     written = f"'if {line.when}'"
     if any(mover == seat for mover, _ in moves):
         raise Refused(f"In {written} your own turn comes before the last move: name only the moves up to your turn")

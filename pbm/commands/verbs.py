@@ -2,22 +2,20 @@
 
 `ACCOUNT_VERBS` and `GAME_VERBS` are the one table the parser
 (`parse_command`), the help mails and the rules page (their usage lines and
-help texts), the password masking (`mask_passwords`) and the executor (each
-verb's handler) all read. A new verb is one entry here and one handler.
+help texts), the password masking (`pbm.commands.masking`) and the executor
+(each verb's handler) all read. A new verb is one entry here and one handler.
 
 Parsing is pure: no database, no mail.
 
 >>> parse_command("Cephalopod MOVE 101 Alice pw c3")
 Move(game='cephalopod', board=101, userid='alice', replied_at=None, move='c3')
->>> mask_passwords("cephalopod move 101 alice s3cret c3")
-'cephalopod move 101 alice ******** c3'
 """
 
 from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -63,6 +61,12 @@ class Verb:
     @property
     def built(self) -> bool:
         return self.run is not None
+
+    @property
+    def offered(self) -> bool:
+        """Whether the help lists the verb: pbmserv's ``pass`` and ``swap`` are answered only with
+        why no game here has them."""
+        return self.command is not lang.NotAllowed
 
 
 # -- parsing each verb's arguments ----------------------------------------------------
@@ -381,7 +385,7 @@ ACCOUNT_VERBS = (
         "signup",
         "USERID PASSWORD [ADDRESS...]",
         "Sign up. Without an address, the server writes to the one you mail from. "
-        "A userid is 2-32 letters, digits, '.', '_' or '-'.",
+        "A userid is 2-32 letters a-z, digits, '.', '_' or '-'.",
         passwords=1,
         command=lang.Signup,
         parse=_signup,
@@ -714,6 +718,8 @@ GAME_VERBS = (
 ACCOUNT = {name: verb for verb in ACCOUNT_VERBS for name in (verb.name, *verb.aliases)}
 GAME = {name: verb for verb in GAME_VERBS for name in (verb.name, *verb.aliases)}
 _FIRST_ACCOUNT_WORDS = {name.split()[0] for name in ACCOUNT}
+_OPENING_WORDS = [*dict.fromkeys(verb.name.split()[0] for verb in ACCOUNT_VERBS), *pbm.games.names()]
+"""The words a command may start with, as a near miss of one is answered (``hepl``: did you mean help?)."""
 _HANDLERS: dict[type[lang.Command], Handler] = {
     **{verb.command: verb.run for verb in (*ACCOUNT_VERBS, *GAME_VERBS) if verb.command and verb.run},
     **{command: run for verb in (*ACCOUNT_VERBS, *GAME_VERBS) for command, run in verb.also},
@@ -762,9 +768,9 @@ def _account(words: list[str]) -> lang.Command:
     if first in GAME:
         example = f"{pbm.games.names()[0]} {' '.join(words[:2])} ..."  # not the rest: it may hold a password
         raise CommandError(f"'{words[0]}' needs the name of the game first, e.g. {example}")
-    game = _near(first, pbm.games.names())
-    if game is not None:
-        raise CommandError(f"'{words[0]}' is not a command; did you mean {game}?")
+    meant = near_miss(first, _OPENING_WORDS)
+    if meant is not None:
+        raise CommandError(f"'{words[0]}' is not a command; did you mean {meant}?")
     known = ", ".join([*account_commands(), *pbm.games.names()])
     raise CommandError(f"'{words[0]}' is not a command; a command starts with one of: {known}")
 
@@ -781,10 +787,10 @@ def _per_game(game: str, args: list[str]) -> lang.Command:
     if verb is not None:
         assert verb.parse is not None
         return verb.parse(game, args[1:])
-    near = _near(args[0].lower(), GAME)
+    near = near_miss(args[0].lower(), GAME)
     if near is not None:
         raise CommandError(f"'{args[0]}' is not a {game} command; did you mean {GAME[near].name}?")
-    verbs = ", ".join(verb.name for verb in GAME_VERBS)
+    verbs = ", ".join(verb.name for verb in GAME_VERBS if verb.offered)
     raise CommandError(f"'{args[0]}' is not a {game} command; the {game} commands are: {verbs}")
 
 
@@ -797,11 +803,14 @@ def is_command_line(line: str) -> bool:
     answered with what to write instead. A line that starts like a command but
     cannot be one is text, so that a comment may begin with a game's name:
     a game name followed by a word that is neither one of its verbs nor a near
-    miss of one (``Cephalopod is hard``), ``help`` followed by more than one
-    word, ``list`` followed by anything.
+    miss of one (``cephalopod mov 108 ...`` is one) unless a board number
+    follows it (``cephalopod frobnicate 101 ...``), as in ``Cephalopod is
+    hard``; ``help`` followed by more than one word, ``list`` followed by anything.
 
     >>> [is_command_line(line) for line in ("cephalopod show 101", "Cephalopod is hard, right?", "help me understand")]
     [True, False, False]
+    >>> [is_command_line(line) for line in ("cephalopod mov 108 ivan pw a1", "cephalopod frob 101 ivan pw")]
+    [True, True]
     >>> [is_command_line(line) for line in ("cephalopd move 101 alice pw c3", "move 101 alice pw c3", "Move on!")]
     [True, True, False]
     """
@@ -817,134 +826,48 @@ def is_command_line(line: str) -> bool:
         return True
     second = rest[0] if rest else ""
     if first in pbm.games.names():
-        return not rest or second in GAME or _near(second, GAME) is not None
+        return not rest or second in GAME or near_miss(second, GAME) is not None or _is_board(rest[1:2])
     if first in GAME:
-        return second.partition("#")[0].isdecimal()
-    return second in GAME and _near(first, pbm.games.names()) is not None
+        return _is_board(rest[:1])
+    return second in GAME and near_miss(first, pbm.games.names()) is not None
 
 
-def _near(word: str, known: Iterable[str]) -> str | None:
-    """The one known word `word` is a likely typo of, if any (``cephalopd`` -> ``cephalopod``)."""
-    if len(word) < 4:
-        return None
-    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.75)
-    return close[0] if close else None
+def _is_board(words: list[str]) -> bool:
+    """Whether `words` is one word that is a board number (``101``, ``101#5``)."""
+    return len(words) == 1 and words[0].partition("#")[0].isdecimal()
 
 
-# -- masking passwords ----------------------------------------------------------------------
+def looks_like_a_command(line: str) -> bool:
+    """Whether a line that is no command line was still meant as one: it starts with a game's name
+    (``Cephalopod rules``), or with a near miss of a word a command starts with (``hepl``).
 
-_WORD = re.compile(r"\S+")
-MASK = "********"
-_ALL_VERBS = (*ACCOUNT_VERBS, *GAME_VERBS)
-_BY_NAME = [(name.split(), verb) for verb in _ALL_VERBS for name in (verb.name, *verb.aliases)]
-"""Every name a verb goes by (aliases too), as the words of a line, with its verb."""
-_KNOWN_FIRST_WORDS = {words[0] for words, _ in _BY_NAME}
-PASSWORD_VERBS = frozenset(words[0] for words, verb in _BY_NAME if verb.passwords)
-"""Every verb (its first word) whose command carries a password, built or not yet."""
+    A mail without a command is answered about the first such line, rather than with
+    a list of the commands that contradicts it or misses the typo.
 
-
-def mask_passwords(text: str, secrets: Collection[str] = (), *, unparsed: bool = False) -> str:
-    """The text with every password starred, for quoting, comments and logs.
-
-    The passwords are found first, then every word containing one is starred
-    wherever it stands, so a password written again in passing is hidden too:
-
-    - `secrets`, the passwords the mail's commands carried;
-    - the password of every line shaped like a command with a password, by
-      the grammar of its verb (`Verb.passwords`, reserved verbs included),
-      whether or not it parsed: the verb may come first, after a game's name,
-      or after a near miss of one, and may itself be a near miss (``mvoe``);
-    - in a line that parses as nothing, every word after its first
-      userid-shaped word: in a line shaped like a command with an unknown verb
-      and a board number (``cephalopod frobnicate 101 alice s3cret c3``), and,
-      with `unparsed`, in every line (a mail in which no command was found).
-
-    >>> mask_passwords("change password alice old new")
-    'change password alice ******** ********'
-    >>> mask_passwords("move 103 bob s3cret c3\\nThanks! My password is s3cret.")
-    'move 103 bob ******** c3\\nThanks! My password is ********'
-    >>> mask_passwords("Cubeo with eight d8s and removal.")
-    'Cubeo with eight d8s and removal.'
-    >>> mask_passwords("frobnicate alice s3cret", unparsed=True)
-    'frobnicate alice ********'
+    >>> [looks_like_a_command(line) for line in ("hepl", "Cephalopod rules", "Hello, Zoe", "Move on!")]
+    [True, True, False, False]
     """
-    lines = text.split("\n")
-    found = {word for line in lines for word in _passwords_in(line, unparsed=unparsed)}
-    found.update(secret for secret in secrets if secret)
-    return "\n".join(_mask_line(line, found) for line in lines)
+    words = [word.lower() for word in lang.words_of(line)]
+    if not words or is_command_line(line):
+        return False
+    first = words[0]
+    if first in pbm.games.names():
+        return True
+    return first not in _FIRST_ACCOUNT_WORDS and first not in GAME and near_miss(first, _OPENING_WORDS) is not None
 
 
-def _word_spans(line: str) -> list[tuple[int, int]]:
-    return [m.span() for m in _WORD.finditer(line) if m.group() != "**"]
+def near_miss(word: str, known: Iterable[str]) -> str | None:
+    """The one known word `word` is a likely typo of, if any (``cephalopd`` -> ``cephalopod``).
 
-
-def _passwords_in(line: str, *, unparsed: bool) -> list[str]:
-    """The words of `line` that stand where a password would."""
-    words = [line[a:b] for a, b in _word_spans(line)]
-    lowered = [word.lower() for word in words]
-    verb_at = _verb_position(lowered)
-    if verb_at is not None:
-        verb = _verb_named(lowered[verb_at:])
-        if verb is not None:
-            return [words[i] for i in _password_positions(lowered, verb_at, verb)]
-    if unparsed or _unknown_verb_on_a_board(lowered):
-        start = next((i for i, word in enumerate(lowered) if i > 0 and lang.USERID.match(word)), None)
-        return words[start + 1 :] if start is not None else []
-    return []
-
-
-def _verb_position(words: list[str]) -> int | None:
-    """Where the verb of a command-shaped line stands: first, or after a game's name (or a near miss of one)."""
-    if not words:
+    Only a word of letters is a typo of a name (``cephalopod,`` is prose), and a word of three
+    letters only as the start of one (``mov`` for ``move``): prose is full of short words one
+    letter away from a verb (``how``, ``hat``).
+    """
+    if len(word) < 3 or not word.isalpha():
         return None
-    if words[0] in _KNOWN_FIRST_WORDS:
-        return 0
-    if len(words) > 1 and (words[0] in pbm.games.names() or _near(words[0], pbm.games.names())):
-        if _verb_named(words[1:]) is not None:
-            return 1
-    return None
-
-
-_CHANGE_OF_SOMETHING_UNKNOWN = Verb("change", "", "", passwords=1000)
-"""``change WHAT USERID ...`` with a WHAT nobody knows: whatever follows may be passwords."""
-
-
-def _verb_named(words: list[str]) -> Verb | None:
-    """The verb the words from a line's verb on name, or are a near miss of (a near miss of a verb
-    with a password counts only after a game's name: at the start of a line, ``Moved to c3`` is prose)."""
-    for name, verb in _BY_NAME:
-        if words[: len(name)] == name:
-            return verb
-    if words and words[0] == "change":
-        return _CHANGE_OF_SOMETHING_UNKNOWN
-    near = _near(words[0], PASSWORD_VERBS) if words else None
-    return next((verb for name, verb in _BY_NAME if name == [near]), None)
-
-
-def _password_positions(words: list[str], verb_at: int, verb: Verb) -> list[int]:
-    userid_at = verb_at + (2 if verb.name.startswith("change ") else 1)
-    while userid_at < len(words) and words[userid_at].partition("#")[0].isdecimal():
-        userid_at += 1  # the board
-    return [i for i in range(userid_at + 1, userid_at + 1 + verb.passwords) if i < len(words)]
-
-
-def _unknown_verb_on_a_board(words: list[str]) -> bool:
-    """``[GAME] VERB BOARD ...`` with a verb nobody knows: a command, misspelt beyond recognition."""
-    offset = 1 if words and (words[0] in pbm.games.names() or _near(words[0], pbm.games.names())) else 0
-    return len(words) > offset + 2 and words[offset + 1].partition("#")[0].isdecimal()
-
-
-def _mask_line(line: str, secrets: Collection[str]) -> str:
-    spans = _word_spans(line)
-    hidden = {i for i, (a, b) in enumerate(spans) if any(s in line[a:b] for s in secrets)}
-    if not hidden:
-        return line
-    pieces, last = [], 0
-    for index, (start, end) in enumerate(spans):
-        if index in hidden:
-            pieces.append(line[last:start] + MASK)
-            last = end
-    return "".join(pieces) + line[last:]
+    candidates = [name for name in known if len(word) > 3 or name.startswith(word)]
+    close = difflib.get_close_matches(word, candidates, n=1, cutoff=0.75)
+    return close[0] if close else None
 
 
 def run(ctx: Context, command: lang.Command) -> list[OutgoingMail]:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pbm.games
 from pbm.commands import language as lang
-from pbm.commands import verbs
+from pbm.commands import masking
 from pbm.commands.effects import BoardRef, OutgoingMail, Refused, ReplyAs
 from pbm.commands.plan import Plan
 
@@ -57,21 +57,22 @@ class Answers:
         board = (refusal.about if refusal is not None else None) or _board_of(command) or about
         secrets = plan.secrets()
         if command is not None:
-            shown = verbs.mask_passwords(command.line, secrets)
+            shown = masking.mask_passwords(command.line, secrets)
         else:
             # A line that parsed as nothing may hide a password anywhere after its userid.
             line = reason.line if isinstance(reason, lang.CommandError) else ""
-            shown = verbs.mask_passwords(line, secrets, unparsed=True)
+            shown = masking.mask_passwords(line, secrets, unparsed=True)
         nothing_parsed = not any(isinstance(step, lang.Command) for step in plan.steps)
         context = {
             "reason": sentence(refusal.message if refusal is not None else str(reason)),
             "command": shown,
+            "other_commands": max(0, len(plan.steps) - 1),
             "view": view,
             "title": pbm.games.get(board.game_type).title if board is not None else _title_of(command),
             "board_number": board.board if board is not None else None,
             "replyable": reply_as is not None,
             "headline": (refusal.headline if refusal is not None else None) or "Error",
-            "subject_read": verbs.mask_passwords(plan.subject, secrets, unparsed=nothing_parsed),
+            "subject_read": masking.mask_passwords(plan.subject, secrets, unparsed=nothing_parsed),
             **self.quotable(body, secrets, unparsed=nothing_parsed),
         }
         if reply_as is None:
@@ -87,7 +88,7 @@ class Answers:
     def quotable(self, body: str, secrets: set[str], *, unparsed: bool = False) -> dict[str, Any]:
         """What an answer quotes of a mail: at most `quoted_lines` lines, passwords starred,
         and how many lines were left out (``original``, ``not_quoted`` in the templates)."""
-        lines = verbs.mask_passwords(body, secrets, unparsed=unparsed).splitlines()
+        lines = masking.mask_passwords(body, secrets, unparsed=unparsed).splitlines()
         return {"original": "\n".join(lines[: self.quoted_lines]), "not_quoted": max(0, len(lines) - self.quoted_lines)}
 
 

@@ -107,12 +107,16 @@ class Composer:
         subject = headers.one_line(str(getattr(module, "subject", "")), limit=MAX_SUBJECT)
         return subject or SERVER_NAME, _plain_text(str(module))
 
+    def written(self, mail: OutgoingMail) -> tuple[str, str]:
+        """The (subject, body) `mail` is sent with."""
+        return self.render(mail.template, {**mail.context, "server": self.addressing.address})
+
     def compose(self, mail: OutgoingMail, *, now: datetime, answering: Answering | None = None) -> ComposedMail:
         """The mail `mail` asks for; raises `Unaddressable` when its recipient is not an address."""
         recipient = headers.mail_address(mail.to)
         if recipient is None:
             raise Unaddressable("the reply's recipient is not a plain local@domain address")
-        subject, body = self.render(mail.template, {**mail.context, "server": self.addressing.address})
+        subject, body = self.written(mail)
 
         in_reply_to: str | None = None
         references: tuple[str, ...] = ()

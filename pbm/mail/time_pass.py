@@ -29,7 +29,7 @@ from pbm.config import DEFAULT_CLUB, Club, Limits
 from pbm.mail.held import HeldMail
 from pbm.mail.outgoing import Outgoing
 from pbm.passwords import Passwords
-from pbm.store import turns
+from pbm.store import players, turns
 from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
 from pbm.store.models import utcnow
@@ -45,8 +45,8 @@ Work = Callable[[Session], tuple[list[str], list[str]]]
 
 @dataclass
 class PassReport:
-    """What one pass did: a line for each mail it queued or would queue (no addresses), and the
-    boards it could not finish."""
+    """What one pass did: a line for each mail it queued or would queue (to whom, what and why; no
+    addresses), and the boards it could not finish."""
 
     at: datetime
     done: list[str] = field(default_factory=list)
@@ -120,9 +120,9 @@ class TimePass:
         """A unit that queues the mails `make` returns, within the limits."""
 
         def work(session: Session) -> tuple[list[str], list[str]]:
-            mails = make(session)
+            mails = [mail for mail in make(session) if mail.to]
             notes = self.outgoing.queue_unprompted(session, mails, now=at)
-            return [_line(mail) for mail in mails if mail.to], notes
+            return [self._line(session, mail) for mail in mails], notes
 
         return work
 
@@ -148,8 +148,15 @@ class TimePass:
         for note in notes:
             log.warning("time pass: %s", note)
 
+    def _line(self, session: Session, mail: OutgoingMail) -> str:
+        """A mail as the pass reports it: to whom (their userid, never an address), its subject, and
+        why it was sent, as the mail's first paragraph says it."""
+        subject, body = self.outgoing.composer.written(mail)
+        why = " ".join(body.strip().split("\n\n")[0].split())
+        return f"for {_recipient(session, mail)}: {subject} -- {why}"
 
-def _line(mail: OutgoingMail) -> str:
-    """A mail as the pass reports it: its kind and what it is about, never its address."""
-    about = mail.context.get("view") or mail.context.get("challenge")
-    return f"{mail.template}: {about.title} board {about.board}" if about is not None else mail.template
+
+def _recipient(session: Session, mail: OutgoingMail) -> str:
+    """Who a mail goes to, by userid: the player it names, or the players of its address."""
+    named = players.by_ids(session, [mail.player_id]) if mail.player_id is not None else []
+    return ", ".join(player.userid for player in named or players.with_address(session, mail.to))

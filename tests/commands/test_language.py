@@ -6,7 +6,8 @@ import pytest
 
 from pbm.commands import language as lang
 from pbm.commands.language import CommandError
-from pbm.commands.verbs import is_command_line, mask_passwords, parse_command
+from pbm.commands.masking import mask_passwords
+from pbm.commands.verbs import is_command_line, parse_command
 
 
 def test_verbs_and_game_names_are_case_insensitive_but_passwords_are_not():
@@ -75,6 +76,7 @@ def test_change_password_and_change_address():
         ("cephalopod move 101 alice", "Usage: cephalopod move BOARD USERID PASSWORD MOVE"),
         ("cephalopod move abc alice pw c3", "'abc' is not a board number"),
         ("signup 1alice pw", "'1alice' is not a userid"),
+        ("signup zoë pw1234", "'zoë' is not a userid: 'ë' is not an ASCII letter; a userid is 2 to 32 letters a-z"),
         ("signup alice pw not-an-address", "'not-an-address' is not a mail address"),
         ("cephalopod show 101#x", "write board#N"),
         ("change colour alice", "Usage: change password"),
@@ -126,6 +128,8 @@ def test_masking_keeps_the_layout_of_a_whole_message():
         ("cephalopod mvoe 101 alice pw c3", True),  # a near miss is answered with "did you mean"
         ("cephalopd move 101 alice pw c3", True),
         ("move 101 alice pw c3", True),  # answered with "the game first"
+        ("cephalopod mov 108 ivan pw a1", True),  # the start of a verb: answered with "did you mean"
+        ("cephalopod frob 101 ivan pw a1", True),  # no verb, but before a board: answered with the verbs
         ("Hi Bob,", False),
         ("", False),
         ("Cephalopod is hard, right?", False),
@@ -134,6 +138,8 @@ def test_masking_keeps_the_layout_of_a_whole_message():
         ("list of my games, please", False),
         ("Move on!", False),
         ("Lisa, your move", False),
+        ("Cephalopod how do I win?", False),
+        ("Cubeo hat trick!", False),
     ],
 )
 def test_a_line_is_a_command_line_when_it_can_be_meant_as_one(line, expected):
@@ -146,6 +152,9 @@ def test_a_line_is_a_command_line_when_it_can_be_meant_as_one(line, expected):
         ("cephalopd move 101 alice pw c3", "'cephalopd' is not a command; did you mean cephalopod?"),
         ("cephalopod moev 101 alice pw c3", "'moev' is not a cephalopod command; did you mean move?"),
         ("move 101 alice pw c3", "'move' needs the name of the game first, e.g. cephalopod move 101 ..."),
+        ("cephalopod mov 108 ivan pw a1", "'mov' is not a cephalopod command; did you mean move?"),
+        ("hepl", "'hepl' is not a command; did you mean help?"),
+        ("singup alice pw1234", "'singup' is not a command; did you mean signup?"),
     ],
 )
 def test_a_near_miss_is_answered_with_what_was_meant(line, hint):

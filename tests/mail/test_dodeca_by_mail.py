@@ -85,3 +85,16 @@ def test_the_record_of_a_finished_game_verifies(room, database_url, monkeypatch,
     record["rolls"][0] = record["rolls"][0] % 6 + 1  # roll 0 set up South's Cube on a1: another face
     path.write_text(json.dumps(record))
     assert pbm_main(["verify-dice", str(path)]) == 1
+
+
+def test_a_preview_of_a_new_game_says_who_won_its_roll_off(room):
+    room.send(mail(ALICE, "dodeca preview new 2"))
+    text = body_of(room.replies()[0])
+    starts = re.search(r"In this new game (South|North) moves first\.", text)
+    assert starts, text
+    assert f"Then {starts[1]} would be to move." in text
+
+
+def test_a_refused_preview_of_a_new_game_says_whose_move_it_was(room):
+    room.send(mail(ALICE, "dodeca preview new 2 z99"))
+    assert re.search(r"\(at 'z99', (South|North) to move, after 0 moves previewed\)", body_of(room.replies()[0]))

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from pbm.commands.verbs import PASSWORD_VERBS
+from pbm.commands.verbs import ACCOUNT_VERBS, GAME_VERBS
 from pbm.store.models import Board, OpenChallenge, Player
 from tests.support import Clock, body_of, mail
 
@@ -31,6 +31,15 @@ PUBLIC_PAGE = re.compile(
     re.escape(SITE) + r"/(|[a-z]+/[0-9]+|(GAME|[a-z]+)/rules|players/(USERID|[a-z0-9._-]+)/deadlines\.ics)"
 )
 """The pages a mail may link to: the front page, a game, a game's rules, a calendar feed; no token, no query."""
+PASSWORD_VERBS = {
+    name.split()[0] for verb in (*ACCOUNT_VERBS, *GAME_VERBS) if verb.passwords for name in (verb.name, *verb.aliases)
+}
+BOARD_VERBS = {
+    name
+    for verb in GAME_VERBS
+    if verb.passwords and "BOARD USERID" in verb.arguments
+    for name in (verb.name, *verb.aliases)
+}
 PLAYERS = itertools.count()
 
 PASSWORD = st.text("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghjkmnpqrstuvwxyz23456789", min_size=6, max_size=12).map(
@@ -55,7 +64,10 @@ def command_lines(draw, userid: str, password: str) -> str:
     if shape == "change address":
         return f"change address {userid} {password} {userid}@new.example"
     game, verb = draw(GAME_NAMES), draw(VERBS)
-    board = f"{draw(st.integers(101, 110))} " if shape == "board" else ""
+    number = draw(st.integers(101, 110))
+    # The board of a verb that takes one may be written wrongly too.
+    written = draw(st.sampled_from(["{}", "x{}", "#{}", "board {}", "{},"])) if verb in BOARD_VERBS else "{}"
+    board = written.format(number) + " " if shape == "board" else ""
     tail = draw(st.sampled_from(["", " c3", " a1=b2+c3", " all", " 3", " inf"]))
     return f"{game}{verb} {board}{userid} {password}{tail}"
 

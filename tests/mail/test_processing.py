@@ -150,6 +150,46 @@ def test_help_list_and_game_help_answer_the_sender(room):
     assert "-size=3..9" in body_of(help_mail)
 
 
+def test_help_does_not_list_the_moves_no_game_here_has(room):
+    room.send(mail(CAROL, "help"))
+    general = body_of(the_only(room.replies()))
+    room.send(mail(CAROL, "cephalopod help"))
+    of_a_game = body_of(the_only(room.replies()))
+    assert "GAME move BOARD" in general and "cephalopod move BOARD" in of_a_game
+    for verb in ("pass", "swap"):
+        assert f"GAME {verb} BOARD" not in general
+        assert f"cephalopod {verb} BOARD" not in of_a_game
+
+
+def test_the_tutorials_commands_and_what_they_do_stand_in_two_columns(room):
+    room.send(mail(CAROL, "help tutorial"))
+    text = body_of(the_only(room.replies()))
+    step = text[text.index("4. Whenever you like:") : text.index("5. ")]
+    lines = [line for line in step.splitlines()[1:] if line.strip()]
+    said = ["the board as it stands", "the games waiting for your move", "the rules of Cephalopod", "every command"]
+    assert len({line.index(what) for line, what in zip(lines, said, strict=True)}) == 1, step
+
+
+def test_an_error_in_a_mail_whose_other_command_worked_does_not_say_nothing_was_changed(players):
+    players.send(mail(ALICE, "cephalopod challenge alice bob\ncephalopod move 101 alice wrong-pw c3"))
+    error = next(m for m in players.replies() if "Error" in m["Subject"])
+    text = body_of(error)
+    assert "nothing was changed" not in text
+    assert text.startswith("One command of your mail could not be carried out, and it changed nothing;")
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["cephalopod seek carol carol-pw 2 -size=5 -dice=12", "cephalopod subscribe carol carol-pw all"],
+)
+def test_a_seek_or_subscribe_answer_is_wrapped_as_a_letter_is(room, line):
+    room.send(mail(CAROL, "signup carol carol-pw"))
+    room.replies()
+    room.send(mail(CAROL, line))
+    text = body_of(the_only(room.replies()))
+    assert max(len(line) for line in text.splitlines()) <= 76, text
+
+
 # -- challenges ---------------------------------------------------------------
 
 

@@ -59,6 +59,54 @@ def test_a_move_written_without_the_game_name_does_not_send_the_password(game):
     assert "bob-pw" not in everything_sent(game)
 
 
+DAVE, DAVES_PASSWORD = "dave@example.com", "Tr0ub4dor&3"
+
+
+@pytest.fixture
+def dave_plays_alice(make_mailroom):
+    """A game whose second player's password holds nothing else the mails show (not his userid)."""
+    room = make_mailroom()
+    room.send(mail(ALICE, "signup alice alice-pw"))
+    room.send(mail(DAVE, f"signup dave {DAVES_PASSWORD}"))
+    room.send(mail(ALICE, "cephalopod challenge alice dave"))
+    room.send(mail(ALICE, "cephalopod move 101 alice alice-pw c3"))
+    return room
+
+
+@pytest.mark.parametrize("board", ["x101", "#101", "board 101", "101,"])
+def test_a_command_with_its_board_written_wrongly_under_a_chat_does_not_send_the_password(dave_plays_alice, board):
+    room = dave_plays_alice
+    board_mail = next(m for m in room.replies() if m["To"].addresses[0].addr_spec == DAVE and "c3" in body_of(m))
+    comment = f"cephalopod move {board} dave {DAVES_PASSWORD} b3\nDid that work?"
+    room.send(
+        reply_to_board(board_mail, DAVE, "chat", comment=comment), to=board_mail["Reply-To"].addresses[0].addr_spec
+    )
+    sent = everything_sent(room)
+    assert "Did that work?" in sent
+    assert DAVES_PASSWORD not in sent
+
+
+@pytest.mark.parametrize("board", ["x101", "#101", "board 101", "101,"])
+def test_an_error_answer_to_a_command_with_its_board_written_wrongly_does_not_quote_the_password(
+    dave_plays_alice, board
+):
+    room = dave_plays_alice
+    room.replies()
+    room.send(mail(DAVE, f"cephalopod move {board} dave {DAVES_PASSWORD} b3"))
+    (answer,) = room.replies()
+    assert "Error" in answer["Subject"]
+    assert DAVES_PASSWORD not in body_of(answer)
+
+
+def test_an_error_answer_quotes_the_senders_own_words_as_they_were_written(game):
+    letter = "Hello, Zoe would like to play Cephalopod with you all.\nShe is new here, be kind to her!"
+    game.send(mail(ALICE, letter))
+    (answer,) = game.replies()
+    assert "> Hello, Zoe would like to play Cephalopod with you all.\n> She is new here, be kind to her!" in body_of(
+        answer
+    )
+
+
 PASSWORDS = st.text(alphabet="ABCDEFGHJKLMNPQRSTUVWXYZabcdefghjkmnpqrstuvwxyz23456789", min_size=6, max_size=14).map(
     lambda s: "Zq" + s  # never a word of a board mail by chance
 )
@@ -75,6 +123,10 @@ def mails_carrying(draw, password: str, userid: str, board: int) -> str:
         f"Cephalopod MOVE {board} {userid} {password} c4",
         f"cephalopd move {board} {userid} {password} c3",
         f"cephalopod mvoe {board} {userid} {password} c3",
+        f"cephalopod move x{board} {userid} {password} c3",
+        f"cephalopod chat #{board} {userid} {password}",
+        f"Cephalopod resign board {board} {userid} {password}",
+        f"move {board}, {userid} {password} c3",
         f"signup someone {password}",
         f"change password {userid} {password} other-pw",
         f"my password is {password}.",

@@ -49,4 +49,4 @@ def test_two_passes_at_once_send_each_reminder_once_and_apply_each_forfeit_once(
     assert Counter(nags) == {f"Nag: Cephalopod Board {101 + n} bob": 1 for n in range(BOARDS // 2, BOARDS)}
     assert sorted(Counter(forfeits).values()) == [1] * (BOARDS // 2)
     both = "".join(outputs)
-    assert both.count("queued nag") == BOARDS // 2  # each done by one pass or the other, not both
+    assert both.count("queued for bob: Nag:") == BOARDS // 2  # each done by one pass or the other, not both

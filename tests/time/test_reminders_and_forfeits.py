@@ -1,5 +1,7 @@
 """The time pass at a game: reminders from the nag time, a last warning, the forfeit; each once."""
 
+import re
+
 from pbm.store.models import BoardStatus
 from tests.support import body_of
 from tests.time.club import ADDRESSES, TimeClub
@@ -239,3 +241,11 @@ def test_the_forfeit_date_of_the_player_to_move_is_in_show_once_it_is_near(game:
     game.replies()
     game.send("alice", "cephalopod show 101")
     assert "It is bob's turn (for 19 days); bob forfeits on 2026-12-13" in body_of(game.replies()[0])
+
+
+def test_the_forfeit_date_and_time_are_said_together(game: TimeClub):
+    game.tick(days=19)
+    game.replies()
+    game.send("alice", "cephalopod show 101")
+    text = body_of(game.replies()[0])
+    assert re.search(r"bob forfeits on 2026-12-13 \d\d:\d\d UTC unless bob moves first\.", text), text

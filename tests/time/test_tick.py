@@ -37,7 +37,8 @@ def test_a_rehearsal_says_what_the_pass_would_do_and_changes_nothing(operated: T
     assert pbm_main(["tick", "--now", later]) == 0
     out = capsys.readouterr().out
     assert f"time pass rehearsed as if at {later.replace('T', ' ')}" in out
-    assert "would queue board: Cephalopod board 101" in out  # bob's forfeit, told to both
+    forfeit = "Cephalopod Board 101 won by alice -- bob forfeited on time (no move in 21 days)."
+    assert f"would queue for alice: {forfeit}" in out and f"would queue for bob: {forfeit}" in out
     assert "nothing was changed: this was a rehearsal" in out
     assert outbox_size(operated) == before
     assert operated.moves() == ["c3"]
@@ -47,10 +48,18 @@ def test_a_rehearsal_says_what_the_pass_would_do_and_changes_nothing(operated: T
 def test_tick_runs_the_pass_once_and_a_second_tick_finds_nothing_due(operated: TimeClub, capsys):
     assert pbm_main(["tick"]) == 0
     out = capsys.readouterr().out
-    assert "queued nag: Cephalopod board 101" in out
+    assert "queued for bob: Nag: Cephalopod Board 101 bob -- Cephalopod board 101 has waited for your move for 8" in out
     assert "delivered" in out
     assert pbm_main(["tick"]) == 0
     assert "nothing was due" in capsys.readouterr().out
+
+
+def test_a_rehearsal_in_the_past_warns_that_it_shows_only_what_is_overdue(operated: TimeClub, capsys):
+    earlier = (utcnow() - timedelta(days=30)).strftime("%Y-%m-%dT%H:%M")
+    assert pbm_main(["tick", "--now", earlier]) == 0
+    captured = capsys.readouterr()
+    assert f"warning: {earlier.replace('T', ' ')} UTC is in the past" in captured.err
+    assert "shows only what is overdue; give a later time to see what is coming" in captured.err
 
 
 def test_a_timestamp_that_is_not_one_is_refused(operated: TimeClub, capsys):
