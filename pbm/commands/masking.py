@@ -193,10 +193,20 @@ def _stands_as_a_verb(word: str, args: list[str], *, after_game: bool, unparsed:
     After a game's name, or first on the line and written in lower case as
     commands are: before a board; and, when the mail has no command at all
     (`unparsed`), before a userid and a password (``login alice s3cret``).
+    A word that only starts sentences (``the same move.``) is never a verb.
     """
     if len(args) > _LONGEST_UNKNOWN or not (after_game or re.fullmatch(r"[a-z]{2,}", word)):
         return False
+    if not after_game and word in _SENTENCE_STARTS:
+        return False
     return _reads_as_board(args[:1]) or (unparsed and len(args) < _LONGEST_UNKNOWN and _is_userid(args[:1]))
+
+
+_SENTENCE_STARTS = frozenset(
+    "a an and as at but by for from he her his i if in is it its my no not of on or our she so that the their "
+    "then there these they this to we what when where which who why will with you your".split()
+)
+"""Words that start prose, never a command: no verb of any server is one of them."""
 
 
 def _alternatives(verb: Verb) -> list[list[str]]:
