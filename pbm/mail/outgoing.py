@@ -6,6 +6,14 @@ one word to the sender), mails to one address per hour, and error answers to
 one address per hour, which also breaks loops with auto-responders that do
 not say they are one. A mail held back is still written to the outbox, marked
 suppressed with the limit it met: nothing is lost, and the operator can see it.
+
+Every mail passes here, so here an address that has not confirmed it wants
+the server's mail gets nothing but the request to confirm it (`Reachable`):
+a mail for a player goes only to an address that player confirmed, and
+waits in the outbox until they do; any other mail goes only to a confirmed
+address or, as an answer, to whoever sent the mail it answers. A watcher's
+copy of a board's news is not one of the answers a mail may cause: sixty
+watchers never turn a player's move into an error.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ from pbm.mail import headers
 from pbm.mail.answers import Answers, capital, sentence
 from pbm.mail.compose import Answering, Composer
 from pbm.mail.parse import ParsedMail
-from pbm.store import outbox
+from pbm.store import confirmations, outbox
 
 ERROR_KINDS = ("error", "failure")
 """Templates that answer a mistake: counted apart, to break loops with auto-responders."""
@@ -37,6 +45,8 @@ class Outgoing:
     composer: Composer
     limits: Limits
     answers: Answers
+    confirm_addresses: bool = True
+    """Whether mail waits for its address to be confirmed (`pbm.config.Club.confirm_addresses`)."""
 
     def queue(
         self,
@@ -54,8 +64,8 @@ class Outgoing:
         """
         notes = []
         mails = [m for m in mails if m.to]
-        bulk = [m for m in mails if m.template in BULK_KINDS]
-        mails = [m for m in mails if m.template not in BULK_KINDS]
+        bulk = [m for m in mails if _unasked(m)]
+        mails = [m for m in mails if not _unasked(m)]
         limit = self.limits.replies_per_mail
         if len(mails) > limit:
             notes.append(f"{len(mails) - limit + 1} replies not sent: over {limit} for one mail")
@@ -68,12 +78,13 @@ class Outgoing:
                 mails.append(self.answers.error(mail.from_address, mail.body, Plan(), summary))
         answering = Answering(mail.message_id, mail.references)
         counted = _Counted.load(session, [*bulk, *mails], now - WINDOW)
+        reachable = self._reachable(session, [*bulk, *mails], answering=mail.from_address)
         queued = []
         for outgoing in [*bulk, *mails]:
             if mail.notes and headers.mail_address(outgoing.to) == mail.from_address:
                 told = [sentence(capital(note)) for note in mail.notes]
                 outgoing = replace(outgoing, context={**outgoing.context, "mail_notes": told})
-            queued += self._composed(outgoing, counted, notes, now=now, answering=answering)
+            queued += self._composed(outgoing, counted, reachable, notes, now=now, answering=answering)
         outbox.enqueue(session, queued, now=now, inbound_id=inbound_id)
         return notes
 
@@ -82,36 +93,58 @@ class Outgoing:
         within the per-address limits; returns notes on what was held back."""
         mails = [m for m in mails if m.to]
         counted = _Counted.load(session, mails, now - WINDOW)
+        reachable = self._reachable(session, mails, answering=None)
         notes: list[str] = []
-        queued = [composed for outgoing in mails for composed in self._composed(outgoing, counted, notes, now=now)]
+        queued = [
+            composed for outgoing in mails for composed in self._composed(outgoing, counted, reachable, notes, now=now)
+        ]
         outbox.enqueue(session, queued, now=now)
         return notes
+
+    def _reachable(self, session: Session, mails: list[OutgoingMail], *, answering: str | None) -> Reachable:
+        if not self.confirm_addresses:
+            return Reachable(None, answering)
+        recipients = {r.lower() for r in (headers.mail_address(m.to) for m in mails) if r is not None}
+        return Reachable(confirmations.confirmed_by(session, recipients), answering)
 
     def _composed(
         self,
         outgoing: OutgoingMail,
         counted: _Counted,
+        reachable: Reachable,
         notes: list[str],
         *,
         now: datetime,
         answering: Answering | None = None,
     ) -> list[outbox.Queued]:
         """`outgoing` composed for the outbox (none if it has no address), counted in `counted`
-        unless held back; what was held back is said in `notes`."""
+        unless held back or waiting for its address to be confirmed; what was held back is said in `notes`."""
         recipient = headers.mail_address(outgoing.to)
         if recipient is None:
             notes.append("a reply to an address that cannot be written to was not sent")
             return []
-        held, last = self._held_back(counted, recipient, outgoing.template)
+        unconfirmed = not reachable(outgoing, recipient)
+        held, last = (None, False) if unconfirmed else self._held_back(counted, recipient, outgoing.template)
         if last:
             outgoing = replace(outgoing, context={**outgoing.context, "last_answer": True})
         composed = self.composer.compose(outgoing, now=now, answering=answering)
-        if held:
+        if unconfirmed:
+            notes.append(f"a {outgoing.template} mail waits for its address to be confirmed")
+        elif held:
             notes.append(f"a {outgoing.template} mail was not sent: {held}")
         else:
             counted.add(recipient, outgoing.template)
         return [
-            outbox.Queued(recipient, composed.message_id, composed.raw, outgoing.template, outgoing.board_id, held)
+            outbox.Queued(
+                recipient,
+                composed.message_id,
+                composed.raw,
+                outgoing.template,
+                outgoing.board_id,
+                held,
+                unconfirmed,
+                outgoing.player_id,
+            )
         ]
 
     def _held_back(self, counted: _Counted, recipient: str, kind: str) -> tuple[str | None, bool]:
@@ -127,6 +160,34 @@ class Outgoing:
         if counted.mails[recipient] >= allowed:
             return f"{allowed} mails were sent to this address within the hour", False
         return None, last
+
+
+def _unasked(mail: OutgoingMail) -> bool:
+    """Whether `mail` is not one of the answers its cause asked for: a broadcast, a watcher's copy."""
+    return mail.template in BULK_KINDS or mail.to_watcher
+
+
+@dataclass(frozen=True)
+class Reachable:
+    """Who the server may write to now: the addresses confirmed, each for the players who confirmed
+    it (None: the club does without confirmations), and the sender of the mail answered."""
+
+    confirmed: dict[str, set[int]] | None
+    answering: str | None
+
+    def __call__(self, mail: OutgoingMail, recipient: str) -> bool:
+        """Whether `mail` may go to `recipient` now; if not, it waits for the address to be confirmed.
+
+        A request to confirm the address always may (its own limits were met when it was made). A
+        mail for a player may go to an address that player confirmed; any other mail to an address
+        anyone confirmed, or, as an answer, to the sender of the mail answered.
+        """
+        if self.confirmed is None or confirmations.is_confirmation_token(mail.reply_token):
+            return True
+        confirmed_for = self.confirmed.get(recipient.lower(), set())
+        if mail.player_id is not None:
+            return mail.player_id in confirmed_for
+        return bool(confirmed_for) or recipient.lower() == (self.answering or "").lower()
 
 
 @dataclass

@@ -42,7 +42,7 @@ from pbm.commands import language as lang
 from pbm.commands import verbs
 from pbm.commands.context import Context
 from pbm.commands.effects import BoardRef, OutgoingMail, PasswordCheck, Refused, Sender
-from pbm.commands.plan import Plan, ReplyFacts, ResetFacts, conflict_keys, plan_mail
+from pbm.commands.plan import ConfirmFacts, Plan, ReplyFacts, ResetFacts, conflict_keys, plan_mail
 from pbm.config import DEFAULT_CLUB, Club, Limits
 from pbm.mail import headers
 from pbm.mail.answers import Answers
@@ -51,11 +51,12 @@ from pbm.mail.fresh import fresh_text
 from pbm.mail.outgoing import Outgoing
 from pbm.mail.parse import ParsedMail
 from pbm.mail.reader import MailReader, ReadCost, Reading
+from pbm.mail.sending_host import sending_host
 from pbm.mail.time_pass import TimePass
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.mail.worker import Worker
 from pbm.passwords import Ahead, Passwords
-from pbm.store import boards, inbox, players, resets
+from pbm.store import boards, confirmations, inbox, players, resets
 from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
 from pbm.store.models import InboundMessage, InboundStatus, utcnow
@@ -87,6 +88,8 @@ class _Read:
     replied: ReplyFacts | None = None
     """The board and player the mail's reply address names: names that never change, so
     applying the mail need not look them up again."""
+    host: str | None = None
+    """The host that sent the mail, where known (`pbm.mail.sending_host`)."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,8 @@ class _Unread:
 
 REPLIED = "replied_board"
 """The key of `_Read.replied` in what is stored of a reading, beside the `ParsedMail`'s."""
+HOST = "sending_host"
+"""The key of `_Read.host` in what is stored of a reading."""
 
 
 class Processor:
@@ -130,7 +135,7 @@ class Processor:
         self.limits = limits
         self.club = club
         self.answers = Answers(limits.quoted_lines)
-        self.outgoing = Outgoing(composer, limits, self.answers)
+        self.outgoing = Outgoing(composer, limits, self.answers, club.confirm_addresses)
         self.read_lease = timedelta(seconds=max(30.0, 3 * read_seconds))
         self.database_timeout = database_timeout
         self.now = now
@@ -286,7 +291,7 @@ class Processor:
             session,
             unread.id,
             worker=self.worker.name,
-            parsed={**reading.mail.to_json(), REPLIED: _facts_json(reading.replied)},
+            parsed={**reading.mail.to_json(), REPLIED: _facts_json(reading.replied), HOST: reading.host},
             keys=reading.keys,
             seconds=reading.seconds,
             peak_kb=reading.peak_kb,
@@ -309,7 +314,8 @@ class Processor:
         self._check_passwords_ahead(session, plan, ahead)
         keys = conflict_keys(plan, sender=sender)
         replied = reply if isinstance(reply, ReplyFacts) else None
-        return _Read(mail, keys, reading.cost.seconds, reading.cost.peak_memory_kb, replied)
+        host = sending_host(unread.peer, unread.raw)
+        return _Read(mail, keys, reading.cost.seconds, reading.cost.peak_memory_kb, replied, host)
 
     def _check_passwords_ahead(self, session: Session, plan: Plan, ahead: Ahead) -> None:
         """Start the slow part of every password check of `plan`, to be done outside any write
@@ -409,9 +415,11 @@ class Processor:
             inbox.finish(session, inbound.id, InboundStatus.IGNORED, f"not answered: {mail.auto_reason}", now)
             log.info("inbound %d ignored (automatic mail)", inbound.id)
             return
+        host = inbound.parsed.get(HOST)
         sender = Sender(
             mail.from_address,
             players.with_address(session, mail.from_address) if mail.from_address else [],
+            host if isinstance(host, str) else None,
         )
         if mail.unreadable:
             reason = f"Your mail could not be read: {mail.unreadable}. Nothing in it was carried out"
@@ -425,7 +433,7 @@ class Processor:
         replied = _facts_from_json(inbound.parsed.get(REPLIED))
         reply = replied if replied is not None else self._reply_facts(session, envelope_to)
         plan = self._plan(mail, reply)
-        quoted = "" if plan.private else mail.body
+        quoted = self._quotable(session, mail, plan)
         mails: list[OutgoingMail] = []
         done = refused = 0
         for step in plan.steps:
@@ -464,15 +472,32 @@ class Processor:
         inbox.finish(session, inbound.id, InboundStatus.PROCESSED, "; ".join(notes), now)
         log.info("inbound %d processed: %d carried out, %d refused", inbound.id, done, refused)
 
-    def _reply_facts(self, session: Session, envelope_to: tuple[str, ...]) -> ReplyFacts | ResetFacts | bool | None:
-        """What the reply address a mail came to stands for: a player's board, or a password reset;
-        True when it is damaged or forged, or stands for nothing here; None for the plain address."""
+    def _quotable(self, session: Session, mail: ParsedMail, plan: Plan) -> str:
+        """What error answers may quote of `mail`: all of it, but for a password reset's reply;
+        without its comment (what a player writes for others) to a From that nobody confirmed,
+        which may be forged: a player's words are never echoed to a stranger's address."""
+        if plan.private:
+            return ""
+        if not plan.comment or not self.club.confirm_addresses or not mail.from_address:
+            return mail.body
+        if confirmations.confirmed_by(session, [mail.from_address.lower()]):
+            return mail.body
+        return "\n".join(step.line for step in plan.steps)
+
+    def _reply_facts(
+        self, session: Session, envelope_to: tuple[str, ...]
+    ) -> ReplyFacts | ResetFacts | ConfirmFacts | bool | None:
+        """What the reply address a mail came to stands for: a player's board, a password reset,
+        or a request to confirm an address; True when it is damaged or forged, or stands for
+        nothing here; None for the plain address."""
         token = next((t for t in map(self.addressing.token_of, envelope_to) if t), None)
         if token is None:
             return None
         if resets.is_reset_token(token):
             player = resets.player_of(session, token, self.now())
             return ResetFacts(token, player.userid if player is not None and player.active else None)
+        if confirmations.is_confirmation_token(token):
+            return ConfirmFacts(token, confirmations.userid_of(session, token, self.now()))
         ids = self.tokens.read(token)
         if ids is None:
             return True
@@ -482,11 +507,11 @@ class Processor:
             return True
         return ReplyFacts(names.userid, names.game_type, names.board, at_ply)
 
-    def _plan(self, mail: ParsedMail, reply: ReplyFacts | ResetFacts | bool | None) -> Plan:
+    def _plan(self, mail: ParsedMail, reply: ReplyFacts | ResetFacts | ConfirmFacts | bool | None) -> Plan:
         return plan_mail(
             mail.subject,
             fresh_text(mail.body),
-            reply=reply if isinstance(reply, ReplyFacts | ResetFacts) else None,
+            reply=reply if isinstance(reply, ReplyFacts | ResetFacts | ConfirmFacts) else None,
             bad_reply_address=reply is True,
             max_commands=self.limits.commands_per_mail,
             why_no_text="; ".join(mail.notes) if not mail.body.strip() else None,

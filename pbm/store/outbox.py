@@ -147,7 +147,8 @@ def rows(session: Session, *, include_sent: bool = False) -> list[OutboxMessage]
 
 @dataclass(frozen=True)
 class Queued:
-    """A composed mail for the outbox; `suppressed` (the limit it met) records it without sending it."""
+    """A composed mail for the outbox; `suppressed` (the limit it met) records it without sending it,
+    `unconfirmed` keeps it until its recipient confirms the address."""
 
     recipient: str
     message_id: str
@@ -155,6 +156,8 @@ class Queued:
     kind: str
     game_id: int | None = None
     suppressed: str | None = None
+    unconfirmed: bool = False
+    player_id: int | None = None
 
 
 def enqueue(session: Session, mails: Sequence[Queued], *, now: datetime, inbound_id: int | None = None) -> None:
@@ -167,13 +170,14 @@ def enqueue(session: Session, mails: Sequence[Queued], *, now: datetime, inbound
             "message_id": mail.message_id,
             "raw": mail.raw,
             "kind": mail.kind,
-            "status": OutboxStatus.SUPPRESSED if mail.suppressed else OutboxStatus.PENDING,
+            "status": _status(mail),
             "last_error": mail.suppressed or "",
             "attempts": 0,
             "next_attempt_at": now,
             "created_at": now,
             "inbound_id": inbound_id,
             "game_id": mail.game_id,
+            "player_id": mail.player_id,
         }
         for mail in mails
     ]
@@ -183,10 +187,32 @@ def enqueue(session: Session, mails: Sequence[Queued], *, now: datetime, inbound
 _ENQUEUE = insert(OutboxMessage)
 
 
+def _status(mail: Queued) -> OutboxStatus:
+    if mail.suppressed:
+        return OutboxStatus.SUPPRESSED
+    return OutboxStatus.UNCONFIRMED if mail.unconfirmed else OutboxStatus.PENDING
+
+
+def release_unconfirmed(session: Session, address: str, player_id: int, now: datetime) -> int:
+    """Send what waited for `player_id`'s `address` to be confirmed, from `now`; returns how many mails."""
+    released = session.execute(
+        update(OutboxMessage)
+        .where(
+            OutboxMessage.status == OutboxStatus.UNCONFIRMED,
+            OutboxMessage.player_id == player_id,
+            func.lower(OutboxMessage.recipient) == address.lower(),
+        )
+        .values(status=OutboxStatus.PENDING, next_attempt_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    return int(released.rowcount)  # type: ignore[attr-defined]  # an UPDATE gives a CursorResult
+
+
 def recent_counts(
     session: Session, recipients: Collection[str], since: datetime, *, kinds: Collection[str]
 ) -> dict[str, tuple[int, int]]:
-    """For each of `recipients` that has any: (mails queued and not suppressed since `since`, of them of `kinds`)."""
+    """For each of `recipients` that has any: (mails queued to be sent since `since`, of them of `kinds`);
+    mails held back (suppressed, or waiting for a confirmation) do not count."""
     if not recipients:
         return {}
     parameters = {"recipients": sorted(recipients), "since": since, "kinds": list(kinds)}
@@ -203,7 +229,7 @@ _RECENT_COUNTS = (
     .where(
         OutboxMessage.recipient.in_(bindparam("recipients", expanding=True)),
         OutboxMessage.created_at >= bindparam("since"),
-        OutboxMessage.status != OutboxStatus.SUPPRESSED,
+        OutboxMessage.status.not_in([OutboxStatus.SUPPRESSED, OutboxStatus.UNCONFIRMED]),
     )
     .group_by(OutboxMessage.recipient)
 )
