@@ -70,7 +70,7 @@ class Attack:
 
 
 @pytest.fixture(scope="module")
-def attacked(tmp_path_factory, sqlite_template):
+def attacked(tmp_path_factory, sqlite_template, figures):
     workdir = tmp_path_factory.mktemp("spam-cannon")
     shutil.copy(sqlite_template, workdir / "pbm.db")
     url = f"sqlite:///{workdir / 'pbm.db'}"
@@ -78,7 +78,9 @@ def attacked(tmp_path_factory, sqlite_template):
     server.tables = Tables(url)
     server.start()
     try:
-        yield server, _attack(server)
+        attack = _attack(server)
+        figures.notes.append(_figures(server, attack))
+        yield server, attack
     finally:
         server.stop()
         server.tables.close()
@@ -181,8 +183,9 @@ def _mails_to_victims(server: ServeProcess, attack: Attack) -> dict[str, list[st
     return found
 
 
-def test_figures(attacked, figures):
-    server, attack = attacked
+def _figures(server: ServeProcess, attack: Attack) -> str:
+    """What the attack made the server do, for the closing note: mails reaching victims per
+    throwaway userid (and per hour, at the pace of the run), by attack."""
     received = _mails_to_victims(server, attack)
     total = sum(len(bodies) for bodies in received.values())
     beyond_one = sum(len(bodies) - 1 for bodies in received.values())
@@ -192,7 +195,7 @@ def test_figures(attacked, figures):
         for kind in ("talk", "forged", "far", "watch", "seek")
     }
     seekers = [userid for userid, _ in server.tables.players() if userid.startswith("seek")]
-    figures.notes.append(
+    return (
         f"spam cannon: {attack.throwaways} throwaway userids made the server mail {len(received)} victims "
         f"{total} times, {beyond_one} beyond one mail each ({total / attack.throwaways:.1f} per throwaway userid, "
         f"{per_hour:.0f} an hour per throwaway userid at the pace of the run, {attack.seconds:.0f} s); by attack: "
