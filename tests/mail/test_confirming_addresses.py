@@ -178,6 +178,17 @@ def test_mail_for_a_player_waits_until_their_address_is_confirmed_then_goes(room
     assert waited.status == "pending" and WORDS in body_of(read(waited.raw))
 
 
+def test_a_chat_reaches_a_player_only_at_an_address_they_confirmed(room):
+    sign_up(room, ALICE, "alice")
+    sign_up(room, BOB, "bob")
+    room.send(mail(ALICE, "cephalopod challenge alice bob"))
+    room.send(mail(BOB, f"change address bob bob-pw {CAROL}"))
+    room.replies()
+    room.send(mail(ALICE, f"cephalopod chat 101 alice alice-pw\n\n{WORDS}"))
+    assert [m["To"].addresses[0].addr_spec for m in room.replies()] == [ALICE]
+    assert statuses(room, CAROL)[-1] == "unconfirmed"
+
+
 def test_a_message_to_a_player_nobody_confirmed_reaches_nobody(room):
     sign_up(room, ALICE, "alice")
     sign_up(room, VICTIM, "throwaway", confirm=False)
