@@ -43,6 +43,7 @@ from benchmarks.web_pages import fill, scratch_database
 from pbm.config import load_settings
 from pbm.mail.tokens import ReplyTokens
 from pbm.server import Server
+from pbm.store import confirmations
 from pbm.store.inbox import save_inbound
 from pbm.store.models import Board, InboundMessage, MoveRecord, OutboxMessage, Player, PlayerAddress, Seat
 
@@ -108,6 +109,8 @@ def add_boards(server: Server, game_type: str, count: int, plies: int, rng: rand
             board.seats = [Seat(seat=i, player=p) for i, p in enumerate(players)]
             session.add(board)
             session.flush()
+            for player in players:  # addresses in use, as a club's are: confirmed
+                confirmations.vouch(session, player, [a.address for a in player.addresses], now=now)
             if moves:
                 session.execute(
                     insert(MoveRecord),

@@ -56,8 +56,9 @@ from benchmarks.serving import SECRET, free_port, listening, pbm_serve
 from benchmarks.web_pages import scratch_database
 from pbm.mail.tokens import ReplyTokens
 from pbm.passwords import Passwords
+from pbm.store import confirmations
 from pbm.store.database import Database
-from pbm.store.models import Board, InboundMessage, OutboxMessage, Player, PlayerAddress, Seat
+from pbm.store.models import Board, InboundMessage, OutboxMessage, Player, PlayerAddress, Seat, utcnow
 
 PASSWORD_PREFIX = "bench-password-"
 MODES = ("reply", "password", "warm")
@@ -100,6 +101,8 @@ def set_up_games(database: Database, games: int, moves: int, mode: str, seed: in
             game.seats = [Seat(seat=i, player=p) for i, p in enumerate(players)]
             session.add(game)
             session.flush()
+            for player in players:  # addresses in use, as a club's are: confirmed
+                confirmations.vouch(session, player, [a.address for a in player.addresses], now=utcnow())
             mails = []
             for ply in range(moves):
                 move = chooser.choice(engine.legal_moves(state))

@@ -59,6 +59,10 @@ class Limits:
     mails_per_address_per_hour: int
     error_replies_per_sender_per_hour: int
     signups_per_sender_per_day: int
+    signups_per_host_per_day: int
+    addresses_per_player: int
+    confirmations_per_address_per_day: int
+    confirmations_per_hour: int
     challenges_per_sender_per_hour: int
     talks_per_sender_per_hour: int
     failed_passwords: int
@@ -79,6 +83,9 @@ class Club:
     """The time rules of a game whose challenge gives none (``--nagtime``, ``--forfeittime``)."""
     vacation_allowance: timedelta = timedelta(days=30)
     """Vacation one player may take in any 365 days."""
+    confirm_addresses: bool = True
+    """An address gets nothing but a confirmation request until a reply from it confirms it;
+    False: the administrator vouches for every address given."""
 
 
 DEFAULT_CLUB = Club()
@@ -202,6 +209,18 @@ class Settings(BaseSettings):
     did not send stays in the outbox, marked suppressed), which breaks a loop with an
     auto-responder that does not say it is one."""
     max_signups_per_sender_per_day: int = Field(default=3, ge=1)
+    max_signups_per_host_per_day: int = Field(default=20, ge=1)
+    """Signups from one sending host (the machine that handed the mail to our MTA) in a day:
+    a From address costs nothing to change, a host does."""
+    max_addresses_per_player: int = Field(default=5, ge=1)
+    """Addresses one player may register (``signup``, ``add``, ``change address``)."""
+    confirm_addresses: bool = True
+    """``on``: an address gets nothing but a confirmation request until a reply from it
+    confirms it. ``off``: for a closed club whose administrator vouches for every address."""
+    max_confirmations_per_address_per_day: int = Field(default=3, ge=1)
+    """Confirmation requests one address may be sent in a day, whoever names it."""
+    max_confirmations_per_hour: int = Field(default=60, ge=1)
+    """Confirmation requests the whole server may send in an hour."""
     max_challenges_per_sender_per_hour: int = Field(default=10, ge=1)
     max_talks_per_sender_per_hour: int = Field(default=30, ge=1)
     """Chats and messages one player may send in an hour."""
@@ -298,6 +317,10 @@ class Settings(BaseSettings):
             mails_per_address_per_hour=self.max_mails_per_address_per_hour,
             error_replies_per_sender_per_hour=self.max_error_replies_per_sender_per_hour,
             signups_per_sender_per_day=self.max_signups_per_sender_per_day,
+            signups_per_host_per_day=self.max_signups_per_host_per_day,
+            addresses_per_player=self.max_addresses_per_player,
+            confirmations_per_address_per_day=self.max_confirmations_per_address_per_day,
+            confirmations_per_hour=self.max_confirmations_per_hour,
             challenges_per_sender_per_hour=self.max_challenges_per_sender_per_hour,
             talks_per_sender_per_hour=self.max_talks_per_sender_per_hour,
             failed_passwords=self.max_failed_passwords,
@@ -313,6 +336,7 @@ class Settings(BaseSettings):
             password_resets_per_day=self.max_password_resets_per_day,
             time_control=clocks.TimeControl(nag=self.nagtime, forfeit=self.forfeittime),
             vacation_allowance=timedelta(days=self.vacation_days),
+            confirm_addresses=self.confirm_addresses,
         )
 
     @property

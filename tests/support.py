@@ -58,6 +58,17 @@ def reply_to_board(board_mail: EmailMessage, sender: str, first_line: str, comme
     )
 
 
+def confirmation_reply(asking: EmailMessage, first_line: str = "") -> bytes | None:
+    """The reply that confirms the address `asking` went to, as its owner's mail client writes it
+    (`first_line` on top, the mail quoted below); None when `asking` asks nothing."""
+    reply_to = asking["Reply-To"].addresses[0].addr_spec if asking["Reply-To"] else ""
+    if "+confirm-" not in reply_to:
+        return None
+    owner = asking["To"].addresses[0].addr_spec
+    quoted = "\n".join("> " + line for line in body_of(asking).splitlines())
+    return mail(owner, f"{first_line}\n\n{quoted}\n", subject="Re: " + str(asking["Subject"]), to=reply_to)
+
+
 class Clock:
     """The server's time, moved by the test: for what happens an hour or a day later."""
 

@@ -66,6 +66,15 @@ def test_a_bad_variable_stops_the_start_naming_it(monkeypatch, name, value, mess
         load_settings()
 
 
+@pytest.mark.parametrize(("value", "confirmed"), [(None, True), ("on", True), ("off", False)])
+def test_addresses_are_confirmed_unless_a_club_turns_it_off(monkeypatch, value, confirmed):
+    if value is None:
+        monkeypatch.delenv("PBM_CONFIRM_ADDRESSES", raising=False)
+    else:
+        monkeypatch.setenv("PBM_CONFIRM_ADDRESSES", value)
+    assert load_settings().club.confirm_addresses is confirmed
+
+
 def test_the_secret_key_is_made_once_and_kept(tmp_path):
     settings = load_settings()
     first = secret_key(settings, tmp_path)

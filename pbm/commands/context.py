@@ -14,14 +14,14 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 import pbm.games
-from pbm.addresses import distinct
+from pbm.addresses import same
 from pbm.commands import language as lang
 from pbm.commands.effects import OutgoingMail, PasswordCheck, Refused, ReplyAs, Sender
 from pbm.config import DEFAULT_CLUB, Club, Limits
 from pbm.elo import RatingChange
 from pbm.games import Game
 from pbm.passwords import Passwords, WeakPassword
-from pbm.store import boards, offers, players, queues, turns, watchers
+from pbm.store import boards, confirmations, offers, players, queues, turns, watchers
 from pbm.store.models import Board, BoardStatus, MoveRecord, Player, QueuedMove
 from pbm.views import BoardView, OfferNews, TimeView, board_view, queue_text, time_view
 
@@ -78,6 +78,22 @@ class Context:
             return self.passwords.hash(password)
         except WeakPassword as error:
             raise Refused(str(error)) from None
+
+    def unconfirmed(self, named: Sequence[Player]) -> list[Player]:
+        """Those of `named` the server may not write to yet: none of their addresses is confirmed
+        (nobody, when the club does without confirmations)."""
+        if not self.club.confirm_addresses:
+            return []
+        return [player for player in named if not confirmations.has_confirmed_address(self.session, player)]
+
+    def check_confirmed(self, player: Player) -> None:
+        """Refuse what `player` asks for while the server may not write to them: what they start
+        would mail others, and its answers could not reach them."""
+        if self.unconfirmed([player]):
+            raise Refused(
+                f"{player.userid} has no confirmed address yet. Reply to the mail the server sent to "
+                f"confirm one (or ask for another: add {player.userid} PASSWORD ADDRESS), then send this again"
+            )
 
     def named_players(self, userids: Sequence[str]) -> list[Player]:
         named = players.named(self.session, userids)
@@ -301,9 +317,13 @@ class Context:
                     board_id=board.id,
                     player_id=watcher.id,
                     starts_thread=new,
+                    to_watcher=True,
                 )
             )
-        mails += [OutgoingMail("game_over", p.primary_address, {"view": unseated}) for p in told]
+        mails += [
+            OutgoingMail("game_over", p.primary_address, {"view": unseated}, player_id=p.id, to_watcher=True)
+            for p in told
+        ]
         return mails
 
     def board_for_sender(self, board: Board, view: BoardView) -> OutgoingMail:
@@ -324,9 +344,18 @@ class Context:
         return OutgoingMail(template, self.sender.address or "", context)
 
     def to_player(self, account: Player, template: str, **context: Any) -> list[OutgoingMail]:
-        """To every address of `account`, and to the sender if that is another address."""
-        addresses = [a.address for a in account.addresses] + ([self.sender.address] if self.sender.address else [])
-        return [OutgoingMail(template, to, context) for to in distinct(addresses)]
+        """To every address of `account`, and to the sender if that is another address. The
+        sender's copy answers their mail: it reaches them whether or not the address is confirmed."""
+        sender = self.sender.address
+        mails = [
+            OutgoingMail(
+                template, a.address, context, player_id=None if sender and same(a.address, sender) else account.id
+            )
+            for a in account.addresses
+        ]
+        if sender and not any(same(sender, a.address) for a in account.addresses):
+            mails.append(OutgoingMail(template, sender, context))
+        return mails
 
 
 def _password_wait_refusal(userid: str, until: datetime, *, own: bool) -> str:

@@ -26,21 +26,27 @@ class OutgoingMail:
     context: dict[str, Any] = field(default_factory=dict)
     board_id: int | None = None
     player_id: int | None = None
-    """The recipient as a player seated at `board_id`: the mail joins their thread of that game."""
+    """The player the mail is for, when it is for one (not for whoever sent the mail answered): it
+    reaches them only at an address they confirmed. With `board_id`, the mail joins their thread
+    of that game."""
     at_ply: int | None = None
     """The move number of the board the mail shows, when a reply to it may play the next move:
     the mail's reply token names it, so a reply to an older board is stale."""
     starts_thread: bool = False
     """The game's first mail to this recipient: later mails refer to it."""
     reply_token: str | None = None
-    """A reply address of the mail's own, not a board's: a password reset's one-time token. A
-    secret: the outbox keeps the mail without it once the mail has gone."""
+    """A reply address of the mail's own, not a board's: a password reset's one-time token, or the
+    token of a request to confirm the address the mail goes to. A secret: the outbox keeps the
+    mail without it once the mail has gone."""
     addressee: str | None = None
     """The recipient's userid, for a report to the sender (`reports_on`) to name."""
     reports_on: str | None = None
     """This mail tells the sender what became of the mails of this template that the same
     received mail caused: it is composed after the limits were applied to them, with their
     `pbm.mail.outgoing.Reach` in its context as ``reach`` (and the ``limits`` that held any back)."""
+    to_watcher: bool = False
+    """A watcher's copy of a board's news: the mail answered did not ask for it, so it is not one
+    of that mail's answers (`Limits.replies_per_mail`)."""
 
 
 @dataclass(frozen=True)
@@ -88,10 +94,12 @@ class Refused(Exception):
 
 @dataclass(frozen=True)
 class Sender:
-    """Who sent the mail: the From address and the players registered with it."""
+    """Who sent the mail: the From address, the players registered with it, and the host that
+    handed the mail to us where known (`pbm.mail.sending_host`)."""
 
     address: str | None
     players: Sequence[Player] = ()
+    host: str | None = None
 
 
 @dataclass(frozen=True)

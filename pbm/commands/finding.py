@@ -38,6 +38,8 @@ WAIT_STEP = timedelta(days=1)
 
 def seek(ctx: Context, command: lang.Seek) -> list[OutgoingMail]:
     player = ctx.authenticate(command.userid, command.secret)
+    if command.wanted:
+        ctx.check_confirmed(player)
     engine = pbm.games.get(command.game)
     paired: list[str] = []
     mails: list[OutgoingMail] = []
@@ -145,6 +147,7 @@ def join(ctx: Context, command: lang.Join) -> list[OutgoingMail]:
         raise Refused(f"The open challenge at {where} expired at {challenge.expires_at:%Y-%m-%d %H:%M} UTC")
     if player.id in challenge.seats:
         raise Refused(f"{player.userid} has a seat at {where} already")
+    ctx.check_confirmed(player)
     full = policy.at_limit(ctx, engine.name, player)
     if full is not None:
         raise Refused(full)
@@ -153,7 +156,7 @@ def join(ctx: Context, command: lang.Join) -> list[OutgoingMail]:
     if None in seated:
         view = open_challenge_view(engine, challenge, seated)
         context = {"game": engine, "challenge": view, "joined": player}
-        return [OutgoingMail("open_challenge", p.primary_address, context) for p in seated if p is not None]
+        return [OutgoingMail("open_challenge", p.primary_address, context, player_id=p.id) for p in seated if p]
     open_challenges.close(ctx.session, challenge)
     opening = f"{player.userid} joined {challenge.challenger.userid}'s open challenge, and the game begins."
     _, mails = play.start_game(
@@ -184,11 +187,11 @@ def resign(ctx: Context, command: lang.Resign) -> list[OutgoingMail]:
     if player.id == challenge.challenger_id:
         open_challenges.close(ctx.session, challenge)
         context = {"game": engine, "challenge": open_challenge_view(engine, challenge, seated), "withdrawn": True}
-        return [OutgoingMail("open_challenge_closed", p.primary_address, context) for p in seated if p is not None]
+        return [OutgoingMail("open_challenge_closed", p.primary_address, context, player_id=p.id) for p in seated if p]
     open_challenges.give_up_seat(challenge, player)
     left = _players_in(ctx.session, challenge)
     context = {"game": engine, "challenge": open_challenge_view(engine, challenge, left), "left": player}
-    return [OutgoingMail("open_challenge", p.primary_address, context) for p in [*left, player] if p is not None]
+    return [OutgoingMail("open_challenge", p.primary_address, context, player_id=p.id) for p in [*left, player] if p]
 
 
 def _players_in(session: Session, challenge: OpenChallenge) -> list[Player | None]:
@@ -206,6 +209,8 @@ def expire_open_challenges(session: Session, now: datetime) -> list[OutgoingMail
         engine = pbm.games.get(challenge.game_type)
         seated = _players_in(session, challenge)
         context = {"game": engine, "challenge": open_challenge_view(engine, challenge, seated)}
-        mails += [OutgoingMail("open_challenge_closed", p.primary_address, context) for p in seated if p is not None]
+        mails += [
+            OutgoingMail("open_challenge_closed", p.primary_address, context, player_id=p.id) for p in seated if p
+        ]
         open_challenges.close(session, challenge)
     return mails

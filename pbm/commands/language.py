@@ -186,6 +186,15 @@ class ResetPassword(Command):
 
 
 @dataclass(frozen=True)
+class ConfirmAddress(Command):
+    """A reply to a mail that asks to confirm an address: `token` the request it answers, `userid`
+    the player it was mailed for (when the mail was read)."""
+
+    userid: str
+    token: str = field(repr=False, metadata=SECRET)
+
+
+@dataclass(frozen=True)
 class ListGames(Command):
     """``list``: the games this server plays."""
 

@@ -11,6 +11,8 @@ stands for (`ReplyFacts`) is looked up by the caller and handed in.
   the commands a player would write (without a password: the reply address
   stands for it, and they carry the move number of the board it showed); a
   full command on that line works too. The rest is the comment.
+- A reply to a mail asking to confirm an address confirms it, whatever it
+  says; a command on its first line runs after that.
 - Otherwise the Subject, when it parses as a command, with the body as the
   comment; else the body's **command block**: one run of consecutive command
   lines (`language.is_command_line`), after an optional greeting. The first
@@ -47,6 +49,7 @@ import pbm.games
 from pbm.addresses import comparable
 from pbm.commands import language as lang
 from pbm.commands import masking, verbs
+from pbm.commands.accounts import NOT_A_CONFIRMATION
 from pbm.store import inbox
 
 
@@ -83,6 +86,15 @@ class AnsweredFacts:
     userid: str = ""
 
 
+@dataclass(frozen=True)
+class ConfirmFacts:
+    """The reply address of a mail asking to confirm an address: the token it carries, and the
+    player it was mailed for (None when the token stands for no request, or one that expired)."""
+
+    token: str
+    userid: str | None
+
+
 Step = lang.Command | lang.CommandError
 """A command to run, or a line meant as one that could not be read (answered with why)."""
 
@@ -116,7 +128,7 @@ def plan_mail(
     subject: str,
     text: str,
     *,
-    reply: ReplyFacts | ResetFacts | None = None,
+    reply: ReplyFacts | ResetFacts | ConfirmFacts | None = None,
     bad_reply_address: bool = False,
     answered: AnsweredFacts | None = None,
     max_commands: int,
@@ -135,6 +147,8 @@ def plan_mail(
         plan = Plan([lang.CommandError(NOT_OUR_REPLY_ADDRESS, _first_line(text))])
     elif isinstance(reply, ResetFacts):
         plan = _reset_plan(reply, text)
+    elif isinstance(reply, ConfirmFacts):
+        plan = _confirm_plan(reply, text, max_commands)
     elif reply is not None:
         plan = _reply_plan(reply, text, max_commands)
     else:
@@ -213,6 +227,18 @@ def _reset_plan(reset: ResetFacts, text: str) -> Plan:
             private=True,
         )
     return Plan([lang.ResetPassword(reset.userid, reset.token, words[0], line="(your reply)")], private=True)
+
+
+def _confirm_plan(confirming: ConfirmFacts, text: str, max_commands: int) -> Plan:
+    """A reply to a mail asking to confirm an address: any reply confirms it (its first line may
+    be empty, or say ``confirm``). When that line is a command, the reply's commands run after."""
+    if confirming.userid is None:
+        return Plan([lang.CommandError(NOT_A_CONFIRMATION, "(your reply)")])
+    confirmation = lang.ConfirmAddress(confirming.userid, confirming.token, line="(your reply)")
+    if not verbs.is_command_line(_first_line(text)):
+        return Plan([confirmation])
+    commands = _command_plan("", text, max_commands)
+    return Plan([confirmation, *commands.steps], commands.comment, commands.skipped)
 
 
 def _command_plan(subject: str, text: str, max_commands: int, answered: AnsweredFacts | None = None) -> Plan:
@@ -309,6 +335,8 @@ def _touches(command: lang.Command) -> Iterator[str]:
         case lang.Signup(userid=userid) | lang.ChangePassword(userid=userid) | lang.Signoff(userid=userid):
             yield f"player:{userid}"
         case lang.AskPasswordReset(userid=userid) | lang.ResetPassword(userid=userid) | lang.Broadcast(userid=userid):
+            yield f"player:{userid}"
+        case lang.ConfirmAddress(userid=userid):
             yield f"player:{userid}"
         case lang.Seek(game=game, userid=userid):
             # Pairing touches every seeker of the game and starts games: one seek at a time.

@@ -47,6 +47,14 @@ def challenge(ctx: Context, command: lang.Challenge) -> list[OutgoingMail]:
             "You can only start a game you play in: the challenge must come from the registered "
             f"address of one of {', '.join(named_ids)}"
         )
+    ctx.check_confirmed(challenger)
+    unconfirmed = ctx.unconfirmed([p for p in named.values() if p != challenger])
+    if unconfirmed:
+        raise Refused(
+            f"No game can start with {', '.join(p.userid for p in unconfirmed)} yet: the server may not write "
+            "to a player before they confirm an address (by replying to the mail the server sent them)",
+            headline="Invalid challenge",
+        )
     refused = policy.refusals(ctx, engine.name, challenger, list(named.values()))
     if refused:
         raise Refused("; ".join(refused), headline="Invalid challenge")
@@ -126,7 +134,11 @@ def _open(
         expires_at=now + ctx.club.open_challenge_expiry,
     )
     context = {"game": engine, "challenge": open_challenge_view(engine, challenge, seats)}
-    return [OutgoingMail("open_challenge", p.primary_address, context) for p in dict.fromkeys(seats) if p is not None]
+    return [
+        OutgoingMail("open_challenge", p.primary_address, context, player_id=p.id)
+        for p in dict.fromkeys(seats)
+        if p is not None
+    ]
 
 
 def move(ctx: Context, command: lang.Move) -> list[OutgoingMail]:
@@ -211,7 +223,7 @@ def _queued_turn(ctx: Context, board: Board) -> _QueuedTurn:
                 "move": move,
                 "reason": str(error),
             }
-            return [OutgoingMail("queue_dropped", player.primary_address, context)]
+            return [OutgoingMail("queue_dropped", player.primary_address, context, player_id=player.id)]
 
     return _QueuedTurn({}, play_it, others)
 

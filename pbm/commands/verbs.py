@@ -384,12 +384,14 @@ ACCOUNT_VERBS = (
     Verb(
         "signup",
         "USERID PASSWORD [ADDRESS...]",
-        "Sign up. Without an address, the server writes to the one you mail from. "
+        "Sign up. Without an address, the server writes to the one you mail from. Each address gets "
+        "a mail to reply to: the server writes nothing else to it until the reply confirms it. "
         "A userid is 2-32 letters a-z, digits, '.', '_' or '-'.",
         passwords=1,
         command=lang.Signup,
         parse=_signup,
         run=accounts.signup,
+        also=((lang.ConfirmAddress, accounts.confirm_address),),
     ),
     Verb(
         "change password",
@@ -403,7 +405,8 @@ ACCOUNT_VERBS = (
     Verb(
         "change address",
         "USERID PASSWORD ADDRESS...",
-        "Write to these addresses from now on (the first is where boards go); the old ones hear of it.",
+        "Write to these addresses from now on (the first is where boards go); the old ones hear of it. "
+        "A new address gets a mail to reply to, and nothing else until the reply confirms it.",
         passwords=1,
         command=lang.ChangeAddress,
         parse=_change_address,
@@ -413,7 +416,8 @@ ACCOUNT_VERBS = (
         "add",
         "USERID PASSWORD ADDRESS...",
         "More addresses for the same player: mail from any of them counts as yours (replies to board "
-        "mails too); boards still go to the first.",
+        "mails too); boards still go to the first. Each new address confirms itself by a reply, as "
+        "at signup; naming one not yet confirmed asks it again.",
         passwords=1,
         command=lang.AddAddress,
         parse=_add,

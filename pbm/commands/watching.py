@@ -21,6 +21,7 @@ from pbm.store.models import Board, Player
 
 def subscribe(ctx: Context, command: lang.Subscribe) -> list[OutgoingMail]:
     player = ctx.authenticate(command.userid, command.secret)
+    ctx.check_confirmed(player)
     board = _watched_board(ctx, command.game, command.board, player)
     if not watchers.subscribe(ctx.session, player, command.game, board, ctx.now()):
         raise Refused(f"{player.userid} {_watches(command.game, board)} already")
@@ -40,6 +41,7 @@ def notify(ctx: Context, command: lang.Notify) -> list[OutgoingMail]:
     if command.off:
         watchers.stop_notices(ctx.session, player, command.game)
         return ctx.to_player(player, "notices", player=player, game=_engine(command.game), boards=[], off=True)
+    ctx.check_confirmed(player)
     named = [ctx.board(command.game, number) for number in command.boards]
     watchers.notify_at_end(ctx.session, player, command.game, named, ctx.now())
     return ctx.to_player(player, "notices", player=player, game=_engine(command.game), boards=named, off=False)

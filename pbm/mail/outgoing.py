@@ -14,6 +14,14 @@ Only an error answer past its own limit is dropped, which is what breaks a
 loop; it is still written to the outbox, marked suppressed, for the operator
 to see.
 
+Every mail passes here, so here an address that has not confirmed it wants
+the server's mail gets nothing but the request to confirm it (`Reachable`):
+a mail for a player goes only to an address that player confirmed, and is
+held back until they do; any other mail goes only to a confirmed address
+or, as an answer, to whoever sent the mail it answers. A watcher's copy of a
+board's news is not one of the answers a mail may cause: sixty watchers
+never turn a player's move into an error.
+
 A mail that reports to the sender on others (`OutgoingMail.reports_on`: "your
 message went to ...") is composed after the limits were applied to those
 others, so it says what happened to them.
@@ -35,7 +43,7 @@ from pbm.mail import headers
 from pbm.mail.answers import Answers, capital, sentence
 from pbm.mail.compose import Answering, Composer
 from pbm.mail.parse import ParsedMail
-from pbm.store import outbox
+from pbm.store import confirmations, outbox
 from pbm.store.models import HoldReason
 
 ERROR_KINDS = ("error", "failure")
@@ -79,6 +87,8 @@ class Outgoing:
     composer: Composer
     limits: Limits
     answers: Answers
+    confirm_addresses: bool = True
+    """Whether mail waits for its address to be confirmed (`pbm.config.Club.confirm_addresses`)."""
 
     def queue(
         self,
@@ -97,8 +107,8 @@ class Outgoing:
         notes = []
         mails = [m for m in mails if m.to]
         reported = _reported(mails)
-        bulk = [m for m in mails if m.template in BULK_KINDS]
-        mails = [m for m in mails if m.template not in BULK_KINDS]
+        bulk = [m for m in mails if _unasked(m)]
+        mails = [m for m in mails if not _unasked(m)]
         limit = self.limits.replies_per_mail
         if len(mails) > limit:
             notes.append(f"{len(mails) - limit + 1} replies not sent: over {limit} for one mail")
@@ -111,15 +121,16 @@ class Outgoing:
                 mails.append(self.answers.error(mail.from_address, mail.body, Plan(), summary))
         ordered = [*bulk, *mails]
         counted = _Counted.load(session, ordered, now)
+        reachable = self._reachable(session, ordered, answering=mail.from_address)
         composed: dict[int, outbox.Queued | None] = {}  # by the identity of the mail composed
         for outgoing in ordered:
             if outgoing.reports_on is None:
-                composed[id(outgoing)] = self._for_sender(outgoing, mail, counted, notes, now)
+                composed[id(outgoing)] = self._for_sender(outgoing, mail, counted, reachable, notes, now)
         for outgoing in ordered:
             if outgoing.reports_on is not None:
                 reach = _reach([(m, composed[id(m)]) for m in reported[id(outgoing)]])
                 report = replace(outgoing, context={**outgoing.context, "reach": reach, "limits": self.limits})
-                composed[id(outgoing)] = self._for_sender(report, mail, counted, notes, now)
+                composed[id(outgoing)] = self._for_sender(report, mail, counted, reachable, notes, now)
         queued = [composed[id(outgoing)] for outgoing in ordered]
         outbox.enqueue(session, [q for q in queued if q is not None], now=now, inbound_id=inbound_id)
         return notes
@@ -129,43 +140,61 @@ class Outgoing:
         within the per-address limits; returns notes on what was held back."""
         mails = [m for m in mails if m.to]
         counted = _Counted.load(session, mails, now)
+        reachable = self._reachable(session, mails, answering=None)
         notes: list[str] = []
-        queued = [self._composed(outgoing, counted, notes, now=now) for outgoing in mails]
+        queued = [self._composed(outgoing, counted, reachable, notes, now=now) for outgoing in mails]
         outbox.enqueue(session, [q for q in queued if q is not None], now=now)
         return notes
 
+    def _reachable(self, session: Session, mails: list[OutgoingMail], *, answering: str | None) -> Reachable:
+        if not self.confirm_addresses:
+            return Reachable(None, answering)
+        recipients = {r for r in (headers.mail_address(m.to) for m in mails) if r is not None}
+        return Reachable(confirmations.confirmed_by(session, recipients), answering)
+
     def _for_sender(
-        self, outgoing: OutgoingMail, mail: ParsedMail, counted: _Counted, notes: list[str], now: datetime
+        self,
+        outgoing: OutgoingMail,
+        mail: ParsedMail,
+        counted: _Counted,
+        reachable: Reachable,
+        notes: list[str],
+        now: datetime,
     ) -> outbox.Queued | None:
         """`outgoing` composed as `_composed` does; a mail to the received mail's sender also says
         what reading their mail noticed, and joins its thread. Nothing from the sender's headers
         goes into a mail to anyone else: their Message-ID names their host."""
         if mail.from_address is None or not same(outgoing.to, mail.from_address):
-            return self._composed(outgoing, counted, notes, now=now)
+            return self._composed(outgoing, counted, reachable, notes, now=now)
         if mail.notes:
             told = [sentence(capital(note)) for note in mail.notes]
             outgoing = replace(outgoing, context={**outgoing.context, "mail_notes": told})
         answering = Answering(mail.message_id, mail.references)
-        return self._composed(outgoing, counted, notes, now=now, answering=answering)
+        return self._composed(outgoing, counted, reachable, notes, now=now, answering=answering)
 
     def _composed(
         self,
         outgoing: OutgoingMail,
         counted: _Counted,
+        reachable: Reachable,
         notes: list[str],
         *,
         now: datetime,
         answering: Answering | None = None,
     ) -> outbox.Queued | None:
         """`outgoing` composed for the outbox (None if it has no address), counted in `counted`
-        unless the limits keep it back; what they kept back is said in `notes`."""
+        unless the limits keep it back or it waits for its address to be confirmed (`reachable`);
+        what was kept back is said in `notes`."""
         recipient = headers.mail_address(outgoing.to)
         if recipient is None:
             notes.append("a reply to an address that cannot be written to was not sent")
             return None
-        suppressed, hold, last = self._limited(
-            counted, recipient, outgoing.template, own_reply_address=outgoing.reply_token is not None
-        )
+        if reachable(outgoing, recipient):
+            suppressed, hold, last = self._limited(
+                counted, recipient, outgoing.template, own_reply_address=outgoing.reply_token is not None
+            )
+        else:
+            suppressed, hold, last = None, outbox.Hold(HoldReason.UNCONFIRMED, None), False
         if last:
             outgoing = replace(outgoing, context={**outgoing.context, "last_answer": True})
         composed = self.composer.compose(outgoing, now=now, answering=answering)
@@ -173,7 +202,8 @@ class Outgoing:
             notes.append(f"a {outgoing.template} mail was not sent: {suppressed}")
         elif hold:
             notes.append(f"a {outgoing.template} mail was held back: {_hold_note(hold, self.limits)}")
-            counted.held[comparable(recipient)] = hold
+            if hold.reason is HoldReason.HOURLY_LIMIT:
+                counted.held[comparable(recipient)] = hold
         else:
             counted.add(recipient, outgoing.template, now)
         return outbox.Queued(
@@ -185,6 +215,7 @@ class Outgoing:
             suppressed,
             raw_without_secret=composed.raw_without_secret,
             hold=hold,
+            player_id=outgoing.player_id,
         )
 
     def _limited(
@@ -218,7 +249,7 @@ def _hold_note(hold: outbox.Hold, limits: Limits) -> str:
     if hold.reason is HoldReason.HOURLY_LIMIT:
         why = f"{limits.mails_per_address_per_hour} mails were sent to this address within the hour"
     else:
-        why = str(hold.reason)
+        why = "its address is not confirmed yet"
     until = f"{hold.release_at:%Y-%m-%d %H:%M} UTC" if hold.release_at is not None else "it is released"
     return f"{why}; it waits until {until}"
 
@@ -277,3 +308,32 @@ class _Counted:
         self.oldest.setdefault(key, now)
         if kind in ERROR_KINDS:
             self.errors[key] += 1
+
+
+def _unasked(mail: OutgoingMail) -> bool:
+    """Whether `mail` is not one of the answers its cause asked for: a broadcast, a watcher's copy."""
+    return mail.template in BULK_KINDS or mail.to_watcher
+
+
+@dataclass(frozen=True)
+class Reachable:
+    """Who the server may write to now: the addresses confirmed (by their comparable form), each for
+    the players who confirmed it (None: the club does without confirmations), and the sender of the
+    mail answered."""
+
+    confirmed: dict[str, set[int]] | None
+    answering: str | None
+
+    def __call__(self, mail: OutgoingMail, recipient: str) -> bool:
+        """Whether `mail` may go to `recipient` now; if not, it waits for the address to be confirmed.
+
+        A request to confirm the address always may (its own limits were met when it was made). A
+        mail for a player may go to an address that player confirmed; any other mail to an address
+        anyone confirmed, or, as an answer, to the sender of the mail answered.
+        """
+        if self.confirmed is None or confirmations.is_confirmation_token(mail.reply_token):
+            return True
+        confirmed_for = self.confirmed.get(comparable(recipient), set())
+        if mail.player_id is not None:
+            return mail.player_id in confirmed_for
+        return bool(confirmed_for) or (self.answering is not None and same(recipient, self.answering))

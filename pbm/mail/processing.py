@@ -42,7 +42,7 @@ from pbm.commands import language as lang
 from pbm.commands import verbs
 from pbm.commands.context import Context
 from pbm.commands.effects import BoardRef, OutgoingMail, PasswordCheck, Refused, ReplyAs, Sender
-from pbm.commands.plan import AnsweredFacts, Plan, ReplyFacts, ResetFacts, conflict_keys, plan_mail
+from pbm.commands.plan import AnsweredFacts, ConfirmFacts, Plan, ReplyFacts, ResetFacts, conflict_keys, plan_mail
 from pbm.config import DEFAULT_CLUB, Club, Limits
 from pbm.mail import headers
 from pbm.mail.answers import Answers
@@ -52,11 +52,12 @@ from pbm.mail.held import HeldMail
 from pbm.mail.outgoing import Outgoing
 from pbm.mail.parse import ParsedMail
 from pbm.mail.reader import MailReader, ReadCost, Reading
+from pbm.mail.sending_host import sending_host
 from pbm.mail.time_pass import TimePass
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.mail.worker import Worker
 from pbm.passwords import Ahead, Passwords
-from pbm.store import boards, inbox, outbox, players, resets
+from pbm.store import boards, confirmations, inbox, outbox, players, resets
 from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
 from pbm.store.models import InboundMessage, InboundStatus, utcnow
@@ -93,6 +94,8 @@ class _Read:
     applying the mail need not look them up again."""
     answered: AnsweredFacts | None = None
     """Which of our mails a mail to the plain address answers, when it holds no command."""
+    host: str | None = None
+    """The host that sent the mail, where known (`pbm.mail.sending_host`)."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,8 @@ REPLIED = "replied_board"
 """The key of `_Read.replied` in what is stored of a reading, beside the `ParsedMail`'s."""
 ANSWERED = "answered_mail"
 """The key of `_Read.answered`, likewise."""
+HOST = "sending_host"
+"""The key of `_Read.host` in what is stored of a reading."""
 
 
 class Processor:
@@ -138,7 +143,7 @@ class Processor:
         self.limits = limits
         self.club = club
         self.answers = Answers(limits.quoted_lines)
-        self.outgoing = Outgoing(composer, limits, self.answers)
+        self.outgoing = Outgoing(composer, limits, self.answers, club.confirm_addresses)
         self.read_lease = timedelta(seconds=max(30.0, 3 * read_seconds))
         self.database_timeout = database_timeout
         self.now = now
@@ -170,6 +175,9 @@ class Processor:
                 if not more:
                     break
             if not read and not progressed:
+                if applied:
+                    # Held mail a command let go (its address just confirmed) goes now, not at the next pass.
+                    self._guarded(lambda: self.time_pass.let_held_go(self.now()))
                 # After the mail: a move that came in time is played before its sender could forfeit.
                 return applied + self.pass_time()
 
@@ -299,6 +307,7 @@ class Processor:
                 **reading.mail.to_json(),
                 REPLIED: _facts_json(reading.replied),
                 ANSWERED: _answered_json(reading.answered),
+                HOST: reading.host,
             },
             keys=reading.keys,
             seconds=reading.seconds,
@@ -326,7 +335,8 @@ class Processor:
         self._check_passwords_ahead(session, plan, mail.from_address, ahead)
         keys = conflict_keys(plan, sender=sender)
         replied = reply if isinstance(reply, ReplyFacts) else None
-        return _Read(mail, keys, reading.cost.seconds, reading.cost.peak_memory_kb, replied, answered)
+        host = sending_host(unread.peer, unread.raw)
+        return _Read(mail, keys, reading.cost.seconds, reading.cost.peak_memory_kb, replied, answered, host)
 
     def _answered(self, session: Session, mail: ParsedMail) -> AnsweredFacts | None:
         """Which of our mails `mail` answers, when its In-Reply-To or References name one that a
@@ -447,9 +457,11 @@ class Processor:
             inbox.finish(session, inbound.id, InboundStatus.IGNORED, f"not answered: {mail.auto_reason}", now)
             log.info("inbound %d ignored (automatic mail)", inbound.id)
             return
+        host = inbound.parsed.get(HOST)
         sender = Sender(
             mail.from_address,
             players.with_address(session, mail.from_address) if mail.from_address else [],
+            host if isinstance(host, str) else None,
         )
         if mail.unreadable:
             reason = f"Your mail could not be read: {mail.unreadable}. Nothing in it was carried out"
@@ -463,7 +475,7 @@ class Processor:
         replied = _facts_from_json(inbound.parsed.get(REPLIED))
         reply = replied if replied is not None else self._reply_facts(session, envelope_to)
         plan = self._plan(mail, reply, _answered_from_json(inbound.parsed.get(ANSWERED)))
-        quoted = "" if plan.private else mail.body
+        quoted = self._quotable(session, mail, plan)
         mails: list[OutgoingMail] = []
         done = refused = 0
         for step in plan.steps:
@@ -510,15 +522,32 @@ class Processor:
         inbox.finish(session, inbound.id, InboundStatus.PROCESSED, "; ".join(notes), now)
         log.info("inbound %d processed: %d carried out, %d refused", inbound.id, done, refused)
 
-    def _reply_facts(self, session: Session, envelope_to: tuple[str, ...]) -> ReplyFacts | ResetFacts | bool | None:
-        """What the reply address a mail came to stands for: a player's board, or a password reset;
-        True when it is damaged or forged, or stands for nothing here; None for the plain address."""
+    def _quotable(self, session: Session, mail: ParsedMail, plan: Plan) -> str:
+        """What error answers may quote of `mail`: all of it, but for a password reset's reply;
+        without its comment (what a player writes for others) to a From that nobody confirmed,
+        which may be forged: a player's words are never echoed to a stranger's address."""
+        if plan.private:
+            return ""
+        if not plan.comment or not self.club.confirm_addresses or not mail.from_address:
+            return mail.body
+        if confirmations.confirmed_by(session, [mail.from_address]):
+            return mail.body
+        return "\n".join(step.line for step in plan.steps)
+
+    def _reply_facts(
+        self, session: Session, envelope_to: tuple[str, ...]
+    ) -> ReplyFacts | ResetFacts | ConfirmFacts | bool | None:
+        """What the reply address a mail came to stands for: a player's board, a password reset,
+        or a request to confirm an address; True when it is damaged or forged, or stands for
+        nothing here; None for the plain address."""
         token = next((t for t in map(self.addressing.token_of, envelope_to) if t), None)
         if token is None:
             return None
         if resets.is_reset_token(token):
             player = resets.player_of(session, token, self.now())
             return ResetFacts(token, player.userid if player is not None and player.active else None)
+        if confirmations.is_confirmation_token(token):
+            return ConfirmFacts(token, confirmations.userid_of(session, token, self.now()))
         ids = self.tokens.read(token)
         if ids is None:
             return True
@@ -539,12 +568,15 @@ class Processor:
         return ReplyAs(board_id, player_id, at_ply) if at_ply is not None else None
 
     def _plan(
-        self, mail: ParsedMail, reply: ReplyFacts | ResetFacts | bool | None, answered: AnsweredFacts | None = None
+        self,
+        mail: ParsedMail,
+        reply: ReplyFacts | ResetFacts | ConfirmFacts | bool | None,
+        answered: AnsweredFacts | None = None,
     ) -> Plan:
         return plan_mail(
             mail.subject,
             fresh_text(mail.body),
-            reply=reply if isinstance(reply, ReplyFacts | ResetFacts) else None,
+            reply=reply if isinstance(reply, ReplyFacts | ResetFacts | ConfirmFacts) else None,
             bad_reply_address=reply is True,
             answered=answered,
             max_commands=self.limits.commands_per_mail,

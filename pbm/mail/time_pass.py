@@ -77,6 +77,12 @@ class TimePass:
         """Do everything due by `at` (now when None), each unit in its own transaction."""
         return self._pass(at or self.now(), self.database.transaction)
 
+    def let_held_go(self, at: datetime) -> PassReport:
+        """Only the first step of a pass: let go the held mail whose time has come by `at`."""
+        report = PassReport(at)
+        self._step(report, "held mail", self.database.transaction, self._held_step(at))
+        return report
+
     def rehearse(self, at: datetime) -> PassReport:
         """What `run` would do at `at`, in one transaction rolled back at the end: nothing changes."""
         with self.database.rehearsal() as session:
@@ -91,7 +97,7 @@ class TimePass:
     def _pass(self, at: datetime, unit: Callable[[], AbstractContextManager[Session]]) -> PassReport:
         report = PassReport(at)
         # Held mail first: what waited goes before what the pass adds.
-        self._step(report, "held mail", unit, lambda session: (self.held.release_due(session, at), []))
+        self._step(report, "held mail", unit, self._held_step(at))
         expire = self._queued(lambda session: finding.expire_open_challenges(session, at), at)
         self._step(report, "open challenges", unit, expire)
         tell = self._queued(lambda session: deadlines.tell_of_vacations(self._context(session, at)), at)
@@ -106,6 +112,9 @@ class TimePass:
                 looked.add(board_id)
                 look = functools.partial(self._look, board_id=board_id, at=at)
                 self._step(report, f"board id {board_id}", unit, self._queued(look, at))
+
+    def _held_step(self, at: datetime) -> Work:
+        return lambda session: (self.held.release_due(session, at), [])
 
     def _look(self, session: Session, *, board_id: int, at: datetime) -> list[OutgoingMail]:
         board = turns.claim(session, board_id, at)

@@ -212,6 +212,8 @@ class Unread:
     envelope_to: tuple[str, ...]
     attempts: int
     """Times reading it was started, this one included."""
+    peer: str = ""
+    """The SMTP client that handed it over (`Received.peer`)."""
 
 
 def claim_unread(session: Session, *, worker: str, now: datetime, lease: timedelta, limit: int) -> list[Unread]:
@@ -226,7 +228,9 @@ def claim_unread(session: Session, *, worker: str, now: datetime, lease: timedel
         return []
     execute_plain(session, _CLAIM_UNREAD, {"ids": [row.id for row in rows], "worker": worker, "until": now + lease})
     return [
-        Unread(row.id, row.raw, row.envelope_from, tuple(row.envelope_to.splitlines()), row.read_attempts + 1)
+        Unread(
+            row.id, row.raw, row.envelope_from, tuple(row.envelope_to.splitlines()), row.read_attempts + 1, row.peer
+        )
         for row in rows
     ]
 
@@ -238,6 +242,7 @@ _UNREAD = (
         InboundMessage.envelope_from,
         InboundMessage.envelope_to,
         InboundMessage.read_attempts,
+        InboundMessage.peer,
     )
     .where(
         InboundMessage.status == InboundStatus.PENDING,

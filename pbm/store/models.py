@@ -98,6 +98,9 @@ class HoldReason(enum.StrEnum):
 
     HOURLY_LIMIT = "hourly_limit"
     """Its recipient was sent as many mails within the hour as one address may be."""
+    UNCONFIRMED = "unconfirmed"
+    """Its recipient has not confirmed the address for the player it is for (`AddressConfirmation`):
+    it waits until they do."""
 
 
 _E = TypeVar("_E", bound=enum.StrEnum)
@@ -132,6 +135,7 @@ class Player(Base):
     """A signed-up player. `userid` is stored lower case: userids are case-insensitive."""
 
     __tablename__ = "players"
+    __table_args__ = (Index("ix_players_signup_host_created", "signup_host", "created_at"),)
 
     id: Mapped[int] = mapped_column(Id, primary_key=True)
     userid: Mapped[str] = mapped_column(String(32), unique=True)
@@ -140,6 +144,9 @@ class Player(Base):
     signed_off_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
     signup_sender: Mapped[str | None] = mapped_column(String(254), default=None)
     """The address the signup came from, so signups per sender can be counted."""
+    signup_host: Mapped[str | None] = mapped_column(String(64), default=None)
+    """The host that sent the signup, where known (`pbm.mail.sending_host`), so signups per
+    host can be counted."""
 
     addresses: Mapped[list[PlayerAddress]] = relationship(
         back_populates="player", order_by="PlayerAddress.position", cascade="all, delete-orphan"
@@ -187,11 +194,38 @@ class PlayerAddress(Base):
     player: Mapped[Player] = relationship(back_populates="addresses")
 
 
-# Signups per sender are counted by address whatever its case (`pbm.store.players.signups_from`).
+# Signups per sender are counted by address whatever its case (`pbm.store.players.signups_since`).
 Index("ix_players_lower_signup_sender_created", comparable_column(Player.signup_sender), Player.created_at)
 # Mail is matched to players by address whatever its case (`pbm.store.players.with_address`):
 # without this, every received mail would read every address there is.
 Index("ix_player_addresses_lower_address", comparable_column(PlayerAddress.address))
+
+
+class AddressConfirmation(Base):
+    """A player's address, confirmed or waiting to be: a request mailed to it (`token_hash` set), or
+    an address vouched for without one (in use before confirmations began, or while the club
+    does without them).
+
+    A reply to the request confirms the address for that player (`confirmed_at`), for good: the
+    row stays when the player's addresses change. Only a hash of the request's token is kept.
+    """
+
+    __tablename__ = "address_confirmations"
+    __table_args__ = (
+        Index("ix_address_confirmations_address_created", "address", "created_at"),
+        Index("ix_address_confirmations_player_address", "player_id", "address"),
+        Index("ix_address_confirmations_created", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    address: Mapped[str] = mapped_column(String(320))
+    """Lower case: an address is confirmed whatever case a mail writes it in."""
+    token_hash: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    """Until when a reply to the request confirms the address."""
+    confirmed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
 
 
 class BoardCounter(Base):
@@ -651,6 +685,10 @@ class OutboxMessage(Base):
         ForeignKey("inbound_messages.id"), default=None, index=True
     )
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"), default=None, index=True)
+    player_id: Mapped[int | None] = mapped_column(Id, default=None)
+    """The player it is for, when it is for one (`pbm.commands.effects.OutgoingMail.player_id`): a mail
+    waiting for an address to be confirmed goes when that player confirms it. No foreign key, so
+    that adding the column did not rewrite the outbox; players are never deleted."""
 
 
 # Volume limits: what one address, however its case is written, was sent lately (`pbm.store.outbox.recent_counts`).

@@ -171,7 +171,7 @@ class Hold:
 @dataclass(frozen=True)
 class Queued:
     """A composed mail for the outbox. `suppressed` (the limit it met) records it never to be sent;
-    `hold` records it held back."""
+    `hold` records it held back; `player_id` is the player it is for, if any."""
 
     recipient: str
     message_id: str
@@ -182,6 +182,7 @@ class Queued:
     raw_without_secret: bytes | None = None
     """`raw` without the secret it carries, if it carries one (`OutboxMessage.raw_without_secret`)."""
     hold: Hold | None = None
+    player_id: int | None = None
 
 
 def enqueue(session: Session, mails: Sequence[Queued], *, now: datetime, inbound_id: int | None = None) -> None:
@@ -206,6 +207,7 @@ def enqueue(session: Session, mails: Sequence[Queued], *, now: datetime, inbound
             "release_at": mail.hold.release_at if mail.hold else None,
             "inbound_id": inbound_id,
             "game_id": mail.game_id,
+            "player_id": mail.player_id,
         }
         for mail in mails
     ]
@@ -267,7 +269,9 @@ def kinds_of(session: Session, message_ids: Collection[str]) -> dict[str, str]:
 
 
 def held_for(session: Session, recipients: Collection[str]) -> dict[str, Hold]:
-    """By the comparable form of each of `recipients` that has mail held back: how the latest is held."""
+    """By the comparable form of each of `recipients` that has mail held back by the hourly limit:
+    how the latest is held (later mail waits behind it). Mail waiting for a confirmation holds up
+    nothing: it waits for its own player's."""
     keys = sorted({comparable(r) for r in recipients})
     if not keys:
         return {}
@@ -282,6 +286,7 @@ _HELD_FOR = (
         # Held mail is not queued yet: the index on (recipient, queued_at) finds it.
         OutboxMessage.queued_at.is_(None),
         OutboxMessage.status == OutboxStatus.HELD,
+        OutboxMessage.hold_reason == HoldReason.HOURLY_LIMIT,
     )
     .order_by(OutboxMessage.id)
 )
@@ -339,15 +344,20 @@ def mark_gathered(rows: Sequence[OutboxMessage], now: datetime) -> None:
         row.release_at = now
 
 
-def release(session: Session, recipient: str, reason: HoldReason, now: datetime) -> int:
+def release(
+    session: Session, recipient: str, reason: HoldReason, now: datetime, *, player_id: int | None = None
+) -> int:
     """Let the mail held back for `reason` to `recipient` (however its case is written) go from
-    `now`: the time pass sends it, gathered, within the limits. Returns how many mails that is."""
+    `now`, only that for `player_id` when given: the time pass sends it, gathered, within the
+    limits. Returns how many mails that is."""
+    for_player = () if player_id is None else (OutboxMessage.player_id == player_id,)
     released = session.scalars(
         update(OutboxMessage)
         .where(
             OutboxMessage.status == OutboxStatus.HELD,
             _RECIPIENT == comparable(recipient),
             OutboxMessage.hold_reason == reason,
+            *for_player,
         )
         .values(release_at=now)
         .returning(OutboxMessage.id)

@@ -96,10 +96,12 @@ def sign_up(
     addresses: Sequence[str],
     *,
     sender: str | None,
+    host: str | None = None,
     now: datetime,
 ) -> Player:
-    """A new player writing to `addresses` (the first is where the server writes)."""
-    player = Player(userid=userid, password_hash=password_hash, created_at=now, signup_sender=sender)
+    """A new player writing to `addresses` (the first is where the server writes), signed up by a
+    mail from `sender`, sent by `host` where known."""
+    player = Player(userid=userid, password_hash=password_hash, created_at=now, signup_sender=sender, signup_host=host)
     player.addresses = [PlayerAddress(address=a, position=i) for i, a in enumerate(addresses)]
     session.add(player)
     session.flush()
@@ -111,13 +113,16 @@ def everyone_active(session: Session) -> list[Player]:
     return list(session.scalars(select(Player).where(Player.signed_off_at.is_(None)).order_by(Player.userid)))
 
 
-def signups_from(session: Session, address: str, *, since: datetime) -> list[datetime]:
-    """When players signed up from `address` (however its case is written) since `since`, oldest first."""
-    query = (
-        select(Player.created_at)
-        .where(comparable_column(Player.signup_sender) == comparable(address), Player.created_at >= since)
-        .order_by(Player.created_at)
-    )
+def signups_since(
+    session: Session, since: datetime, *, sender: str | None = None, host: str | None = None
+) -> list[datetime]:
+    """When players signed up since `since` by mail from `sender` (however its case is written), or
+    sent by `host`, oldest first."""
+    if sender is not None:
+        by = comparable_column(Player.signup_sender) == comparable(sender)
+    else:
+        by = Player.signup_host == host
+    query = select(Player.created_at).where(by, Player.created_at >= since).order_by(Player.created_at)
     return list(session.scalars(query))
 
 

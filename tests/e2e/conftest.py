@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import smtplib
 import socket
 import threading
@@ -18,7 +19,7 @@ from aiosmtpd.controller import Controller
 from pbm.config import Settings
 from pbm.passwords import fast_passwords
 from pbm.server import Server, ServerThread
-from tests.support import read
+from tests.support import confirmation_reply, read
 
 
 def free_port() -> int:
@@ -31,22 +32,59 @@ class SinkHandler:
     def __init__(self) -> None:
         self.messages: list[tuple[str, list[str], bytes]] = []
         self.arrived = threading.Condition()
+        self.confirming_at: int | None = None
+        """The SMTP port of the server whose mails asking an address to confirm itself are answered."""
+        self.confirmations: set[str] = set()
+        """The Message-IDs of the replies that confirmed an address."""
+        self.confirmed: list[EmailMessage] = []
+        """The server's answers to those replies (not among `messages`)."""
 
     async def handle_DATA(self, server, session, envelope) -> str:
+        raw = envelope.original_content
+        message = read(raw)
+        if str(message["In-Reply-To"] or "").strip() in self.confirmations:
+            self.confirmed.append(message)
+            return "250 OK"
+        reply = confirmation_reply(message) if self.confirming_at is not None else None
+        if reply is not None:
+            # The owner replies before the mail counts as arrived: whatever the test sends next
+            # is received after the confirmation, and so applied after it.
+            self.confirmations.add(str(read(reply)["Message-ID"]).strip())
+            await asyncio.to_thread(_send_reply, self.confirming_at, message["To"].addresses[0].addr_spec, reply)
         with self.arrived:
-            self.messages.append((envelope.mail_from, list(envelope.rcpt_tos), envelope.original_content))
+            self.messages.append((envelope.mail_from, list(envelope.rcpt_tos), raw))
             self.arrived.notify_all()
         return "250 OK"
 
 
+def _send_reply(port: int, sender: str, reply: bytes) -> None:
+    recipient = read(reply)["To"].addresses[0].addr_spec
+    with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
+        client.sendmail(sender, [recipient], reply.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+
+
 class Sink:
-    """An SMTP server that keeps what the server under test mails out."""
+    """An SMTP server that keeps what the server under test mails out.
+
+    Once told the server's port (`confirm_for`), the owners of the addresses it mails confirm them,
+    as anyone who signed up would: each mail asking an address to confirm itself is answered by a
+    reply from that address before the mail counts as arrived. The server's answers to those
+    replies are kept apart (`confirmed`), not among the mails `wait` and `quiet` return.
+    """
 
     def __init__(self) -> None:
         self.handler = SinkHandler()
         self.port = free_port()
         self.controller = Controller(self.handler, hostname="127.0.0.1", port=self.port)
         self._taken = 0
+
+    def confirm_for(self, smtp_port: int | None) -> None:
+        """Answer the mails asking to confirm an address, to the server at `smtp_port` (None: stop)."""
+        self.handler.confirming_at = smtp_port
+
+    @property
+    def confirmed(self) -> list[EmailMessage]:
+        return self.handler.confirmed
 
     def wait(self, count: int, timeout: float = 15.0) -> list[EmailMessage]:
         """The next `count` mails to arrive (waiting for them), in arrival order."""
@@ -133,6 +171,7 @@ def server_with(database_url: str, sink: Sink, tmp_path: Path) -> Iterator[Calla
     def start(**settings: Any) -> Running:
         outbound = f"smtp://127.0.0.1:{sink.port}"
         started.append(start_server(loopback_settings(database_url, outbound, "e2e", **settings), tmp_path))
+        sink.confirm_for(started[-1].smtp_port)
         return started[-1]
 
     yield start
@@ -143,5 +182,6 @@ def server_with(database_url: str, sink: Sink, tmp_path: Path) -> Iterator[Calla
 @pytest.fixture
 def server(database_url: str, sink: Sink, tmp_path: Path) -> Iterator[Running]:
     running = start_server(loopback_settings(database_url, f"smtp://127.0.0.1:{sink.port}", "e2e"), tmp_path)
+    sink.confirm_for(running.smtp_port)
     yield running
     running.thread.stop()

@@ -22,7 +22,7 @@ from pbm.store.models import InboundMessage, MoveRecord, Player
 from tests.e2e.conftest import free_port
 from tests.e2e.postfix import DEPLOY, PbmHome, PrivatePostfix, render, unavailable
 from tests.e2e.test_processes import PbmProcess, wait_until
-from tests.support import body_of, mail, reply_to_board
+from tests.support import body_of, confirmation_reply, mail, reply_to_board
 
 GAME_DOMAIN = "games.test"
 GAME = f"pbm@{GAME_DOMAIN}"
@@ -187,6 +187,11 @@ def play_a_short_game(postfix: PrivatePostfix) -> None:
         (welcome,) = mailboxes[sender].wait(1)
         assert welcome["Subject"] == f"Welcome to the PBeM Server, {userid}"
         assert welcome["From"].addresses[0].addr_spec == GAME
+        confirming = confirmation_reply(welcome)  # the welcome asks the address to confirm itself
+        assert confirming is not None
+        send(sender, confirming, to=welcome["Reply-To"].addresses[0].addr_spec)
+        (confirmed,) = mailboxes[sender].wait(1)
+        assert confirmed["Subject"] == f"Address confirmed for {userid}"
 
     send(ALICE, mail(ALICE, "cephalopod challenge alice bob", to=GAME))
     state = engine.new(players=2)

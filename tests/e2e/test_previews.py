@@ -116,7 +116,7 @@ def test_a_preview_that_cannot_be_played_says_where_it_stopped(server, sink):
     board_101(server, sink, "alice", "bob")
     send(server, "carol", "cephalopod preview 101 c3 c3")
     text = body_of(sink.wait(1)[0])
-    assert "Illegal move" in text and "(at 'c3', after 1 moves previewed)" in text
+    assert "Illegal move" in text and "(at 'c3', bob to move, after 1 moves previewed)" in text
     send(server, "carol", "cephalopod preview 101#5 c3")
     assert "Cephalopod board 101 has 0 moves, not 5" in body_of(sink.wait(1)[0])
     send(server, "carol", "cephalopod preview 999 c3")

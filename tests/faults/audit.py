@@ -14,7 +14,7 @@ from email.parser import BytesHeaderParser
 from email.policy import compat32
 from pathlib import Path
 
-from sqlalchemy import create_engine, text
+from sqlalchemy import bindparam, create_engine, text
 from sqlalchemy.engine import Engine
 
 
@@ -127,6 +127,18 @@ class Tables:
         for row in rows:
             seats.setdefault(row.board, []).append(row.userid)
         return next((board for board, players in seats.items() if players == userids), None)
+
+    def boards_played_by(self, userids: list[str]) -> int:
+        """How many games (any status) any of `userids` has a seat in."""
+        if not userids:
+            return 0
+        query = text(
+            "SELECT COUNT(DISTINCT s.game_id) AS boards FROM seats s JOIN players p ON p.id = s.player_id"
+            " WHERE p.userid IN :userids"
+        ).bindparams(bindparam("userids", expanding=True))
+        with self.engine.connect() as connection:
+            rows = connection.execute(query, {"userids": list(userids)}).all()
+        return rows[0].boards
 
     def players(self) -> list[tuple[str, str]]:
         """(userid, password hash) of every player."""

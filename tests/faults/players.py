@@ -10,14 +10,16 @@ from __future__ import annotations
 import itertools
 import random
 from dataclasses import dataclass, field
-from email.utils import make_msgid
+from email.utils import make_msgid, parsedate_to_datetime
+from pathlib import Path
 
 import pbm.games
-from tests.faults.audit import Tables
-from tests.faults.harness import Sent, deliver, wait_for
-from tests.support import mail
+from tests.faults.audit import Tables, maildir_files
+from tests.faults.harness import Sent, ServeProcess, deliver, wait_for
+from tests.support import mail, read
 
 _serial = itertools.count(1)
+PROCESSED_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,22 @@ def letter(
 
 def signup(player: Player) -> Letter:
     return letter(player.address, f"signup {player.userid} {player.password}", kind="signup", replies=1)
+
+
+def confirmation_reply(outbox: Path, player: Player) -> Letter | None:
+    """The reply that confirms `player`'s address, as their mail client writes it to the newest mail
+    in `outbox` asking them to confirm it; None when no mail asks."""
+    asking = [
+        message
+        for message in map(read, maildir_files(outbox))
+        if message["To"] and message["To"].addresses[0].addr_spec == player.address
+        and message["Reply-To"] and "+confirm-" in str(message["Reply-To"])
+    ]  # fmt: skip
+    if not asking:
+        return None
+    newest = max(asking, key=lambda message: parsedate_to_datetime(str(message["Date"])))
+    reply_to = newest["Reply-To"].addresses[0].addr_spec
+    return letter(player.address, "", kind="confirm", subject="Re: " + str(newest["Subject"]), to=reply_to)
 
 
 def challenge(game_type: str, players: list[Player], options: str = "") -> Letter:
@@ -145,3 +163,20 @@ def post_and_wait(port: int, tables: Tables, *mails: Letter, timeout: float = 60
     assert ids, "not processed in time"
     wait_for(lambda: all(r.status != "pending" or r.attempts for r in tables.outbox()), 10)
     return ids
+
+
+def send_and_wait(server: ServeProcess, *mails: Letter) -> list[int]:
+    """`post_and_wait` to a fault-suite server, whose `tables` read its database."""
+    return post_and_wait(server.smtp_port, server.tables, *mails, timeout=PROCESSED_SECONDS)
+
+
+def sign_up_confirmed(server: ServeProcess, *players: Player) -> None:
+    """Sign up `players`, each confirming the address by replying to the welcome mail, as anyone would."""
+    send_and_wait(server, *(signup(p) for p in players))
+    replies = [reply for p in players if (reply := confirmation_reply(server.outbox, p)) is not None]
+    if replies:
+        send_and_wait(server, *replies)
+
+
+def delivered_to(server: ServeProcess, address: str) -> int:
+    return sum(1 for raw in maildir_files(server.outbox) if read(raw)["To"] and address in str(read(raw)["To"]))

@@ -12,9 +12,9 @@ import shutil
 
 import pytest
 
-from tests.faults.audit import Tables, maildir_files
+from tests.faults.audit import Tables
 from tests.faults.harness import ServeProcess
-from tests.faults.players import Letter, letter, new_player, post_and_wait, signup
+from tests.faults.players import delivered_to, letter, new_player, send_and_wait, sign_up_confirmed, signup
 from tests.support import read
 
 LIMITS = {
@@ -27,7 +27,6 @@ LIMITS = {
     "PBM_MAX_FAILED_PASSWORDS": 3,
     "PBM_MAX_QUOTED_LINES": 10,
 }
-PROCESSED_SECONDS = 60.0
 LARGEST_REPLY = 32 * 1024
 """Bytes one answer may take when it quotes at most a few lines of the original."""
 
@@ -43,14 +42,6 @@ def server(tmp_path_factory, sqlite_template):
     yield server
     server.stop()
     server.tables.close()
-
-
-def send_and_wait(server: ServeProcess, *mails: Letter) -> list[int]:
-    return post_and_wait(server.smtp_port, server.tables, *mails, timeout=PROCESSED_SECONDS)
-
-
-def delivered_to(server: ServeProcess, address: str) -> int:
-    return sum(1 for raw in maildir_files(server.outbox) if read(raw)["To"] and address in str(read(raw)["To"]))
 
 
 def test_a_thousand_commands_in_one_mail_get_a_bounded_number_of_answers(server):
@@ -93,7 +84,7 @@ def test_signups_from_one_sender_stop_at_the_daily_limit(server):
 def test_challenges_from_one_sender_stop_at_the_hourly_limit(server):
     rng = random.Random("challenges")
     mallory, alice = new_player("c", rng), new_player("c", rng)
-    send_and_wait(server, signup(mallory), signup(alice))
+    sign_up_confirmed(server, mallory, alice)
     body = "\n".join([f"cephalopod challenge {mallory.userid} {alice.userid}"] * 6)
     send_and_wait(server, letter(mallory.address, body, kind="flood"))
     games = [game for game in server.tables.state()[2] if game[0] == "cephalopod"]

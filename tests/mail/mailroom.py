@@ -8,14 +8,14 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import func, or_, select
 
 from pbm.config import Settings
 from pbm.passwords import Passwords, fast_passwords
 from pbm.server import Server
 from pbm.store.inbox import save_inbound
 from pbm.store.models import InboundMessage, OutboxMessage, utcnow
-from tests.support import read
+from tests.support import confirmation_reply, read
 
 
 class Mailroom:
@@ -24,6 +24,10 @@ class Mailroom:
     `settings` override the server's (e.g. ``max_commands_per_mail=3``); `clock`
     is the server's time, for tests of what happens an hour or a day later;
     `passwords` its password hashing (cheap by default).
+
+    `confirming`: the owners of the addresses the mails name confirm them, as anyone would who
+    signed up: every mail asking an address to confirm itself is answered at once by a reply from
+    that address. Those replies, and the server's answers to them, are not among `replies()`.
     """
 
     def __init__(
@@ -33,6 +37,7 @@ class Mailroom:
         *,
         clock: Callable[[], datetime] = utcnow,
         passwords: Passwords | None = None,
+        confirming: bool = True,
         **settings: Any,
     ) -> None:
         settings = Settings(
@@ -43,8 +48,12 @@ class Mailroom:
         )
         self.server = Server(settings, passwords=passwords or fast_passwords(), var_dir=var_dir, now=clock)
         self.database = self.server.database
+        self.confirming = confirming
         self._seen = 0
         self._held: set[int] = set()
+        self._asked = 0
+        """The last outbox row looked at for mails asking to confirm an address."""
+        self._answers_to_confirmations: set[int] = set()
 
     def close(self) -> None:
         self.server.close()
@@ -57,12 +66,35 @@ class Mailroom:
             envelope_from = read(raw)["From"].addresses[0].addr_spec if read(raw)["From"] else ""
         row = save_inbound(self.database, raw, envelope_from=envelope_from, envelope_to=[to])
         self.server.processor.process_pending()
+        if self.confirming:
+            self._confirm_what_was_asked()
         with self.database.reading() as session:
             return session.get(InboundMessage, row.id)
 
+    def _confirm_what_was_asked(self) -> None:
+        """Reply to every mail queued since the last look that asks its address to confirm itself."""
+        with self.database.reading() as session:
+            since = select(OutboxMessage.id, OutboxMessage.raw).where(OutboxMessage.id > self._asked)
+            rows = session.execute(since.order_by(OutboxMessage.id)).all()
+        if not rows:
+            return
+        self._asked = rows[-1].id
+        for row in rows:
+            reply = confirmation_reply(read(row.raw))
+            if reply is not None:
+                sender = read(reply)["From"].addresses[0].addr_spec
+                to = read(reply)["To"].addresses[0].addr_spec
+                stored = save_inbound(self.database, reply, envelope_from=sender, envelope_to=[to])
+                self.server.processor.process_pending()
+                with self.database.reading() as session:
+                    answers = session.scalars(select(OutboxMessage.id).where(OutboxMessage.inbound_id == stored.id))
+                    self._answers_to_confirmations.update(answers)
+                    self._asked = max(self._asked, session.scalar(select(func.max(OutboxMessage.id))) or 0)
+
     def replies(self) -> list[EmailMessage]:
-        """Mails queued for sending since the last call, in order: not those a limit keeps back,
-        but those it held back and has let go since."""
+        """Mails queued for sending since the last call, in order: not those held back (by a limit,
+        or until an address is confirmed), but those held back and let go since; not the answers
+        to the confirmations this mailroom sent."""
         with self.database.reading() as session:
             rows = session.execute(
                 select(OutboxMessage.id, OutboxMessage.status, OutboxMessage.raw)
@@ -72,7 +104,11 @@ class Mailroom:
         if rows:
             self._seen = max(self._seen, rows[-1].id)
         self._held = {row.id for row in rows if row.status == "held"}
-        return [read(row.raw) for row in rows if row.status in ("pending", "sent", "failed")]
+        return [
+            read(row.raw)
+            for row in rows
+            if row.status in ("pending", "sent", "failed") and row.id not in self._answers_to_confirmations
+        ]
 
     def replies_to(self, address: str) -> list[EmailMessage]:
         return [m for m in self.replies() if m["To"].addresses[0].addr_spec == address]

@@ -97,13 +97,11 @@ def test_a_reset_mail_keeps_no_token_in_the_outbox_once_sent(room):
     assert len(kept) == 2 and all(b"Reply-To: PBeM Server <pbm+removed@localhost>" in raw for raw in kept)
 
 
-def test_a_reset_mail_held_back_by_a_limit_keeps_no_token(make_mailroom):
-    room = make_mailroom(max_mails_per_address_per_hour=1)
+def test_a_reset_mail_is_not_held_back_by_the_hourly_limit(make_mailroom):
+    """Gathered with other held mail it would lose its reply address; its own limit bounds it."""
+    room = make_mailroom(max_mails_per_address_per_hour=1, confirm_addresses=False)
     room.send(mail(ALICE, "signup alice alice-pw"))
     room.send(mail(MALLORY, "password reset alice"))  # alice had her one mail of the hour
     with room.database.reading() as session:
-        rows = session.execute(
-            select(OutboxMessage.status, OutboxMessage.raw).where(OutboxMessage.kind == "password_reset")
-        ).all()
-    assert [status for status, _ in rows] == [OutboxStatus.SUPPRESSED]
-    assert [raw for _, raw in rows if RESET_TOKEN.search(raw)] == []
+        statuses = session.scalars(select(OutboxMessage.status).where(OutboxMessage.kind == "password_reset")).all()
+    assert statuses == [OutboxStatus.PENDING]

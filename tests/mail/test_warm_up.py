@@ -23,21 +23,34 @@ from pbm.passwords import fast_passwords
 from pbm.server import Server
 from pbm.store.inbox import save_inbound
 
+import re
+from sqlalchemy import select
+from pbm.store.models import InboundMessage, OutboxMessage
+
 var = Path(sys.argv[1])
 settings = Settings(database_url=f"sqlite:///{var}/pbm.db", secret_key="k" * 40, outbound=f"maildir:{var}/outbox")
 server = Server(settings, passwords=fast_passwords(), var_dir=var)
 server.database.upgrade()
 server.warm_up()
+ASKING = re.compile(rb"^To: (\\S+)$.*^Reply-To: PBeM Server <(pbm\\+confirm-[0-9a-f]+@localhost)>$", re.M | re.S)
 imported = set(sys.modules)
-for number, (sender, body) in enumerate(json.loads(sys.argv[2])):
-    head = f"From: {sender}\\r\\nTo: pbm@localhost\\r\\nSubject: pbm\\r\\nMessage-ID: <{number}@first.test>\\r\\n"
+
+def deliver(number, sender, body, to="pbm@localhost"):
+    head = f"From: {sender}\\r\\nTo: {to}\\r\\nSubject: pbm\\r\\nMessage-ID: <{number}@first.test>\\r\\n"
     raw = f"{head}\\r\\n{body}\\r\\n".encode()
-    save_inbound(server.database, raw, envelope_from=sender, envelope_to=["pbm@localhost"])
+    stored = save_inbound(server.database, raw, envelope_from=sender, envelope_to=[to])
     server.processor.process_pending()
+    return stored.id
+
+for number, (sender, body) in enumerate(json.loads(sys.argv[2])):
+    inbound_id = deliver(number, sender, body)
+    with server.database.reading() as session:
+        answers = session.scalars(select(OutboxMessage.raw).where(OutboxMessage.inbound_id == inbound_id))
+        asked = [ASKING.search(raw) for raw in answers]
+    for match in filter(None, asked):
+        deliver(f"confirm.{number}", match[1].decode(), "confirm", to=match[2].decode())  # the owner confirms
 newly_imported = sorted(set(sys.modules) - imported)
 from email import message_from_bytes
-from sqlalchemy import select
-from pbm.store.models import InboundMessage, OutboxMessage
 with server.database.reading() as session:
     statuses = list(session.scalars(select(InboundMessage.status).order_by(InboundMessage.id)))
     subjects = [str(message_from_bytes(raw)["Subject"]) for raw in session.scalars(select(OutboxMessage.raw))]
@@ -66,7 +79,7 @@ def test_the_first_mails_after_warm_up_import_nothing(tmp_path: Path):
         check=True,
     )
     outcome = json.loads(first.stdout.splitlines()[-1])
-    assert outcome["statuses"] == ["processed"] * len(mails)
+    assert outcome["statuses"] == ["processed"] * (len(mails) + 2)  # the mails, and the two confirmations
     assert outcome["subjects"].count("Cephalopod Board 101 bob") == 3, "the move went to both, the board to bob"
     new_boards = {subject.rsplit(" ", 1)[0] for subject in outcome["subjects"] if subject.startswith("New ")}
     assert new_boards == {"New Cephalopod Board 101", "New Dodeca Board 101", "New Cubeo Board 101"}

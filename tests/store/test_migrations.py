@@ -167,3 +167,40 @@ def test_reset_mails_queued_before_lose_their_tokens_once_gone(database):
     kept = b"Reply-To: PBeM Server <pbm+removed@localhost>\n\nhi\n"
     original = f"Reply-To: PBeM Server <pbm+{token}@localhost>\n\nhi\n".encode()
     assert [tuple(row) for row in rows] == [(kept, None), (kept, None), (original, kept), (original, None)]
+
+
+def test_addresses_in_use_when_confirmations_begin_count_as_confirmed(database):
+    """0019: every player's address already in use is confirmed for that player, whatever its case."""
+    from datetime import datetime, timezone
+
+    from alembic import command
+    from sqlalchemy import column, insert, select, table
+
+    from pbm.store.database import alembic_config
+    from pbm.store.models import AddressConfirmation
+
+    config = alembic_config(database)
+    command.downgrade(config, "0015")
+    players_0015 = table("players", *(column(n) for n in ("id", "userid", "password_hash", "created_at")))
+    addresses_0015 = table("player_addresses", *(column(n) for n in ("player_id", "address", "position")))
+    with database.engine.begin() as connection:
+        connection.execute(
+            insert(players_0015).values(id=1, userid="alice", password_hash="x", created_at=datetime.now(timezone.utc))
+        )
+        connection.execute(
+            insert(addresses_0015),
+            [
+                {"player_id": 1, "address": "Alice@example.org", "position": 0},
+                {"player_id": 1, "address": "alice@work.example", "position": 1},
+            ],
+        )
+    command.upgrade(config, "head")
+    with database.engine.connect() as connection:
+        rows = connection.execute(
+            select(AddressConfirmation.player_id, AddressConfirmation.address, AddressConfirmation.confirmed_at)
+        ).all()
+    assert sorted((player, address) for player, address, _ in rows) == [
+        (1, "alice@example.org"),
+        (1, "alice@work.example"),
+    ]
+    assert all(confirmed is not None for _, _, confirmed in rows)

@@ -37,7 +37,8 @@ def test_a_rehearsal_says_what_the_pass_would_do_and_changes_nothing(operated: T
     assert pbm_main(["tick", "--now", later]) == 0
     out = capsys.readouterr().out
     assert f"time pass rehearsed as if at {later.replace('T', ' ')}" in out
-    forfeit = "Cephalopod Board 101 won by alice -- bob forfeited on time (no move in 21 days)."
+    # Bob never moved: his forfeit calls the game off (`help ratings`).
+    forfeit = "Cephalopod Board 101 cancelled -- bob forfeited on time (no move in 21 days)."
     assert f"would queue for alice: {forfeit}" in out and f"would queue for bob: {forfeit}" in out
     assert "nothing was changed: this was a rehearsal" in out
     assert outbox_size(operated) == before

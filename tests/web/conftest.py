@@ -18,7 +18,7 @@ import pbm.games
 from pbm.commands import language as lang
 from pbm.commands import verbs
 from pbm.commands.context import Context
-from pbm.commands.effects import Sender
+from pbm.commands.effects import OutgoingMail, Sender
 from pbm.config import Settings
 from pbm.passwords import fast_passwords
 from pbm.store import boards, players
@@ -43,16 +43,20 @@ class Club:
         self.passwords = fast_passwords()
         self.limits = Settings().limits
 
-    def run(self, command: lang.Command, userid: str | None = None, comment: str = "") -> None:
+    def run(self, command: lang.Command, userid: str | None = None, comment: str = "") -> list[OutgoingMail]:
         with self.database.transaction() as session:
             seated = [players.find(session, userid)] if userid else []
             address = f"{userid}@example.org" if userid else None
             sender = Sender(address, seated)
-            verbs.run(Context(session, self.passwords, self.limits, sender, comment=comment, now=utcnow), command)
+            context = Context(session, self.passwords, self.limits, sender, comment=comment, now=utcnow)
+            return verbs.run(context, command)
 
     def signup(self, *userids: str) -> None:
+        """Sign up `userids`, each confirming the address, as a reply to the welcome mail would."""
         for userid in userids:
-            self.run(lang.Signup(userid, f"{userid}-pw", (f"{userid}@example.org",)))
+            (welcome,) = self.run(lang.Signup(userid, f"{userid}-pw", (f"{userid}@example.org",)))
+            assert welcome.reply_token is not None
+            self.run(lang.ConfirmAddress(userid, welcome.reply_token), userid)
 
     def challenge(self, game: str, *userids: str, options: dict | None = None) -> int:
         self.run(lang.Challenge(game, tuple(userids), options or {}), userids[0])
