@@ -18,6 +18,27 @@ from pbm.views import INACTIVE_AFTER
 from pbm.web.links import Links
 
 
+class _CompiledOnce(jinja2.BytecodeCache):
+    """Templates compiled once per process, whichever environment asks: every environment
+    `make_environment` makes compiles a template to the same code (same options, same
+    extensions), and a template takes tens of milliseconds to compile. A template whose file
+    changed has another checksum, and is compiled again."""
+
+    def __init__(self) -> None:
+        self._code: dict[str, tuple[str, object]] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        found = self._code.get(bucket.key)
+        if found is not None and found[0] == bucket.checksum:
+            bucket.code = found[1]  # type: ignore[assignment]  # a code object, as the bucket holds it
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self._code[bucket.key] = (bucket.checksum, bucket.code)
+
+
+_COMPILED = _CompiledOnce()
+
+
 def make_environment(*, links: Links | None = None, admin_contact: str | None = None) -> jinja2.Environment:
     """The environment; `links` to the web pages (`PBM_PUBLIC_URL`) and `admin_contact`
     (`PBM_ADMIN_CONTACT`) are the server's, the same in every mail and page."""
@@ -28,6 +49,7 @@ def make_environment(*, links: Links | None = None, admin_contact: str | None = 
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        bytecode_cache=_COMPILED,
     )
     environment.filters["duration"] = duration
     # What the standings say of ratings: where everyone starts, how long a rating is provisional.
