@@ -16,6 +16,7 @@ from pbm.commands import verbs
 from pbm.resources import resource_dir
 from pbm.views import INACTIVE_AFTER
 from pbm.web.links import Links
+from pbm.words import Words
 
 
 class _CompiledOnce(jinja2.BytecodeCache):
@@ -59,6 +60,8 @@ def make_environment(*, links: Links | None = None, admin_contact: str | None = 
     environment.globals["verbs"] = verbs
     environment.globals["links"] = links or Links()
     environment.globals["admin_contact"] = admin_contact
+    # Facts become words here: `say(fact)` in a template (one reader's language: English today).
+    environment.globals["say"] = Words().say
     return environment
 
 

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pbm.commands import messages
+from pbm.facts import Catalogue, Fact, Factual
 from pbm.store.models import Player
 from pbm.views import BoardView
 
@@ -66,8 +68,8 @@ class BoardRef:
     board: int
 
 
-class Refused(Exception):
-    """The command cannot run; the message says why.
+class Refused(Factual):
+    """The command cannot run; `fact` says why (its words are in `pbm.commands.messages`).
 
     `view` is the board involved, shown in the error mail; `about` names the
     board when there is no view to show; `reply_as` makes the error mail
@@ -76,20 +78,29 @@ class Refused(Exception):
 
     def __init__(
         self,
-        message: str,
+        fact: Fact | str,
+        /,
         *,
         view: BoardView | None = None,
         about: BoardRef | None = None,
         reply_as: ReplyAs | None = None,
-        headline: str | None = None,
+        headline: Fact | str | None = None,
+        **params: Any,
     ) -> None:
-        super().__init__(message)
-        self.message = message
+        super().__init__(fact, **params)
         self.headline = headline
         """What the error mail's subject says instead of "Error" (``Invalid challenge``)."""
         self.view = view
         self.about = about or (BoardRef(view.game_type, view.board) if view is not None else None)
         self.reply_as = reply_as
+
+    def english_catalogue(self) -> Catalogue:
+        return messages.catalogue()
+
+    @property
+    def message(self) -> str:
+        """The refusal in English."""
+        return str(self)
 
 
 @dataclass(frozen=True)

@@ -24,14 +24,20 @@ from typing import Any
 import pbm.games
 from pbm import clocks
 from pbm.addresses import distinct
+from pbm.commands import messages
+from pbm.facts import Catalogue, Fact, Factual
 
 
-class CommandError(ValueError):
-    """The line is not a command we understand; the message says what would be."""
+class CommandError(Factual, ValueError):
+    """The line is not a command we understand; `fact` says what would be (its words are in
+    `pbm.commands.messages`)."""
 
-    def __init__(self, message: str, line: str = "") -> None:
-        super().__init__(message)
+    def __init__(self, fact: Fact | str, /, line: str = "", **params: Any) -> None:
+        super().__init__(fact, **params)
         self.line = line
+
+    def english_catalogue(self) -> Catalogue:
+        return messages.catalogue()
 
 
 USERID = re.compile(r"^[a-z][a-z0-9_.-]{1,31}$")

@@ -20,6 +20,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
+from pbm.facts import Catalogue, Factual, merged
+from pbm.games.messages import MESSAGES
+
 if TYPE_CHECKING:
     from pbm.games.fairdice import Roll
 
@@ -33,8 +36,19 @@ UNDO = "undo"
 """What a game's record holds where the players agreed to take back the move before it."""
 
 
-class GameError(ValueError):
-    """A mistake a player can make; the message is written for that player."""
+class GameError(Factual, ValueError):
+    """A mistake a player can make, as a fact (`fact`); its words are in `pbm.games.messages`
+    or in the game's own `Game.messages`."""
+
+    def english_catalogue(self) -> Catalogue:
+        return catalogue()
+
+
+def catalogue() -> Catalogue:
+    """The engines' words: the shared catalogue and every installed game's own."""
+    from pbm import games  # the registry imports this module
+
+    return merged([MESSAGES, *(game.messages for game in games.all_games())])
 
 
 class IllegalMove(GameError):
@@ -248,6 +262,9 @@ class Game(ABC, Generic[S]):
     help_text: ClassVar[str]
     """The rules in a player's words, plain text under a title line and a line of ``=``: what
     ``GAME help`` mails and the rules page shows. Options and commands are added to it."""
+    messages: ClassVar[Catalogue] = {}
+    """The words of the facts this game raises and returns that `pbm.games.messages` does not
+    have: a game installed from a package brings its own."""
     notes_heading: ClassVar[str] = "Notes"
     """How a page heads the game's `public_notes` (Dodeca's are about its fair dice)."""
 
