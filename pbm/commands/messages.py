@@ -1,7 +1,8 @@
-"""The command layer's words: every fact a handler refuses with or a parser reports, in English.
+"""The command layer's words: every fact a parser reports or a handler refuses with, in English.
 
-Handlers and parsers decide facts (``Fact("not-your-turn", userid="bob")``); this catalogue
+Parsers and handlers decide facts (``Fact("not-your-turn", userid="bob")``); this catalogue
 says them, and the engines' catalogue (`pbm.games.messages`) says what an engine decided.
+One catalogue, kept in blocks by who raises the facts.
 """
 
 from __future__ import annotations
@@ -9,7 +10,20 @@ from __future__ import annotations
 from pbm.facts import Catalogue, merged
 from pbm.games import base
 
-MESSAGES: Catalogue = {}
+PARSING: Catalogue = {
+    # What the command language (`pbm.commands.language`, `verbs`, `usage`, `plan`) reports
+    # about a line it cannot read.
+}
+
+HELP: Catalogue = {
+    # What each verb is for (``help`` and the rules page list them).
+}
+
+REFUSALS: Catalogue = {
+    # Why a handler refuses a command it understood.
+}
+
+MESSAGES: Catalogue = merged([PARSING, HELP, REFUSALS])
 
 
 def catalogue() -> Catalogue:
