@@ -29,11 +29,17 @@ from uvicorn.protocols.http.auto import AutoHTTPProtocol
 import pbm.games
 from pbm.config import ConfigError, Settings, secret_key
 from pbm.listeners import BACKLOG, AcceptFailures, ConnectionLimits, allow_open_files, bind
+from pbm.mail.answers import Answers
 from pbm.mail.compose import Composer
 from pbm.mail.delivery import Delivery, Transport, transport_for
+from pbm.mail.held import HeldMail
 from pbm.mail.inbound import InboundHandler, smtp_factory, smtp_refusals
+from pbm.mail.outgoing import Outgoing
+from pbm.mail.pipeline.apply import Applying
+from pbm.mail.pipeline.reply_address import ReplyAddresses
 from pbm.mail.processing import Processor
 from pbm.mail.reader import MailReader
+from pbm.mail.time_pass import TimePass
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.mail.worker import Worker
 from pbm.passwords import Passwords
@@ -106,28 +112,13 @@ class Server:
         tokens = ReplyTokens(key)
         links = Links(settings.public_url)
         self._mail_templates = make_environment(links=links, admin_contact=settings.admin_contact)
-        composer = Composer(self._mail_templates, self.addressing, tokens, key)
+        self.composer = composer = Composer(self._mail_templates, self.addressing, tokens, key)
         self.changes = GameChanges(self.database)
         self.reader = MailReader(
             loop_marker=settings.address, seconds=settings.mail_read_seconds, memory_mb=settings.mail_read_memory_mb
         )
         worker = Worker.here()  # one name for this process's claims, reading and sending alike
-        self.processor = Processor(
-            self.database,
-            passwords or Passwords(),
-            composer,
-            self.addressing,
-            tokens,
-            self.reader,
-            settings.limits,
-            club=settings.club,
-            time_pass_every=timedelta(seconds=settings.time_pass_seconds),
-            read_seconds=settings.mail_read_seconds,
-            database_timeout=settings.database_timeout,
-            now=now,
-            on_processed=self._processed,
-            worker=worker,
-        )
+        self.processor = self._processor(settings, passwords or Passwords(), composer, tokens, worker, now)
         self.delivery = Delivery(
             self.database,
             transport or transport_for(settings.outbound),
@@ -170,6 +161,36 @@ class Server:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._processing = Wakeup()
         self._delivering = Wakeup()
+
+    def _processor(
+        self,
+        settings: Settings,
+        passwords: Passwords,
+        composer: Composer,
+        tokens: ReplyTokens,
+        worker: Worker,
+        now: Callable[[], datetime],
+    ) -> Processor:
+        """The mail pipeline (`pbm.mail.pipeline`), each step given the services it needs."""
+        limits, club = settings.limits, settings.club
+        answers = Answers(limits.quoted_lines)
+        outgoing = Outgoing(composer, limits, answers, club.confirm_addresses)
+        reply_addresses = ReplyAddresses(self.addressing, tokens, composer, now)
+        applying = Applying(passwords, limits, answers, reply_addresses, now, club)
+        time_pass = TimePass(self.database, passwords, limits, outgoing, HeldMail(composer, limits), club=club, now=now)
+        return Processor(
+            self.database,
+            self.reader,
+            applying,
+            outgoing,
+            time_pass,
+            time_pass_every=timedelta(seconds=settings.time_pass_seconds),
+            read_seconds=settings.mail_read_seconds,
+            database_timeout=settings.database_timeout,
+            now=now,
+            on_processed=self._processed,
+            worker=worker,
+        )
 
     def _processed(self) -> None:
         """A batch of mail was committed (called in the processing thread): the pages look for
