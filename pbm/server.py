@@ -65,10 +65,6 @@ STOP_GRACE_SECONDS = 10
 """How long a stopping server lets a worker finish the mail in hand."""
 
 
-class SchemaOutOfDate(Exception):
-    pass
-
-
 class _EmbeddedUvicorn(uvicorn.Server):
     """uvicorn as one part of our process: the process, not uvicorn, owns the signals."""
 
@@ -200,23 +196,9 @@ class Server:
             with contextlib.suppress(RuntimeError):  # the loop has closed: the server is stopping
                 self._loop.call_soon_threadsafe(self._delivering.set)
 
-    def check_schema(self) -> None:
-        from alembic.runtime.migration import MigrationContext
-        from alembic.script import ScriptDirectory
-
-        from pbm.store.database import alembic_config
-
-        head = ScriptDirectory.from_config(alembic_config(self.database)).get_current_head()
-        with self.database.engine.connect() as connection:
-            current = MigrationContext.configure(connection).get_current_revision()
-        if current != head:
-            raise SchemaOutOfDate(
-                f"the database is at schema {current or 'none'}, the code needs {head}: run `pbm db upgrade`"
-            )
-
     async def start(self, *, process: bool = True) -> None:
         """Listen and start the workers; returns once both listeners are bound."""
-        await asyncio.to_thread(self.check_schema)
+        await asyncio.to_thread(self.database.check_schema)
         await self.delivery.transport.check()  # stops us here if replies could never be written
         settings = self.settings
         allow_open_files(
