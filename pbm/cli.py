@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import sys
+from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from email.parser import BytesHeaderParser
 from email.policy import compat32
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pbm.config import ConfigError, load_settings
+from pbm.config import ConfigError, Settings, load_settings
 
 if TYPE_CHECKING:
     from pbm.server import Server
+    from pbm.store.database import Database
     from pbm.store.inbox import Stored
     from pbm.store.models import OutboxMessage
 
@@ -27,47 +30,48 @@ EX_TEMPFAIL = 75
 """`pbm process`: the mail could not be stored; the MTA keeps it and tries again later."""
 
 
+class UsageError(Exception):
+    """Arguments the parser took that the subcommand cannot: said as the parser says its own."""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     _configure_logging(args.command)
+    from pbm.store.database import SchemaOutOfDate
 
-    if args.command == "perft":
-        return _perft(parser, args)
-    if args.command == "verify-dice":
-        return _verify_dice(args)
-    if args.command == "process":
-        return _process(args)
     try:
-        settings = load_settings()
-    except ConfigError as error:
+        return SUBCOMMANDS[args.command](args)
+    except UsageError as error:
+        parser.error(str(error))
+    except (ConfigError, SchemaOutOfDate) as error:
         print(f"pbm: {error}", file=sys.stderr)
         return 2
 
-    from pbm.server import SchemaOutOfDate, Server
 
-    if args.command == "db":
-        from pbm.store.database import Database
+# -- what each subcommand needs, and no more ---------------------------------------
 
-        Database(settings.database_url, timeout=settings.database_timeout).upgrade()
-        print("database schema is up to date")
-        return 0
+
+def _database(settings: Settings) -> Database:
+    """The database alone, its schema checked: what a read-only admin command opens."""
+    from pbm.store.database import Database
+
+    database = Database(settings.database_url, timeout=settings.database_timeout)
     try:
-        server = Server(settings)
-        if args.command == "serve":
-            asyncio.run(server.run(process=not args.no_process))
-            return 0
-        server.check_schema()
-    except (SchemaOutOfDate, ConfigError) as error:
-        print(f"pbm: {error}", file=sys.stderr)
-        return 2
-    if args.command == "dice-record":
-        return _dice_record(server, args.game, args.board)
-    if args.command == "inbox":
-        return _inbox(server, args.retry or [], duplicates=args.duplicates)
-    if args.command == "tick":
-        return _tick(server, args.now)
-    return _outbox(server, args.all)
+        database.check_schema()
+    except BaseException:
+        database.dispose()
+        raise
+    return database
+
+
+def _server(settings: Settings) -> Server:
+    """The whole server as `pbm serve` wires it (not listening): for commands that process or send mail."""
+    from pbm.server import Server
+
+    server = Server(settings)
+    server.database.check_schema()
+    return server
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -166,8 +170,29 @@ def _timestamp(text: str) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
 
 
-def _tick(server: Server, at: datetime | None) -> int:
-    """``pbm tick``: the time pass once, and delivery; with `at`, a rehearsal that changes nothing."""
+def _serve(args: argparse.Namespace) -> int:
+    """``pbm serve``: listen, process and deliver until stopped."""
+    from pbm.server import Server
+
+    server = Server(load_settings())
+    asyncio.run(server.run(process=not args.no_process))
+    return 0
+
+
+def _db(args: argparse.Namespace) -> int:
+    """``pbm db upgrade``: migrate the schema to the newest version."""
+    from pbm.store.database import Database
+
+    settings = load_settings()
+    Database(settings.database_url, timeout=settings.database_timeout).upgrade()
+    print("database schema is up to date")
+    return 0
+
+
+def _tick(args: argparse.Namespace) -> int:
+    """``pbm tick``: the time pass once, and delivery; with ``--now``, a rehearsal that changes nothing."""
+    server = _server(load_settings())
+    at: datetime | None = args.now
     time_pass = server.processor.time_pass
     now = time_pass.now()
     if at is not None and at < now:
@@ -223,7 +248,7 @@ def _process(args: argparse.Namespace) -> int:
         return EX_NOUSER
 
     def store() -> Stored:
-        server.check_schema()
+        server.database.check_schema()
         return save_inbound(server.database, raw, envelope_from=sender, envelope_to=recipients, peer="pbm process")
 
     try:
@@ -243,7 +268,7 @@ def _process(args: argparse.Namespace) -> int:
     return 0
 
 
-def _perft(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+def _perft(args: argparse.Namespace) -> int:
     """``pbm perft``: each depth's count of move sequences, with the time it took."""
     import time
 
@@ -251,7 +276,7 @@ def _perft(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from pbm.games.perft import divide, perft
 
     if args.depth < 0:
-        parser.error("perft: DEPTH must be 0 or more")
+        raise UsageError("perft: DEPTH must be 0 or more")
     options = {name: value for name in ("size", "dice") if (value := getattr(args, name)) is not None}
     try:
         game = pbm.games.get(args.game)
@@ -333,15 +358,18 @@ def _return_path(raw: bytes) -> str:
         return ""
 
 
-def _dice_record(server: Server, game_type: str, board: int) -> int:
+def _dice_record(args: argparse.Namespace) -> int:
+    """``pbm dice-record``: a finished game's dice record, read from the database alone."""
     import json
 
     import pbm.games
     from pbm.store import boards
     from pbm.views import dice_record
 
+    game_type, board = args.game, args.board
     engine = pbm.games.get(game_type)
-    with server.database.reading() as session:
+    database = _database(load_settings())
+    with _disposed(database), database.reading() as session:
         game = boards.find(session, engine.name, board)
         if game is None:
             print(f"pbm: there is no {engine.title} board {board}", file=sys.stderr)
@@ -357,17 +385,16 @@ def _dice_record(server: Server, game_type: str, board: int) -> int:
     return 0
 
 
-def _inbox(server: Server, retry: list[int], *, duplicates: bool) -> int:
-    from pbm.store.inbox import needing_attention, requeue_failed, status_counts
+def _inbox(args: argparse.Namespace) -> int:
+    """``pbm inbox``: list what needs attention (the database alone), or ``--retry`` failed mail."""
+    if args.retry:
+        return _retry(args.retry)
+    from pbm.store.inbox import needing_attention, status_counts
     from pbm.store.models import InboundStatus
 
-    if retry:
-        requeued = requeue_failed(server.database, retry)
-        print(f"requeued {len(requeued)} of {len(retry)}: {' '.join(map(str, requeued)) or 'none'} (only failed mail)")
-        processed = server.processor.process_pending()
-        print(f"processed {processed}")
-        return 0 if len(requeued) == len(retry) else 1
-    with server.database.reading() as session:
+    duplicates = args.duplicates
+    database = _database(load_settings())
+    with _disposed(database), database.reading() as session:
         for row in needing_attention(session, duplicates=duplicates):
             sender = row.envelope_from[:30]
             print(f"{row.id:6d} {row.status:9s} {row.received_at:%Y-%m-%d %H:%M} {sender:30s} {_whole(row.note)}")
@@ -378,11 +405,25 @@ def _inbox(server: Server, retry: list[int], *, duplicates: bool) -> int:
     return 0
 
 
-def _outbox(server: Server, show_all: bool) -> int:
+def _retry(retry: list[int]) -> int:
+    """``pbm inbox --retry``: requeue failed mails and process them, as `pbm serve` would."""
+    from pbm.store.inbox import requeue_failed
+
+    server = _server(load_settings())
+    requeued = requeue_failed(server.database, retry)
+    print(f"requeued {len(requeued)} of {len(retry)}: {' '.join(map(str, requeued)) or 'none'} (only failed mail)")
+    processed = server.processor.process_pending()
+    print(f"processed {processed}")
+    return 0 if len(requeued) == len(retry) else 1
+
+
+def _outbox(args: argparse.Namespace) -> int:
+    """``pbm outbox``: what waits, is held or failed (and with ``--all`` what went), from the database alone."""
     from pbm.store import outbox
 
-    with server.database.reading() as session:
-        for row in outbox.rows(session, include_sent=show_all):
+    database = _database(load_settings())
+    with _disposed(database), database.reading() as session:
+        for row in outbox.rows(session, include_sent=args.all):
             why = _held_why(row) if row.status == "held" else row.last_error
             print(f"{row.id:6d} {row.status:8s} {row.attempts:3d} {row.recipient:30s} {_whole(why)}")
     return 0
@@ -397,6 +438,31 @@ def _held_why(row: OutboxMessage) -> str:
 def _whole(reason: str) -> str:
     """A recorded reason on the row's one line, all of it: cut short, it read wrong ("(a mail")."""
     return " ".join(reason.split())
+
+
+@contextlib.contextmanager
+def _disposed(database: Database) -> Iterator[None]:
+    """Close `database`'s connections when the command is done with it."""
+    try:
+        yield
+    finally:
+        database.dispose()
+
+
+Subcommand = Callable[[argparse.Namespace], int]
+
+SUBCOMMANDS: dict[str, Subcommand] = {
+    "serve": _serve,
+    "db": _db,
+    "process": _process,
+    "perft": _perft,
+    "verify-dice": _verify_dice,
+    "dice-record": _dice_record,
+    "tick": _tick,
+    "inbox": _inbox,
+    "outbox": _outbox,
+}
+"""Every subcommand of `_parser`, and the function that runs it."""
 
 
 if __name__ == "__main__":

@@ -3,6 +3,11 @@
 Every variable is optional; the defaults run a complete server on this machine
 with SQLite in ``var/``. A bad value stops the server at start with a message
 naming the variable, instead of failing later in the middle of a mail.
+
+Every span of time is written one way (`pbm.durations`): ``7d``, ``12h``, ``30m``, ``30s``,
+or a bare number in the unit the variable's name says (seconds for ``PBM_*_SECONDS``,
+``PBM_DATABASE_TIMEOUT`` and ``PBM_STUCK_AFTER``, hours for ``PBM_*_HOURS``, days for
+``PBM_VACATION_DAYS``, ``PBM_NAGTIME`` and ``PBM_FORFEITTIME``).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from pydantic import BeforeValidator, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from pbm import clocks
+from pbm.durations import DAY, HOUR, SECOND, in_units_of, parse_duration
 from pbm.mail import headers
 
 
@@ -123,13 +129,21 @@ def _outbound(value: Any) -> Outbound:
     raise ValueError(f"expected maildir:FOLDER or smtp://HOST:PORT, got {text!r}")
 
 
-def _span(value: Any) -> timedelta:
-    if isinstance(value, timedelta):
-        return value
-    try:
-        return clocks.parse([f"--forfeittime={str(value).strip()}"], clocks.TimeControl(nag=timedelta(0))).forfeit
-    except clocks.InvalidTimeRule:
-        raise ValueError(f"expected days (7) or hours (12h), got {value!r}") from None
+def _time_rule(value: Any) -> timedelta:
+    """A time rule's span (`PBM_NAGTIME`, `PBM_FORFEITTIME`): bare days, at least an hour, at most
+    ten years, as a challenge's own ``--nagtime`` may be."""
+    span = parse_duration(value, bare=DAY)
+    if not clocks.SHORTEST <= span <= clocks.LONGEST:
+        raise ValueError(f"a time rule is at least an hour and at most ten years, got {value!r}")
+    return span
+
+
+Seconds = BeforeValidator(in_units_of(SECOND))
+"""A setting named ``..._SECONDS`` (or a timeout): a span in any spelling (`pbm.durations`), bare seconds."""
+Hours = BeforeValidator(in_units_of(HOUR))
+"""A setting named ``..._HOURS``: a span in any spelling, bare hours."""
+Days = BeforeValidator(in_units_of(DAY))
+"""A setting named ``..._DAYS``: a span in any spelling, bare days."""
 
 
 def _bad_port(parts: SplitResult) -> bool:
@@ -181,7 +195,7 @@ class Settings(BaseSettings):
     """SMTP connections one client (an IP address; for IPv6 a /64) may hold. A Postfix relaying
     to pbm on loopback opens up to 20 at once (its default_destination_concurrency_limit): keep
     this at least that."""
-    smtp_idle_seconds: int = Field(default=60, ge=1)
+    smtp_idle_seconds: Annotated[int, Seconds] = Field(default=60, ge=1)
     """An SMTP session that sends no command for this long is closed."""
     http_max_connections: int = Field(default=400, ge=1)
     """HTTP connections held at once (open pages keep one each for their live updates); past it a
@@ -189,7 +203,7 @@ class Settings(BaseSettings):
     http_max_connections_per_client: int = Field(default=40, ge=1)
     """HTTP connections one client (an IP address; for IPv6 a /64) may hold. Behind a reverse
     proxy every connection comes from the proxy: there, set it to PBM_HTTP_MAX_CONNECTIONS."""
-    http_idle_seconds: int = Field(default=60, ge=1)
+    http_idle_seconds: Annotated[int, Seconds] = Field(default=60, ge=1)
     """An HTTP connection without a request for this long is closed, and a page's event stream
     that has carried no change for this long ends (the page opens it again where it left off)."""
 
@@ -231,32 +245,32 @@ class Settings(BaseSettings):
     """Reset mails one player may be sent in a day; past it, asking again sends nothing."""
     admins: Annotated[frozenset[str], NoDecode, BeforeValidator(_userids)] = frozenset()
     """Userids, separated by commas or spaces, allowed to ``broadcast`` to every player."""
-    open_challenge_hours: float = Field(default=7 * 24, gt=0)
+    open_challenge_hours: Annotated[float, Hours] = Field(default=7 * 24, gt=0)
     """How long an open challenge (``challenge alice open``) waits for players to join."""
-    password_reset_hours: float = Field(default=24, gt=0)
+    password_reset_hours: Annotated[float, Hours] = Field(default=24, gt=0)
     """How long the reply address of a ``password reset`` mail works (once)."""
-    nagtime: Annotated[timedelta, NoDecode, BeforeValidator(_span)] = clocks.NAG_AFTER
+    nagtime: Annotated[timedelta, NoDecode, BeforeValidator(_time_rule)] = clocks.NAG_AFTER
     """When the player to move is first reminded, for games whose challenge gives no --nagtime:
-    days (7) or hours (12h)."""
-    forfeittime: Annotated[timedelta, NoDecode, BeforeValidator(_span)] = clocks.FORFEIT_AFTER
+    bare days (7), or a span with its unit (12h)."""
+    forfeittime: Annotated[timedelta, NoDecode, BeforeValidator(_time_rule)] = clocks.FORFEIT_AFTER
     """When the player to move forfeits, for games whose challenge gives no --forfeittime."""
-    vacation_days: int = Field(default=30, ge=0, le=365)
+    vacation_days: Annotated[int, Days] = Field(default=30, ge=0, le=365)
     """Vacation one player may take in any 365 days (``vacation``)."""
-    time_pass_seconds: float = Field(default=60, gt=0)
+    time_pass_seconds: Annotated[float, Seconds] = Field(default=60, gt=0)
     """How often ``pbm serve`` runs the time pass (reminders, forfeits, vacations, expiries)."""
-    first_retry_seconds: float = Field(default=60, gt=0)
+    first_retry_seconds: Annotated[float, Seconds] = Field(default=60, gt=0)
     """How long a reply the relay did not take (down, or 4xx) waits before it is tried again;
     each further wait is twice as long, six hours at most, for 16 attempts."""
-    mail_read_seconds: float = Field(default=5.0, gt=0)
+    mail_read_seconds: Annotated[float, Seconds] = Field(default=5.0, gt=0)
     """CPU time reading one mail (MIME, charsets, HTML) may take before it is given up."""
     mail_read_memory_mb: int = Field(default=512, ge=64)
     """Memory the process that reads mail may use."""
     max_quoted_lines: int = Field(default=40, ge=1)
     """Lines of the original an error reply quotes."""
-    database_timeout: float = Field(default=5.0, gt=0)
+    database_timeout: Annotated[float, Seconds] = Field(default=5.0, gt=0)
     """Seconds the SMTP listener and /healthz wait for the database before answering
     451 / 503, so a hung database is reported instead of hanging every client."""
-    stuck_after: int = Field(default=600, ge=1)
+    stuck_after: Annotated[int, Seconds] = Field(default=600, ge=1)
     """Seconds after which unprocessed mail counts as stuck (/healthz answers 503)."""
 
     @field_validator("forfeittime")

@@ -29,11 +29,17 @@ from uvicorn.protocols.http.auto import AutoHTTPProtocol
 import pbm.games
 from pbm.config import ConfigError, Settings, secret_key
 from pbm.listeners import BACKLOG, AcceptFailures, ConnectionLimits, allow_open_files, bind
+from pbm.mail.answers import Answers
 from pbm.mail.compose import Composer
 from pbm.mail.delivery import Delivery, Transport, transport_for
+from pbm.mail.held import HeldMail
 from pbm.mail.inbound import InboundHandler, smtp_factory, smtp_refusals
+from pbm.mail.outgoing import Outgoing
+from pbm.mail.pipeline.apply import Applying
+from pbm.mail.pipeline.reply_address import ReplyAddresses
 from pbm.mail.processing import Processor
 from pbm.mail.reader import MailReader
+from pbm.mail.time_pass import TimePass
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.mail.worker import Worker
 from pbm.passwords import Passwords
@@ -57,10 +63,6 @@ from FIRST_OUTAGE_WAIT up to this, and at once when a mail arrives: the listener
 store it, so the database is back."""
 STOP_GRACE_SECONDS = 10
 """How long a stopping server lets a worker finish the mail in hand."""
-
-
-class SchemaOutOfDate(Exception):
-    pass
 
 
 class _EmbeddedUvicorn(uvicorn.Server):
@@ -106,28 +108,13 @@ class Server:
         tokens = ReplyTokens(key)
         links = Links(settings.public_url)
         self._mail_templates = make_environment(links=links, admin_contact=settings.admin_contact)
-        composer = Composer(self._mail_templates, self.addressing, tokens, key)
+        self.composer = composer = Composer(self._mail_templates, self.addressing, tokens, key)
         self.changes = GameChanges(self.database)
         self.reader = MailReader(
             loop_marker=settings.address, seconds=settings.mail_read_seconds, memory_mb=settings.mail_read_memory_mb
         )
         worker = Worker.here()  # one name for this process's claims, reading and sending alike
-        self.processor = Processor(
-            self.database,
-            passwords or Passwords(),
-            composer,
-            self.addressing,
-            tokens,
-            self.reader,
-            settings.limits,
-            club=settings.club,
-            time_pass_every=timedelta(seconds=settings.time_pass_seconds),
-            read_seconds=settings.mail_read_seconds,
-            database_timeout=settings.database_timeout,
-            now=now,
-            on_processed=self._processed,
-            worker=worker,
-        )
+        self.processor = self._processor(settings, passwords or Passwords(), composer, tokens, worker, now)
         self.delivery = Delivery(
             self.database,
             transport or transport_for(settings.outbound),
@@ -171,6 +158,36 @@ class Server:
         self._processing = Wakeup()
         self._delivering = Wakeup()
 
+    def _processor(
+        self,
+        settings: Settings,
+        passwords: Passwords,
+        composer: Composer,
+        tokens: ReplyTokens,
+        worker: Worker,
+        now: Callable[[], datetime],
+    ) -> Processor:
+        """The mail pipeline (`pbm.mail.pipeline`), each step given the services it needs."""
+        limits, club = settings.limits, settings.club
+        answers = Answers(limits.quoted_lines)
+        outgoing = Outgoing(composer, limits, answers, club.confirm_addresses)
+        reply_addresses = ReplyAddresses(self.addressing, tokens, composer, now)
+        applying = Applying(passwords, limits, answers, reply_addresses, now, club)
+        time_pass = TimePass(self.database, passwords, limits, outgoing, HeldMail(composer, limits), club=club, now=now)
+        return Processor(
+            self.database,
+            self.reader,
+            applying,
+            outgoing,
+            time_pass,
+            time_pass_every=timedelta(seconds=settings.time_pass_seconds),
+            read_seconds=settings.mail_read_seconds,
+            database_timeout=settings.database_timeout,
+            now=now,
+            on_processed=self._processed,
+            worker=worker,
+        )
+
     def _processed(self) -> None:
         """A batch of mail was committed (called in the processing thread): the pages look for
         the moves, and delivery sends the replies now, not once the whole backlog is done."""
@@ -179,23 +196,9 @@ class Server:
             with contextlib.suppress(RuntimeError):  # the loop has closed: the server is stopping
                 self._loop.call_soon_threadsafe(self._delivering.set)
 
-    def check_schema(self) -> None:
-        from alembic.runtime.migration import MigrationContext
-        from alembic.script import ScriptDirectory
-
-        from pbm.store.database import alembic_config
-
-        head = ScriptDirectory.from_config(alembic_config(self.database)).get_current_head()
-        with self.database.engine.connect() as connection:
-            current = MigrationContext.configure(connection).get_current_revision()
-        if current != head:
-            raise SchemaOutOfDate(
-                f"the database is at schema {current or 'none'}, the code needs {head}: run `pbm db upgrade`"
-            )
-
     async def start(self, *, process: bool = True) -> None:
         """Listen and start the workers; returns once both listeners are bound."""
-        await asyncio.to_thread(self.check_schema)
+        await asyncio.to_thread(self.database.check_schema)
         await self.delivery.transport.check()  # stops us here if replies could never be written
         settings = self.settings
         allow_open_files(

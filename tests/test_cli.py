@@ -81,3 +81,22 @@ def test_the_dice_record_of_a_game_without_dice_says_there_are_none(operator, ca
     error = capsys.readouterr().err
     assert "Cephalopod board 101 has no dice record to show: Cephalopod is played without dice" in error
     assert "secret" not in error
+
+
+@pytest.mark.parametrize("command", [["outbox"], ["outbox", "--all"], ["inbox"], ["inbox", "--duplicates"]])
+def test_listing_the_inbox_or_the_outbox_opens_the_database_and_nothing_else(operator, monkeypatch, command):
+    operator.send(mail("alice@example.org", "help"))
+
+    def no_server(*args, **kwargs):
+        raise AssertionError("a read-only command built the server")
+
+    monkeypatch.setattr("pbm.server.Server.__init__", no_server)
+    monkeypatch.setattr("pbm.templating.make_environment", no_server)
+    assert pbm_main(command) == 0
+
+
+def test_every_subcommand_has_one_function_and_every_function_a_subcommand():
+    from pbm.cli import SUBCOMMANDS, _parser
+
+    commands = next(action for action in _parser()._actions if action.dest == "command")
+    assert set(SUBCOMMANDS) == set(commands.choices)

@@ -1,5 +1,6 @@
 """Configuration: PBM_* variables, their defaults, and clear refusals."""
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -99,3 +100,59 @@ def test_the_public_url_is_kept_without_its_trailing_slash(monkeypatch):
     settings = load_settings()
     assert settings.public_url == "https://games.example.org/pbm"
     assert settings.admin_contact == "ops@example.org"
+
+
+@pytest.mark.parametrize(
+    ("name", "bare", "spelled", "field", "value"),
+    [
+        ("PBM_SMTP_IDLE_SECONDS", "90", "90s", "smtp_idle_seconds", 90),
+        ("PBM_HTTP_IDLE_SECONDS", "120", "2m", "http_idle_seconds", 120),
+        ("PBM_TIME_PASS_SECONDS", "30", "0.5m", "time_pass_seconds", 30),
+        ("PBM_FIRST_RETRY_SECONDS", "3600", "1h", "first_retry_seconds", 3600),
+        ("PBM_MAIL_READ_SECONDS", "2.5", "2.5s", "mail_read_seconds", 2.5),
+        ("PBM_DATABASE_TIMEOUT", "10", "10s", "database_timeout", 10),
+        ("PBM_STUCK_AFTER", "900", "15m", "stuck_after", 900),
+        ("PBM_OPEN_CHALLENGE_HOURS", "48", "2d", "open_challenge_hours", 48),
+        ("PBM_PASSWORD_RESET_HOURS", "0.5", "30m", "password_reset_hours", 0.5),
+        ("PBM_VACATION_DAYS", "14", "336h", "vacation_days", 14),
+        ("PBM_NAGTIME", "3", "3d", "nagtime", timedelta(days=3)),
+        ("PBM_FORFEITTIME", "30", "720h", "forfeittime", timedelta(days=30)),
+    ],
+)
+def test_a_span_of_time_takes_one_spelling_and_a_bare_number_keeps_its_unit(
+    monkeypatch, name, bare, spelled, field, value
+):
+    monkeypatch.setenv(name, bare)
+    assert getattr(load_settings(), field) == value
+    monkeypatch.setenv(name, spelled)
+    assert getattr(load_settings(), field) == value
+    monkeypatch.setenv(name, spelled.upper())
+    assert getattr(load_settings(), field) == value
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("PBM_TIME_PASS_SECONDS", "a minute", "PBM_TIME_PASS_SECONDS: .*expected a number, or one with a unit: 7d"),
+        ("PBM_STUCK_AFTER", "10w", "PBM_STUCK_AFTER: .*7d, 12h, 30m or 30s"),
+        ("PBM_VACATION_DAYS", "12h", "PBM_VACATION_DAYS: .*fractional part"),
+        ("PBM_VACATION_DAYS", "400d", "PBM_VACATION_DAYS: .*less than or equal to 365"),
+        ("PBM_NAGTIME", "30m", "PBM_NAGTIME: .*at least an hour"),
+        ("PBM_FORFEITTIME", "-3", "PBM_FORFEITTIME: .*expected a number"),
+        ("PBM_DATABASE_TIMEOUT", "0s", "PBM_DATABASE_TIMEOUT: Input should be greater than 0"),
+    ],
+)
+def test_a_span_that_cannot_be_read_or_is_out_of_range_stops_the_start(monkeypatch, name, value, message):
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigError, match=message):
+        load_settings()
+
+
+def test_the_club_takes_its_spans_from_the_settings(monkeypatch):
+    monkeypatch.setenv("PBM_OPEN_CHALLENGE_HOURS", "3d")
+    monkeypatch.setenv("PBM_PASSWORD_RESET_HOURS", "90m")
+    monkeypatch.setenv("PBM_VACATION_DAYS", "2")
+    club = load_settings().club
+    assert club.open_challenge_expiry == timedelta(days=3)
+    assert club.password_reset_expiry == timedelta(minutes=90)
+    assert club.vacation_allowance == timedelta(days=2)

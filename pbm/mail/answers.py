@@ -8,7 +8,7 @@ so the sender can see what the server read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pbm.games
@@ -16,6 +16,8 @@ from pbm.commands import language as lang
 from pbm.commands import masking
 from pbm.commands.effects import BoardRef, OutgoingMail, Refused, ReplyAs
 from pbm.commands.plan import Plan
+from pbm.facts import Fact
+from pbm.words import Words
 
 
 def capital(text: str) -> str:
@@ -31,13 +33,15 @@ def sentence(message: str) -> str:
 class Answers:
     quoted_lines: int
     """How many lines of the original an answer quotes (`Limits.quoted_lines`)."""
+    words: Words = field(default_factory=Words)
+    """How the reader of an answer is spoken to: the edge where a fact becomes a sentence."""
 
     def error(
         self,
         to: str | None,
         body: str,
         plan: Plan,
-        reason: Refused | lang.CommandError | pbm.games.GameError | str,
+        reason: Refused | lang.CommandError | pbm.games.GameError | Fact,
         *,
         command: lang.Command | None = None,
         about: BoardRef | None = None,
@@ -64,7 +68,7 @@ class Answers:
             shown = masking.mask_passwords(line, secrets, unparsed=True)
         nothing_parsed = not any(isinstance(step, lang.Command) for step in plan.steps)
         context = {
-            "reason": sentence(refusal.message if refusal is not None else str(reason)),
+            "reason": sentence(self._said(reason)),
             "command": shown,
             "other_commands": max(0, len(plan.steps) - 1),
             "view": view,
@@ -80,6 +84,13 @@ class Answers:
         return OutgoingMail(
             "error", to or "", context, board_id=reply_as.board_id, player_id=reply_as.player_id, at_ply=reply_as.at_ply
         )
+
+    def _said(self, reason: Refused | lang.CommandError | pbm.games.GameError | Fact) -> str:
+        if isinstance(reason, Fact):
+            return self.words.say(reason)
+        if isinstance(reason, Refused):
+            return reason.message
+        return str(reason)
 
     def failure(self, to: str, body: str) -> OutgoingMail:
         """The mail telling a sender that the server failed on their mail."""

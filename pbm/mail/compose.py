@@ -39,6 +39,7 @@ import jinja2
 from pbm.commands.effects import OutgoingMail
 from pbm.mail import headers
 from pbm.mail.tokens import Addressing, ReplyTokens
+from pbm.text import one_line
 
 LOOP_HEADER = "X-PBM-Loop"
 SERVER_NAME = "PBeM Server"
@@ -104,7 +105,7 @@ class Composer:
         """The (subject, body) of ``mail/<template>.txt`` rendered with `context`, as the mail
         carries them: the subject one line, the body `_plain_text`."""
         module = self.templates.get_template(f"mail/{template}.txt").make_module(context)
-        subject = headers.one_line(str(getattr(module, "subject", "")), limit=MAX_SUBJECT)
+        subject = one_line(str(getattr(module, "subject", "")), limit=MAX_SUBJECT)
         return subject or SERVER_NAME, _plain_text(str(module))
 
     def written(self, mail: OutgoingMail) -> tuple[str, str]:

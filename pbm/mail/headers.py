@@ -19,13 +19,13 @@ a header.
 True
 >>> mail_address('=?utf-8?q?bob=0D=0A?=@example.org') is None
 True
->>> one_line('Re: board\\r\\nBcc: x\\x00', limit=40)
-'Re: board Bcc: x'
 """
 
 from __future__ import annotations
 
 import re
+
+from pbm.text import one_line
 
 MAX_MESSAGE_ID = 250
 """Longest Message-ID kept: a References header of several still folds within 998 octets a line."""
@@ -39,7 +39,6 @@ _MESSAGE_ID = re.compile(rf"<([{_ATEXT}.@\[\]]{{1,{MAX_MESSAGE_ID - 2}}})>")
 _LOCAL_PART = re.compile(rf"[{_ATEXT}]+(?:\.[{_ATEXT}]+)*")
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _DOMAIN = re.compile(rf"(?:{_LABEL}\.)*{_LABEL}")
-_NOT_IN_A_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]+")
 
 
 def message_id(value: str | None) -> str | None:
@@ -83,13 +82,6 @@ def mail_address(value: str | None) -> str | None:
     if not _LOCAL_PART.fullmatch(local) or not _DOMAIN.fullmatch(domain):
         return None
     return f"{local}@{domain.lower()}"
-
-
-def one_line(text: str, *, limit: int) -> str:
-    """`text` as one line of at most `limit` characters: no control characters, no
-    line breaks, no lone surrogates (which no mail can encode), runs of white space as one."""
-    cleaned = _NOT_IN_A_LINE.sub(" ", text.replace("\t", " ").replace("\xa0", " "))
-    return " ".join(cleaned.split())[:limit].rstrip()
 
 
 def masked_address(address: str | None) -> str:

@@ -25,10 +25,11 @@ from typing import Any
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from pbm.listeners import Refusals
-from pbm.mail.headers import masked_address, one_line
+from pbm.mail.headers import masked_address
 from pbm.mail.tokens import Addressing
 from pbm.store.database import Database
 from pbm.store.inbox import Received, Stored, save_received
+from pbm.text import one_line
 
 log = logging.getLogger(__name__)
 

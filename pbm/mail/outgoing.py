@@ -39,6 +39,7 @@ from pbm.addresses import comparable, same
 from pbm.commands.effects import OutgoingMail
 from pbm.commands.plan import Plan
 from pbm.config import Limits
+from pbm.facts import Fact
 from pbm.mail import headers
 from pbm.mail.answers import Answers, capital, sentence
 from pbm.mail.compose import Answering, Composer
@@ -112,10 +113,7 @@ class Outgoing:
         limit = self.limits.replies_per_mail
         if len(mails) > limit:
             notes.append(f"{len(mails) - limit + 1} replies not sent: over {limit} for one mail")
-            summary = (
-                f"Your mail caused {len(mails)} answers, more than the {limit} one mail may; "
-                f"only the first {limit - 1} were sent"
-            )
+            summary = Fact("too-many-answers", count=len(mails), limit=limit, sent=limit - 1)
             mails = mails[: limit - 1]
             if answer_sender:
                 mails.append(self.answers.error(mail.from_address, mail.body, Plan(), summary))

@@ -63,6 +63,10 @@ MAX_CALLS_WAITING = 8
 """Threads `Database.call` lets wait on the database at once (abandoned ones included)."""
 
 
+class SchemaOutOfDate(Exception):
+    """The database's schema is not the one this code needs: `pbm db upgrade` brings it there."""
+
+
 class DatabaseTimeout(Exception):
     """The database did not answer within the time a waiting client is given."""
 
@@ -322,6 +326,19 @@ class Database:
             connection.execute("ROLLBACK")
         finally:
             connection.close()
+
+    def check_schema(self) -> None:
+        """Raise `SchemaOutOfDate` unless the schema is at the newest migration."""
+        from alembic.runtime.migration import MigrationContext
+        from alembic.script import ScriptDirectory
+
+        head = ScriptDirectory.from_config(alembic_config(self)).get_current_head()
+        with self.engine.connect() as connection:
+            current = MigrationContext.configure(connection).get_current_revision()
+        if current != head:
+            raise SchemaOutOfDate(
+                f"the database is at schema {current or 'none'}, the code needs {head}: run `pbm db upgrade`"
+            )
 
     def upgrade(self) -> None:
         """Bring the schema to the newest migration (``pbm db upgrade``).

@@ -510,7 +510,7 @@ def test_replying_to_a_board_mail_plays_the_first_line_without_a_password(player
     assert [m["Subject"] for m in boards] == ["Cephalopod Board 101 bob **"] * 2
     assert "alice writes:\n\nOver to you." in body_of(boards[0])
     bob_board = [m for m in boards if m["To"].addresses[0].addr_spec == BOB][0]
-    assert bob_board["In-Reply-To"] == players.server.processor.composer.thread_root(1, 2)
+    assert bob_board["In-Reply-To"] == players.server.composer.thread_root(1, 2)
     players.send(reply_to_board(bob_board, BOB, "b3"), to=bob_board["Reply-To"].addresses[0].addr_spec)
     assert stored_game(players).move_count == 2
 

@@ -1,0 +1,97 @@
+"""Step 3: what the address a mail came to stands for, and which of our mails it answers.
+
+A reply address carries a token (`pbm.mail.tokens`): a player's board, signed; a password
+reset; or a request to confirm an address. A mail to the plain address may still answer one
+of our mails, named in its In-Reply-To or References. Each answer is looked up in the
+database once, while the mail is read, and kept with the reading.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy.orm import Session
+
+from pbm.commands.effects import ReplyAs
+from pbm.commands.plan import AnsweredFacts, ConfirmFacts, ReplyFacts, ResetFacts
+from pbm.mail.compose import Composer
+from pbm.mail.parse import ParsedMail
+from pbm.mail.tokens import Addressing, ReplyTokens
+from pbm.store import boards, confirmations, outbox, players, resets
+
+ANSWERED_LOOKUPS = 10
+"""Message-IDs of a mail's In-Reply-To and References (the newest) looked up as ours: the mail
+it answers is among the newest, and the header is the sender's to fill."""
+
+ReplyAddress = ReplyFacts | ResetFacts | ConfirmFacts | bool | None
+"""What a reply address stands for: a player's board, a password reset, a request to confirm an
+address; True when it is damaged or forged, or stands for nothing here; None for the plain
+address."""
+
+
+@dataclass(frozen=True)
+class ReplyAddresses:
+    """Reads the tokens of reply addresses, and the Message-IDs of our own mails."""
+
+    addressing: Addressing
+    tokens: ReplyTokens
+    composer: Composer
+    now: Callable[[], datetime]
+
+    def _token(self, envelope_to: tuple[str, ...]) -> str | None:
+        return next((t for t in map(self.addressing.token_of, envelope_to) if t), None)
+
+    def resolve(self, session: Session, envelope_to: tuple[str, ...]) -> ReplyAddress:
+        """What the reply address a mail came to stands for (see `ReplyAddress`)."""
+        token = self._token(envelope_to)
+        if token is None:
+            return None
+        if resets.is_reset_token(token):
+            player = resets.player_of(session, token, self.now())
+            return ResetFacts(token, player.userid if player is not None and player.active else None)
+        if confirmations.is_confirmation_token(token):
+            return ConfirmFacts(token, confirmations.userid_of(session, token, self.now()))
+        ids = self.tokens.read(token)
+        if ids is None:
+            return True
+        board_id, player_id, at_ply = ids
+        names = boards.reply_names(session, board_id, player_id)
+        if names is None:
+            return True
+        return ReplyFacts(names.userid, names.game_type, names.board, at_ply)
+
+    def same_reply_address(self, envelope_to: tuple[str, ...]) -> ReplyAs | None:
+        """The board mail a reply came to the reply address of, for an error answering it to carry
+        the same (none for a token of the older kind, which is not handed out again)."""
+        token = self._token(envelope_to)
+        ids = self.tokens.read(token) if token is not None else None
+        if ids is None:
+            return None
+        board_id, player_id, at_ply = ids
+        return ReplyAs(board_id, player_id, at_ply) if at_ply is not None else None
+
+    def to_reset_address(self, envelope_to: tuple[str, ...]) -> bool:
+        """Whether a mail came to a password reset's reply address: its text holds a password."""
+        return any(token and resets.is_reset_token(token) for token in map(self.addressing.token_of, envelope_to))
+
+    def answered(self, session: Session, mail: ParsedMail) -> AnsweredFacts | None:
+        """Which of our mails `mail` answers, when its In-Reply-To or References name one that a
+        reply address would have served: a mail of the sender's own thread of a board (its root
+        names board and player, signed), or a message or an announcement passed on. The newest
+        named is the one answered; at most `ANSWERED_LOOKUPS` are looked up."""
+        ours = "@" + self.addressing.domain.lower() + ">"
+        named = dict.fromkeys([mail.in_reply_to, *reversed(mail.references)])
+        candidates = [i for i in named if i is not None and i.lower().endswith(ours)][:ANSWERED_LOOKUPS]
+        kinds = outbox.kinds_of(session, candidates)
+        for message_id in candidates:
+            thread = self.composer.thread_named(message_id)
+            if thread is not None:
+                names = boards.reply_names(session, *thread)
+                senders = players.with_address(session, mail.from_address) if mail.from_address else []
+                if names is not None and names.userid in {player.userid for player in senders}:
+                    return AnsweredFacts("board", names.game_type, names.board, names.userid)
+            elif kinds.get(message_id) in ("message", "broadcast"):
+                return AnsweredFacts(kinds[message_id])
+        return None
