@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from pbm.facts import Fact
+
 DAY = timedelta(days=1)
 NAG_AFTER = timedelta(days=7)
 FORFEIT_AFTER = timedelta(days=21)
@@ -216,6 +218,12 @@ def span_word(span: timedelta) -> str:
     return str(hours // 24) if hours % 24 == 0 else f"{hours}h"
 
 
+def _span_fact(span: timedelta) -> Fact:
+    """A span as `_said` says it, as a fact: whole days in days, anything else in hours."""
+    hours = int(span.total_seconds() // 3600)
+    return Fact("days", count=hours // 24) if hours % 24 == 0 else Fact("hours", count=hours)
+
+
 def _said(span: timedelta) -> str:
     hours = int(span.total_seconds() // 3600)
     if hours % 24 == 0:
@@ -304,7 +312,7 @@ class Turn:
     >>> since = datetime(2026, 12, 1, tzinfo=timezone.utc)
     >>> turn = Turn(TimeControl(), since, since + timedelta(days=9), ())
     >>> turn.waited.days, turn.reminders_due, turn.forfeit_at.date(), turn.why
-    (9, 3, datetime.date(2026, 12, 22), 'no move in 21 days')
+    (9, 3, datetime.date(2026, 12, 22), Fact('no-move-in', span=Fact('days', count=21)))
     >>> turn.warning_at.date()
     datetime.date(2026, 12, 21)
     """
@@ -330,16 +338,18 @@ class Turn:
         return min(amount for amount, _ in self._limits())
 
     @property
-    def why(self) -> str:
-        """Which rule the forfeit comes from, as the move list says it."""
+    def why(self) -> Fact:
+        """Which rule the forfeit comes from (its words, for the move list, in `pbm.store.messages`)."""
         return min(self._limits(), key=lambda limit: limit[0])[1]
 
-    def _limits(self) -> list[tuple[timedelta, str]]:
-        limits = [(self.rules.forfeit, f"no move in {_said(self.rules.forfeit)}")]
+    def _limits(self) -> list[tuple[timedelta, Fact]]:
+        limits = [(self.rules.forfeit, Fact("no-move-in", span=_span_fact(self.rules.forfeit)))]
         if self.rules.total is not None:
-            limits.append((self.rules.total - self.thinking, f"the {_said(self.rules.total)} of thinking time ran out"))
+            limits.append(
+                (self.rules.total - self.thinking, Fact("thinking-time-ran-out", span=_span_fact(self.rules.total)))
+            )
         if self.bank is not None:
-            limits.append((self.bank, "the clock ran out"))
+            limits.append((self.bank, Fact("clock-ran-out")))
         return [(max(amount, timedelta(0)), why) for amount, why in limits]
 
     @property

@@ -21,9 +21,11 @@ from typing import Any
 
 from pbm import elo
 from pbm.clocks import FOREVER, TimeControl, Turn
+from pbm.facts import Fact
 from pbm.games import FORFEIT, LEAVING, RESIGN, UNDO, BoardCell, Game, MoveExample, MoveReport
 from pbm.games.fairdice import make_record
 from pbm.store.models import Board, BoardEvent, BoardStatus, MoveRecord, Offer, OfferKind, OpenChallenge, Player, Rating
+from pbm.words import Words
 
 NUMBER_WIDTH = 5
 """Characters before each move in the move list: its number, right-aligned in four, and a space."""
@@ -81,7 +83,8 @@ class TimeView:
     waited: timedelta | None = None
     """How long the player to move has had the turn (time away not counted)."""
     forfeit_at: datetime | None = None
-    why: str = ""
+    why: Fact | None = None
+    """Which time rule the forfeit comes from (`pbm.clocks.Turn.why`)."""
     near: bool = False
     """The forfeit is near enough to say so in every board mail: past the nag time, or within two days."""
     away_until: datetime | None = None
@@ -172,7 +175,7 @@ class MoveView:
         """What the move did, after the mover's name: ``played c3=b3+d3, capturing 2 dice (...)``,
         and ``(Auto)`` when the queue played it."""
         if self.report is not None:
-            text = self.report.text
+            text = Words().say(self.report.fact)
         else:
             text = {RESIGN: "resigned", FORFEIT: "forfeited"}.get(self.notation, f"played {self.notation}")
         return f"{text} (Auto)" if self.auto else text
@@ -189,20 +192,30 @@ def move_report(data: dict[str, Any] | None) -> MoveReport | None:
     """A `MoveReport` from the JSON a move row keeps (`report_data` wrote it)."""
     if data is None:
         return None
-    tally = data.get("tally")
+    tally, why = data.get("tally"), data.get("why")
     return MoveReport(
-        data["text"], tuple(data.get("eliminated", ())), data.get("why", ""), tuple(tally) if tally else None
+        Fact.from_json(data["fact"]),
+        tuple(data.get("eliminated", ())),
+        Fact.from_json(why) if why is not None else None,
+        tuple(tally) if tally else None,
     )
 
 
 def report_data(report: MoveReport) -> dict[str, Any]:
-    """The JSON a move row keeps of `report`."""
-    data: dict[str, Any] = {"text": report.text}
+    """The JSON a move row keeps of `report`: facts, never words (``{"fact": ..., "why": ...}``)."""
+    data: dict[str, Any] = {"fact": report.fact.to_json()}
     if report.eliminated:
-        data.update(eliminated=list(report.eliminated), why=report.why)
+        data["eliminated"] = list(report.eliminated)
+    if report.why is not None:
+        data["why"] = report.why.to_json()
     if report.tally is not None:
         data["tally"] = list(report.tally)
     return data
+
+
+def end_fact(game: Board) -> Fact | None:
+    """How the game at `game` ended, as the row keeps it (`Board.end_fact`); None while it goes on."""
+    return Fact.from_json(game.end_fact) if game.end_fact is not None else None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -212,10 +225,16 @@ class Standing:
     status: BoardStatus
     to_move: SeatView | None
     winners: list[SeatView]
-    end_reason: str
-    """How it ended, in the words that follow the winners' names (`Board.end_reason`)."""
+    end_fact: Fact | None
+    """How it ended, as a fact whose words follow the winners' names (`Board.end_fact`); for a
+    cancelled game, why. None while the game goes on."""
     end_code: str = ""
     """The kind of ending (`Board.end_code`); empty while the game goes on."""
+
+    @property
+    def end_reason(self) -> str:
+        """How it ended, in words: ``won, holding 13 of the 25 cells``; empty while the game goes on."""
+        return Words().say(self.end_fact) if self.end_fact is not None else ""
 
     @property
     def result(self) -> str:
@@ -453,7 +472,7 @@ def board_view(
         notes=engine.public_notes(state, game_over=current and not active),
         to_move=to_move,
         winners=[seats[i] for i in (game.winners or [])] if current else [],
-        end_reason=(game.end_reason or "") if current else "",
+        end_fact=end_fact(game) if current else None,
         end_code=(game.end_code or "") if current else "",
         created_at=game.created_at,
         updated_at=game.updated_at,
@@ -520,7 +539,7 @@ def game_summary(engine: Game[Any], game: Board) -> GameSummary:
         move_count=game.move_count,
         to_move=to_move,
         winners=[seats[i] for i in (game.winners or [])],
-        end_reason=game.end_reason or "",
+        end_fact=end_fact(game),
         end_code=game.end_code or "",
         created_at=game.created_at,
         updated_at=game.updated_at,

@@ -104,3 +104,11 @@ def claim_on_this_host(pid: int | str, nonce: str = "00000000") -> str:
 
     host, _pid, _nonce = Worker.here().name.split(":")
     return f"{host}:{pid}:{nonce}"
+
+
+def end_words(board) -> str:
+    """How a stored game ended, in the words a player reads: its `end_fact`, said in English."""
+    from pbm.facts import Fact
+    from pbm.words import Words
+
+    return Words().say(Fact.from_json(board.end_fact))

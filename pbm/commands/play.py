@@ -18,10 +18,12 @@ from pbm.commands import policy
 from pbm.commands.context import Context, try_again_after
 from pbm.commands.effects import OutgoingMail, Refused, ReplyAs
 from pbm.elo import RatingChange
-from pbm.games import Game
+from pbm.facts import Fact
+from pbm.games import Game, MoveReport
 from pbm.store import boards, offers, open_challenges, players, queues
 from pbm.store.models import Board, Player, QueuedMove
-from pbm.views import OfferNews, joined_names, open_challenge_view, report_data
+from pbm.views import OfferNews, open_challenge_view, report_data
+from pbm.words import Words
 
 CHALLENGE_WINDOW = timedelta(hours=1)
 
@@ -234,25 +236,25 @@ class Leaving:
 
     code: str
     """The end code when leaving ends the game (`Board.end_code`)."""
-    did: str
-    """What the player did, after their name: ``resigned``."""
+    did: Fact
+    """What the player did, as a fact whose words follow their name: ``resigned``."""
     notation: str = pbm.games.RESIGN
     """What the move list holds for it: `pbm.games.RESIGN`, or `pbm.games.FORFEIT`."""
     comment: str | None = None
     """What the move list keeps with it; None: what the player wrote with it."""
 
 
-RESIGNING = Leaving(boards.RESIGNED, "resigned")
-SIGNING_OFF = Leaving(boards.FORFEIT, "forfeited by signing off", pbm.games.FORFEIT, comment="")
+RESIGNING = Leaving(boards.RESIGNED, Fact("resigned"))
+SIGNING_OFF = Leaving(boards.FORFEIT, Fact("forfeited-by-signing-off"), pbm.games.FORFEIT, comment="")
 
 
-def forfeiting(why: str) -> Leaving:
-    """How a player leaves who ran out of time: `why` says which limit they met."""
+def forfeiting(why: Fact) -> Leaving:
+    """How a player leaves who ran out of time: `why` says which limit they met (`pbm.clocks.Turn.why`)."""
     return Leaving(
         boards.FORFEIT,
-        f"forfeited on time ({why})",
+        Fact("forfeited-on-time", why=why),
         pbm.games.FORFEIT,
-        comment=f"Forfeit by the time rules of this game: {why}.",
+        comment=f"Forfeit by the time rules of this game: {Words().say(why)}.",
     )
 
 
@@ -272,17 +274,17 @@ def leave(ctx: Context, board: Board, player: Player, leaving: Leaving) -> list[
     state = engine.resume(board.state, board.secret)
     ratings: list[RatingChange] = []
     news = _withdraw_offer(ctx, board)
-    did = f"{player.userid} {leaving.did}"
+    did = Fact("player-did", userid=player.userid, did=leaving.did)
     after = engine.resign(state, seat)
     if after is None or not boards.everyone_moved(ctx.session, board):
-        _record(ctx, board, seat, leaving.notation, {"text": leaving.did}, comment=leaving.comment)
+        _record(ctx, board, seat, leaving.notation, report_data(MoveReport(leaving.did)), comment=leaving.comment)
         others = [s.seat for s in board.seats if s.seat != seat]
-        reason = f"{'won' if len(others) == 1 else 'tied'} when {did}"
+        reason = Fact("won-when-left" if len(others) == 1 else "tied-when-left", userid=player.userid, did=leaving.did)
         ratings = boards.finish(
             ctx.session, board, winners=others, code=leaving.code, reason=reason, called_off=did, now=ctx.now()
         )
         return ctx.board_mails(engine, board, state, author=player, announce=True, ratings=ratings, offer_news=news)
-    report: dict[str, object] = {"text": f"{leaving.did} and leaves the game; the others play on"}
+    report = report_data(MoveReport(Fact("left-and-the-others-play-on", did=leaving.did)))
     _record(ctx, board, seat, leaving.notation, report, comment=leaving.comment)
     boards.set_position(board, engine.dump(after), after.to_move)
     result = engine.result(after)
@@ -293,14 +295,14 @@ def leave(ctx: Context, board: Board, player: Player, leaving: Leaving) -> list[
 
 def _finish_by_rules(ctx: Context, board: Board, result: pbm.games.Result) -> list[RatingChange]:
     """End the game at `board` as the rules decided it (`result`), rated."""
-    winners = joined_names(board.seats[seat].player.userid for seat in result.winners)
+    winners = [board.seats[seat].player.userid for seat in result.winners]
     return boards.finish(
         ctx.session,
         board,
         winners=result.winners,
         code=result.code,
-        reason=result.reason,
-        called_off=f"{winners} {result.reason}",
+        reason=result.fact,
+        called_off=Fact("winners-result", winners=winners, result=result.fact),
         now=ctx.now(),
     )
 

@@ -19,6 +19,7 @@ from pbm.games import Game
 from pbm.store import boards, submissions
 from pbm.store.models import BoardStatus
 from pbm.views import joined_names, moves_text
+from pbm.words import Words
 
 LONGEST_MOVE_WORDS = 3
 """A move is written in at most this many words (Dodeca's ``roll c2`` takes two)."""
@@ -125,7 +126,9 @@ def _preview(
         "game": engine.name,
         "played": played,
         "board_text": engine.render(state, viewer=viewer),
-        "result": joined_names(names[seat] for seat in result.winners) + " " + result.reason if result else None,
+        "result": joined_names(names[seat] for seat in result.winners) + " " + Words().say(result.fact)
+        if result
+        else None,
         "to_move": names[state.to_move] if result is None else None,
         "stand_in_dice": engine.published_rolls(state) is not None,
     }

@@ -17,9 +17,11 @@ import pbm.games
 from pbm.commands import language as lang
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Refused
+from pbm.facts import Fact
+from pbm.games import MoveReport
 from pbm.store import boards, offers, queues, turns
 from pbm.store.models import Board, OfferKind, Player
-from pbm.views import OfferNews
+from pbm.views import OfferNews, report_data
 
 AGREED = "agreed"
 """The end code of a game its players agreed to call a tie."""
@@ -104,8 +106,8 @@ def _carry_out(
             board,
             winners=in_play,
             code=AGREED,
-            reason="tied by agreement",
-            called_off="a draw was agreed",
+            reason=Fact("tied-by-agreement"),
+            called_off=Fact("draw-agreed"),
             now=ctx.now(),
         )
         return ctx.board_mails(engine, board, state, author=author, ratings=ratings, offer_news=news)
@@ -120,14 +122,14 @@ def _take_back(ctx: Context, board: Board, state: Any, player: Player, news: Off
     start = engine.new(players=len(board.seats), options=board.options, seed=board.secret)
     before = engine.replay(start, [(move.seat, move.notation) for move in moves[:-1]])
     undone = engine.undo(before, state)
-    text = f"took back move {last.number} ({last.notation}), as everyone agreed: UNDO successful"
+    took_back = MoveReport(Fact("took-back-move", number=last.number, move=last.notation))
     boards.record_move(
         ctx.session,
         board,
         seat=last.seat,
         notation=pbm.games.UNDO,
         comment=ctx.comment,
-        report={"text": text},
+        report=report_data(took_back),
         now=ctx.now(),
         inbound_id=ctx.inbound_id,
     )

@@ -122,4 +122,4 @@ def get(name: str) -> Game[Any]:
     try:
         return registry[name.lower()]
     except KeyError:
-        raise UnknownGame(f"there is no game called '{name}' here; the games are: {', '.join(registry)}") from None
+        raise UnknownGame("unknown-game", name=name, games=", ".join(registry)) from None

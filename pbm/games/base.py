@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
-from pbm.facts import Catalogue, Factual, merged
+from pbm.facts import Catalogue, Fact, Factual, english, merged
 from pbm.games.messages import MESSAGES
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ class InvalidPosition(GameError):
 
 @dataclass(frozen=True)
 class Result:
-    """How a game ended: the winning seats (0-based), the kind of ending, and the words that say so.
+    """How a game ended: the winning seats (0-based), the kind of ending, and the fact that says how.
 
     Several winners mean a shared result (a draw or a tie among them).
     """
@@ -78,29 +78,34 @@ class Result:
     code: str
     """The kind of ending, a short stable word a program can test (each game lists its own):
     ``most-cells``, ``tie``, ``merged``. Stored with the result; the words are for people."""
-    reason: str
-    """The words that follow the winners' names, which the caller writes.
+    fact: Fact
+    """How it ended, as a fact whose words follow the winners' names, which the caller writes.
 
-    It names no seat and starts with the verb, so that ``"bob " + reason``
-    and ``"alice and carol " + reason`` read as sentences: ``won, holding 15
-    of the 25 cells``, ``tied, each holding 12 cells``, ``won by merging to
-    7``, ``won as the last player left``. No capital and no full stop.
+    Its words name no seat and start with the verb, so that ``"bob " + words`` and
+    ``"alice and carol " + words`` read as sentences: ``won, holding 15 of the 25 cells``,
+    ``tied, each holding 12 cells``, ``won by merging to 7``. No capital and no full stop.
     """
+
+    @property
+    def reason(self) -> str:
+        """The English of `fact` (the engines' API promises ``.reason`` as words); the edge says
+        `fact` in its reader's language instead."""
+        return english(self.fact, catalogue())
 
 
 @dataclass(frozen=True)
 class MoveReport:
-    """What one move did, in words, for the line of a mail that announces it.
+    """What one move did, as facts, for the line of a mail that announces it.
 
-    Like `Result.reason`, each text follows names that the caller writes and
-    names no seat itself.
+    Like `Result.fact`, each fact's words follow names that the caller writes and name no
+    seat themselves.
     """
 
-    text: str
+    fact: Fact
     """What the move did, after the mover's name: ``played b4=a4+b3, capturing 2 dice (a 1 and a 1)``."""
     eliminated: tuple[int, ...] = ()
     """The seats this move took out of the game, in seat order."""
-    why: str = ""
+    why: Fact | None = None
     """Why they are out, after their names (``carol`` or ``carol and dave``), when `eliminated`:
     ``is out, holding the fewest cells (7) when the board filled up with a tie for first place``."""
     tally: tuple[int, ...] | None = None
@@ -230,17 +235,25 @@ def split_guard(text: str) -> tuple[str, int | None]:
         return text.strip(), None
     number = match.group("number")
     if not number.isdecimal() or int(number) < 1:
-        raise IllegalMove(f"'#{number}' is not a move number: write the guard as #N, e.g. #7")
+        raise IllegalMove("guard-not-a-number", guard=number)
     return match.group("move").strip(), int(number)
+
+
+def one_of(choices: Sequence[str]) -> Fact | str:
+    """Choices said as alternatives (``x or y or z``): nested facts, so a language says its "or".
+
+    >>> one_of(["a", "b", "c"])
+    Fact('one-or-other', first='a', other=Fact('one-or-other', first='b', other='c'))
+    """
+    if len(choices) == 1:
+        return choices[0]
+    return Fact("one-or-other", first=choices[0], other=one_of(choices[1:]))
 
 
 def check_guard(expected: int | None, ply: int) -> None:
     """Refuse a move guarded ``#expected`` unless it would be move ``ply + 1``."""
     if expected is not None and expected != ply + 1:
-        raise StaleMove(
-            f"this move was written for move {expected}, but the game is at move {ply + 1}"
-            " (the board changed since); show the board and send the move again"
-        )
+        raise StaleMove("stale-move", written_for=expected, at=ply + 1)
 
 
 class Game(ABC, Generic[S]):
@@ -280,17 +293,17 @@ class Game(ABC, Generic[S]):
         parsed: dict[str, Any] = {}
         for word in words:
             if not word.startswith("-") or len(word) < 2:
-                raise InvalidOptions(f"The word '{word}' is not an option (options look like -name or -name=value)")
+                raise InvalidOptions("not-an-option", word=word)
             name, has_value, value = word[1:].partition("=")
             option = self._option(name.lower())
             if option.is_flag:
                 if has_value:
-                    raise InvalidOptions(f"The option -{option.name} takes no value; write just -{option.name}")
+                    raise InvalidOptions("option-takes-no-value", option=option.name)
                 parsed[option.name] = True
             else:
                 # No option's range reaches ten digits; thousands would not even turn into an int.
                 if not has_value or not value.strip().isdecimal() or len(value.strip()) > 9:
-                    raise InvalidOptions(f"The option -{option.name} needs a number: {option.usage()}")
+                    raise InvalidOptions("option-needs-a-number", option=option.name, usage=option.usage())
                 parsed[option.name] = int(value)
         return self.check_options(parsed)
 
@@ -301,10 +314,11 @@ class Game(ABC, Generic[S]):
             option = self._option(name)
             if option.is_flag:
                 if value is not True:
-                    raise InvalidOptions(f"The option -{option.name} is a flag: it is either given or not")
+                    raise InvalidOptions("option-is-a-flag", option=option.name)
             elif isinstance(value, bool) or value not in option.choices:
-                allowed = ", ".join(str(c) for c in option.choices)
-                raise InvalidOptions(f"The option -{option.name}={value} is out of range; choose one of {allowed}")
+                raise InvalidOptions(
+                    "option-out-of-range", option=option.name, value=value, choices=", ".join(map(str, option.choices))
+                )
             checked[option.name] = value
         return checked
 
@@ -316,17 +330,20 @@ class Game(ABC, Generic[S]):
     def check_players(self, players: int) -> None:
         if not self.min_players <= players <= self.max_players:
             if self.min_players == self.max_players:
-                wanted = f"exactly {self.min_players}"
-            else:
-                wanted = f"{self.min_players} to {self.max_players}"
-            raise InvalidOptions(f"{self.title} is played by {wanted} players, not {players}")
+                raise InvalidOptions("players-exactly", game=self.title, wanted=self.min_players, players=players)
+            raise InvalidOptions(
+                "players-out-of-range", game=self.title, low=self.min_players, high=self.max_players, players=players
+            )
 
     def _option(self, name: str) -> Option:
         for option in self.options:
             if option.name == name:
                 return option
-        known = ", ".join(o.usage() for o in self.options) or "none"
-        raise InvalidOptions(f"{self.title} has no option -{name} (its options: {known})")
+        if not self.options:
+            raise InvalidOptions("no-options-at-all", game=self.title, option=name)
+        raise InvalidOptions(
+            "no-such-option", game=self.title, option=name, known=", ".join(o.usage() for o in self.options)
+        )
 
     # -- the rules -----------------------------------------------------------
 
@@ -357,7 +374,7 @@ class Game(ABC, Generic[S]):
         """Like `play`, also returning the move's canonical notation for the record."""
         text, expected = split_guard(move)
         if self.result(state) is not None:
-            raise IllegalMove("the game is over; no more moves can be played")
+            raise IllegalMove("game-over")
         check_guard(expected, state.ply)
         notation = self.parse_move(state, text)
         return notation, self.apply(state, notation)
@@ -418,7 +435,7 @@ class Game(ABC, Generic[S]):
         be taken back (dice already rolled) keeps that part of `after`. The
         default refuses: a game says it can take moves back by overriding this.
         """
-        raise IllegalMove(f"{self.title} cannot take a move back")
+        raise IllegalMove("cannot-take-back", game=self.title)
 
     # -- telling players what happened --------------------------------------------
 
@@ -430,7 +447,7 @@ class Game(ABC, Generic[S]):
         moves: the caller words them. The default says only the notation:
         ``played c3``.
         """
-        return MoveReport(f"played {notation}")
+        return MoveReport(Fact("played", move=notation))
 
     def seats_in_play(self, state: S) -> tuple[int, ...]:
         """The seats still in the game, in seat order.

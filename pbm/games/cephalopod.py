@@ -141,7 +141,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, NamedTuple
 
-from pbm.games.base import DIE, BoardCell, Game, IllegalMove, InvalidPosition, MoveReport, Option, Result
+from pbm.facts import Fact
+from pbm.games.base import DIE, BoardCell, Game, IllegalMove, InvalidPosition, MoveReport, Option, Result, one_of
 
 SEAT_NAMES = ("Paren", "Angle", "Square", "Curly", "Slash", "Bar")
 SEAT_LETTERS = "abcdef"
@@ -368,43 +369,28 @@ def _settle(values: list[int], owners: list[int], in_play: tuple[int, ...]) -> t
     return tuple(seat for seat in in_play if seat not in out)
 
 
-def _why_out(rounds: list[tuple[int, tuple[int, ...]]]) -> str:
-    """Why the seats of `rounds` are out, in words that follow their names."""
-    tie = "when the board filled up with a tie for first place"
+def _why_out(rounds: list[tuple[int, tuple[int, ...]]]) -> Fact:
+    """Why the seats of `rounds` are out, as a fact whose words follow their names."""
     if len(rounds) == 2:
         (_, first), (fewest, second) = rounds
-        return (
-            f"are out: the board filled up with a tie for first place, so {_players(first)} holding no"
-            f" cells went out first, and then {_players(second)} holding the fewest cells ({_each(fewest, second)})"
+        return Fact(
+            "cephalopod-out-in-two-rounds",
+            first=Fact("cephalopod-the-players", count=len(first)),
+            second=Fact("cephalopod-the-players", count=len(second)),
+            fewest=Fact("cephalopod-each", count=len(second), fewest=fewest),
         )
     ((fewest, seats),) = rounds
-    verb = "is out" if len(seats) == 1 else "are out"
     if not fewest:
-        return f"{verb}, holding no cells {tie}"
+        return Fact("cephalopod-out-holding-none", count=len(seats))
     if len(seats) == 1:
-        return f"{verb}, holding the fewest cells ({fewest}) {tie}"
-    return f"{verb}, tied for the fewest cells ({fewest} each) {tie}"
+        return Fact("cephalopod-out-holding-fewest", fewest=fewest)
+    return Fact("cephalopod-out-tied-for-fewest", fewest=fewest)
 
 
-def _players(seats: tuple[int, ...]) -> str:
-    return "the player" if len(seats) == 1 else f"the {len(seats)} players"
-
-
-def _each(count: int, seats: tuple[int, ...]) -> str:
-    return str(count) if len(seats) == 1 else f"{count} each"
-
-
-def _pips(value: int) -> str:
+def _pips(value: int) -> Fact:
     """A die by its pips with its article: ``a 1``; of the numbers a die can show,
-    only eight and eleven take "an"."""
-    return f"an {value}" if value in (8, 11) else f"a {value}"
-
-
-def _joined(words: list[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    if len(words) <= 1:
-        return "".join(words)
-    return ", ".join(words[:-1]) + " and " + words[-1]
+    only eight and eleven take "an" (a code of their own, as another language may differ)."""
+    return Fact("cephalopod-die-showing-an" if value in (8, 11) else "cephalopod-die-showing", pips=value)
 
 
 def _position(state: State) -> str:
@@ -530,16 +516,14 @@ class Cephalopod(Game[State]):
         checked = self.check_options(options)
         parts = position.split()
         if len(parts) != 2:
-            raise InvalidPosition(
-                f"{position!r} is not a position: write the rows, a space and the seat to move, e.g. 'a1.b2/.../a3.. b'"
-            )
+            raise InvalidPosition("cephalopod-not-a-position", position=position)
         rows, mover = parts
         lines = rows.split("/")
         size = len(lines)
         if not 3 <= size <= 9:
-            raise InvalidPosition(f"the position has {size} rows; boards are 3 to 9 rows high")
+            raise InvalidPosition("cephalopod-rows-out-of-range", rows=size)
         if checked.get("size", size) != size:
-            raise InvalidPosition(f"the position has {size} rows, but -size={checked['size']} was asked for")
+            raise InvalidPosition("cephalopod-rows-not-size", rows=size, size=checked["size"])
         dice = self.option_value(checked, "dice")
         cells = size * size
         values = [0] * cells
@@ -547,56 +531,52 @@ class Cephalopod(Game[State]):
         for number, line in zip(range(size, 0, -1), lines, strict=True):
             tokens = _POSITION_CELL.findall(line)
             if len(tokens) != size:
-                raise InvalidPosition(
-                    f"row {number} has {len(tokens)} cells, but the board has {size} rows and so {size} columns"
-                )
+                raise InvalidPosition("cephalopod-row-length", row=number, cells=len(tokens), size=size)
             for column, token in enumerate(tokens):
                 if token == ".":
                     continue
                 cell = f"{COLUMNS[column]}{number}"
                 if token[0] not in SEAT_LETTERS or not token[1:].isdecimal():
-                    raise InvalidPosition(
-                        f"{token!r} at {cell} is not a cell: write '.' or a seat letter a-f and the pips, e.g. a3"
-                    )
+                    raise InvalidPosition("cephalopod-not-a-cell", token=token, cell=cell)
                 value = int(token[1:])
                 if not 1 <= value <= dice:
-                    raise InvalidPosition(f"{token} at {cell}: a die shows 1 to {dice}")
+                    raise InvalidPosition("cephalopod-pips-out-of-range", token=token, cell=cell, dice=dice)
                 i = column * size + number - 1
                 values[i] = value
                 owners[i] = SEAT_LETTERS.index(token[0])
         if len(mover) != 1 or mover not in SEAT_LETTERS:
-            raise InvalidPosition(f"the seat to move must be a letter a-f, not {mover!r}")
+            raise InvalidPosition("cephalopod-not-a-seat-letter", mover=mover)
         to_move = SEAT_LETTERS.index(mover)
         present = set(owners) - {EMPTY}
         if seats is not None:
             seats = list(seats)
             if not all(isinstance(seat, int) and not isinstance(seat, bool) for seat in seats):
-                raise InvalidPosition(f"the seats in play must be seat numbers, not {seats!r}")
+                raise InvalidPosition("cephalopod-seats-not-numbers", seats=repr(seats))
         if players is None:
             players = max(2, to_move + 1, *(seat + 1 for seat in present), *(seat + 1 for seat in seats or ()))
         elif isinstance(players, bool) or not isinstance(players, int):
-            raise InvalidPosition(f"the number of players must be a whole number, not {players!r}")
+            raise InvalidPosition("cephalopod-players-not-a-number", players=repr(players))
         if not self.min_players <= players <= self.max_players:
-            raise InvalidPosition(f"Cephalopod is played by 2 to 6 players, not {players}")
+            raise InvalidPosition(
+                "players-out-of-range", game=self.title, low=self.min_players, high=self.max_players, players=players
+            )
         in_play = tuple(sorted(set(seats) if seats is not None else present | {to_move}))
         for seat in (*in_play, *present, to_move):
             if not 0 <= seat < players:
-                raise InvalidPosition(f"seat {seat} does not exist in a game of {players} players")
+                raise InvalidPosition("cephalopod-no-such-seat", seat=seat, players=players)
         if len(in_play) < 2:
-            raise InvalidPosition(
-                f"only {self._seat_list(in_play)} would be in play; name the seats in play (seats=...)"
-            )
+            if not in_play:
+                raise InvalidPosition("cephalopod-nobody-in-play")
+            raise InvalidPosition("cephalopod-too-few-in-play", seats=[SEAT_NAMES[seat] for seat in in_play])
         if to_move not in in_play:
-            raise InvalidPosition(f"{SEAT_NAMES[to_move]} is to move but is not in play")
+            raise InvalidPosition("cephalopod-mover-not-in-play", seat=SEAT_NAMES[to_move])
         stray = sorted(present - set(in_play))
         if stray:
-            raise InvalidPosition(f"{self._seat_list(stray)} has dice on the board but is not in play")
+            raise InvalidPosition("cephalopod-dice-not-in-play", seats=[SEAT_NAMES[seat] for seat in stray])
         if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
-            raise InvalidPosition(f"the move count must be a whole number of 0 or more, not {ply!r}")
+            raise InvalidPosition("cephalopod-bad-move-count", ply=repr(ply))
         if 0 not in values and _settle(values[:], owners[:], in_play) != in_play:
-            raise InvalidPosition(
-                "the board is full with a tie for first place; the players tied for last should have been eliminated"
-            )
+            raise InvalidPosition("cephalopod-full-board-tie")
         return State(size, dice, players, in_play, to_move, ply, tuple(values), tuple(owners))
 
     def to_position(self, state: State) -> str:
@@ -642,18 +622,16 @@ class Cephalopod(Game[State]):
         tables = _tables(state.size, state.dice)
         compact = "".join(text.split()).lower()
         if not compact:
-            raise IllegalMove("no move given: name a cell, such as c3, or a capture, such as c3=b3+c2")
+            raise IllegalMove("cephalopod-no-move")
         match = _MOVE.fullmatch(compact)
         if match is None:
-            raise IllegalMove(
-                f"{text.strip()!r} is not a move: name a cell, such as c3, or a capture, such as c3=b3+c2 or c3=5"
-            )
+            raise IllegalMove("cephalopod-not-a-move", text=text.strip())
         name, rest = match.group("cell"), match.group("rest")
         i = tables.index_of(name)
         if i is None:
             raise IllegalMove(self._off_board(tables, name))
         if state.values[i]:
-            raise IllegalMove(f"{name} is occupied")
+            raise IllegalMove("cephalopod-occupied", cell=name)
         moves = tables.moves_at(i, state.values)
         captures = [] if moves == (name,) else list(moves)
         options = ", ".join(moves)
@@ -661,45 +639,44 @@ class Cephalopod(Game[State]):
         if rest is None:
             if len(moves) == 1:
                 return moves[0]
-            raise IllegalMove(f"a capture is compulsory at {name}: {options}")
+            raise IllegalMove("cephalopod-capture-compulsory", cell=name, moves=options)
 
         if rest.isdecimal():
             total = int(rest)
             if not captures:
                 if total == 1:
                     return name
-                raise IllegalMove(f"nothing can be captured at {name}, so a die placed there shows 1: play {name}")
+                raise IllegalMove("cephalopod-nothing-to-capture", cell=name)
             making = [move for move in captures if self._sum(tables, state, move) == total]
             if len(making) == 1:
                 return making[0]
             if not making:
-                raise IllegalMove(f"no capture at {name} makes {total}; the moves at {name}: {options}")
-            raise IllegalMove(f"{name}={total} could be {' or '.join(making)}; say which dice to capture")
+                raise IllegalMove("cephalopod-no-capture-makes", cell=name, total=total, moves=options)
+            raise IllegalMove("cephalopod-ambiguous-total", cell=name, total=total, choices=one_of(making))
 
         names = rest.split("+")
         if not all(_CELL.fullmatch(n) for n in names):
-            raise IllegalMove(
-                f"{text.strip()!r} is not a move: after '=' name the captured cells joined by '+',"
-                f" such as {name}=b3+c2, or the value, such as {name}=5"
-            )
+            raise IllegalMove("cephalopod-bad-capture", text=text.strip(), cell=name)
         indices = []
         for n in names:
             j = tables.index_of(n)
             if j is None:
                 raise IllegalMove(self._off_board(tables, n))
             if j not in tables.neighbours[i]:
-                raise IllegalMove(f"{n} is not next to {name}; the moves at {name}: {options}")
+                raise IllegalMove("cephalopod-not-next-to", captured=n, cell=name, moves=options)
             if j in indices:
-                raise IllegalMove(f"{n} is named twice; the moves at {name}: {options}")
+                raise IllegalMove("cephalopod-named-twice", captured=n, cell=name, moves=options)
             if not state.values[j]:
-                raise IllegalMove(f"{n} is empty, so it cannot be captured; the moves at {name}: {options}")
+                raise IllegalMove("cephalopod-capture-empty", captured=n, cell=name, moves=options)
             indices.append(j)
         if len(indices) < 2:
-            raise IllegalMove(f"a capture takes at least two dice; the moves at {name}: {options}")
+            raise IllegalMove("cephalopod-capture-too-few", cell=name, moves=options)
         total = sum(state.values[j] for j in indices)
         if total > state.dice:
             listed = "+".join(tables.names[j] for j in sorted(indices))
-            raise IllegalMove(f"{listed} add up to {total}, more than {state.dice}; the moves at {name}: {options}")
+            raise IllegalMove(
+                "cephalopod-capture-too-much", captured=listed, total=total, dice=state.dice, cell=name, moves=options
+            )
         neighbours = tables.neighbours[i]
         return tables.texts[i][sum(1 << neighbours.index(j) for j in indices)]
 
@@ -713,14 +690,14 @@ class Cephalopod(Game[State]):
         try:
             i, mask = tables.decode[move]
         except KeyError:
-            raise IllegalMove(f"{move!r} is not a move in canonical notation") from None
+            raise IllegalMove("cephalopod-not-canonical", move=move) from None
         old = state.values
         if old[i]:
-            raise IllegalMove(f"{tables.names[i]} is occupied")
+            raise IllegalMove("cephalopod-occupied", cell=tables.names[i])
         masks = tables.masks(tables.neighbour_values[i](old))
         if (mask not in masks) if mask else masks:
             raise IllegalMove(
-                f"{move} is not legal here; the moves at {tables.names[i]}: {', '.join(tables.moves_at(i, old))}"
+                "cephalopod-not-legal-here", move=move, cell=tables.names[i], moves=", ".join(tables.moves_at(i, old))
             )
         values = list(old)
         owners = list(state.owners)
@@ -750,23 +727,24 @@ class Cephalopod(Game[State]):
 
         The codes: ``most-cells`` (one leader on a full board), ``tie`` (everyone
         left tied), ``last-player`` (the others were eliminated or resigned). The
-        reason follows the winners' names (see `Result.reason`):
+        fact's words follow the winners' names (see `Result.fact`):
 
         >>> GAME.result(GAME.from_position("a1a1b1/b1a1b1/a1b1a1 b"))
-        Result(winners=[0], code='most-cells', reason='won, holding 5 of the 9 cells')
-        >>> GAME.result(GAME.from_position("a1a1b1/b1c1c1/a1b1c1 c"))
-        Result(winners=[0, 1, 2], code='tie', reason='tied, each holding 3 cells')
+        Result(winners=[0], code='most-cells', fact=Fact('cephalopod-most-cells', held=5, cells=9))
+        >>> tie = GAME.result(GAME.from_position("a1a1b1/b1c1c1/a1b1c1 c"))
+        >>> tie.winners, tie.fact, tie.reason
+        ([0, 1, 2], Fact('cephalopod-tie', held=3), 'tied, each holding 3 cells')
         """
         if len(state.in_play) == 1:
-            return Result(list(state.in_play), "last-player", "won as the last player left")
+            return Result(list(state.in_play), "last-player", Fact("cephalopod-last-player"))
         if 0 in state.values:
             return None
         held = state.cells_held()
         most = max(held.values())
         leaders = [seat for seat, count in held.items() if count == most]
         if len(leaders) == 1:
-            return Result(leaders, "most-cells", f"won, holding {most} of the {len(state.values)} cells")
-        return Result(leaders, "tie", f"tied, each holding {most} {'cell' if most == 1 else 'cells'}")
+            return Result(leaders, "most-cells", Fact("cephalopod-most-cells", held=most, cells=len(state.values)))
+        return Result(leaders, "tie", Fact("cephalopod-tie", held=most))
 
     def undo(self, before: State, after: State) -> State:
         """The position before the move taken back; the undo counts as a ply.
@@ -794,7 +772,7 @@ class Cephalopod(Game[State]):
         if state.players == 2:
             return None
         if seat not in state.in_play:
-            raise IllegalMove(f"{SEAT_NAMES[seat]} is no longer in the game")
+            raise IllegalMove("cephalopod-seat-gone", seat=SEAT_NAMES[seat])
         owners = tuple(EMPTY if owner == seat else owner for owner in state.owners)
         values = tuple(0 if owner == seat else value for owner, value in zip(state.owners, state.values))
         in_play = tuple(s for s in state.in_play if s != seat)
@@ -807,32 +785,36 @@ class Cephalopod(Game[State]):
         """What a move did: the dice it captured, or that it filled the board and who that put out.
 
         >>> before = GAME.from_position("...../...../.a1.a2./...../..... b")
-        >>> GAME.report(before, "c3=b3+d3", GAME.apply(before, "c3=b3+d3"))
-        MoveReport(text='played c3=b3+d3, capturing 2 dice (a 1 and a 2)', eliminated=(), why='', tally=None)
+        >>> from pbm.facts import english
+        >>> from pbm.games.base import catalogue
+        >>> report = GAME.report(before, "c3=b3+d3", GAME.apply(before, "c3=b3+d3"))
+        >>> report.fact.code, report.fact["dice"], report.eliminated
+        ('cephalopod-captured', [Fact('cephalopod-die-showing', pips=1), Fact('cephalopod-die-showing', pips=2)], ())
+        >>> english(report.fact, catalogue())
+        'played c3=b3+d3, capturing 2 dice (a 1 and a 2)'
 
         A placement that fills the board may eliminate players; `tally` then
         gives every seat's cells on the full board (here 9-9-7 among three):
 
         >>> before = GAME.from_position("a6a6a6a6a6/a6a6a6b6b6/b6b6b6b6b6/b6b6c6c6c6/c6c6c6c6. a")
         >>> report = GAME.report(before, "e1", GAME.apply(before, "e1"))
-        >>> report.text, report.eliminated, report.tally
-        ('played e1, filling the board', (2,), (9, 9, 7))
-        >>> report.why
+        >>> report.fact, report.eliminated, report.tally
+        (Fact('cephalopod-filled', move='e1'), (2,), (9, 9, 7))
+        >>> english(report.why, catalogue())
         'is out, holding the fewest cells (7) when the board filled up with a tie for first place'
         """
         tables = _tables(before.size, before.dice)
         try:
             i, mask = tables.decode[notation]
         except KeyError:
-            raise IllegalMove(f"{notation!r} is not a move in canonical notation") from None
+            raise IllegalMove("cephalopod-not-canonical", move=notation) from None
         captured = [before.values[j] for j in tables.captured[i][mask]]
         if captured:
-            return MoveReport(
-                f"played {notation}, capturing {len(captured)} dice ({_joined([_pips(v) for v in captured])})"
-            )
+            dice = [_pips(value) for value in captured]
+            return MoveReport(Fact("cephalopod-captured", move=notation, count=len(captured), dice=dice))
         if before.values.count(0) != 1:
-            return MoveReport(f"played {notation}")
-        text = f"played {notation}, filling the board"
+            return MoveReport(Fact("played", move=notation))
+        text = Fact("cephalopod-filled", move=notation)
         full = before.cells_held()
         full[before.to_move] += 1
         eliminated = tuple(seat for seat in before.in_play if seat not in after.in_play)
@@ -939,7 +921,7 @@ class Cephalopod(Game[State]):
                 data[key] for key in ("position", "players", "in_play", "ply", "options")
             )
         except (KeyError, TypeError):
-            raise InvalidPosition("stored Cephalopod data needs position, players, in_play, ply and options") from None
+            raise InvalidPosition("cephalopod-stored-data") from None
         return self.from_position(position, options, players=players, seats=in_play, ply=ply)
 
     # -- analysis --------------------------------------------------------------
@@ -1033,12 +1015,8 @@ class Cephalopod(Game[State]):
         return sum(state.values[j] for j in tables.captured[i][mask])
 
     @staticmethod
-    def _off_board(tables: _Tables, cell: str) -> str:
-        return f"{cell.lower()} is not on the board; it runs from a1 to {tables.names[-1]}"
-
-    @staticmethod
-    def _seat_list(seats: Iterable[int]) -> str:
-        return _joined([SEAT_NAMES[seat] for seat in seats]) or "nobody"
+    def _off_board(tables: _Tables, cell: str) -> Fact:
+        return Fact("cephalopod-off-board", cell=cell.lower(), last=tables.names[-1])
 
 
 GAME = Cephalopod()

@@ -95,6 +95,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
+from pbm.facts import Fact
 from pbm.games.base import (
     DIE,
     BoardCell,
@@ -510,8 +511,7 @@ def render_board(state: State, width: int = MAIL_WIDTH) -> str:
         lines.append(labels)
     names = Cubeo.seat_names
     lines.append(
-        f"In hand: {names[0]} (n) {state.in_hand(0)}, {names[1]} <n> {state.in_hand(1)}"
-        f" (of {state.options.dice} each)"
+        f"In hand: {names[0]} (n) {state.in_hand(0)}, {names[1]} <n> {state.in_hand(1)} (of {state.options.dice} each)"
     )
     return "\n".join(lines)
 
@@ -602,29 +602,26 @@ class Cubeo(Game[State]):
         """
         fields = [part.strip() for part in position.split("/")]
         if len(fields) not in (3, 4):
-            raise InvalidPosition(
-                "a Cubeo position has three or four parts separated by '/': "
-                "dice (owner:pips@x,y ...), the seat to move (1 or 2), the moves played, and options"
-            )
+            raise InvalidPosition("cubeo-not-a-position")
         try:
             written = self.parse_options(fields[3].split()) if len(fields) == 4 else {}
             given = self.check_options(options)
         except InvalidOptions as error:
-            raise InvalidPosition(str(error)) from None
+            raise InvalidPosition(error.fact) from None
         for name in written.keys() & given.keys():
             if written[name] != given[name]:
-                raise InvalidPosition(f"the position says -{name}={written[name]}, the options -{name}={given[name]}")
+                raise InvalidPosition("cubeo-options-disagree", option=name, written=written[name], given=given[name])
         dice = []
         for word in fields[0].split():
             match = _POSITION_DIE.fullmatch(word)
             if match is None:
-                raise InvalidPosition(f"'{word}' is not a die: write owner:pips@x,y, e.g. 1:3@0,-1")
+                raise InvalidPosition("cubeo-not-a-die", word=word)
             owner, pips, x, y = (int(group) for group in match.groups())
             dice.append(Die(owner - 1, pips, x, y))
         if fields[1] not in ("1", "2"):
-            raise InvalidPosition(f"'{fields[1]}' is not a seat to move: write 1 or 2")
+            raise InvalidPosition("cubeo-not-a-seat", word=fields[1])
         if not fields[2].isdecimal():
-            raise InvalidPosition(f"'{fields[2]}' is not a number of moves played")
+            raise InvalidPosition("cubeo-not-a-move-count", word=fields[2])
         return self._checked_state(dice, int(fields[1]) - 1, int(fields[2]), self.rules({**written, **given}))
 
     def to_position(self, state: State) -> str:
@@ -637,28 +634,26 @@ class Cubeo(Game[State]):
 
     def _checked_state(self, dice: list[Die], to_move: int, ply: int, rules: Rules) -> State:
         if to_move not in (0, 1):
-            raise InvalidPosition(f"seat {to_move + 1} cannot move: Cubeo has seats 1 and 2")
+            raise InvalidPosition("cubeo-no-such-seat", seat=to_move + 1)
         if ply < 0:
-            raise InvalidPosition("the number of moves played cannot be negative")
+            raise InvalidPosition("cubeo-negative-move-count")
         cells: set[Cell] = set()
         for die in dice:
             if die.owner not in (0, 1):
-                raise InvalidPosition(f"the die at {cell_text(die.cell)} has no owner among seats 1 and 2")
+                raise InvalidPosition("cubeo-die-without-owner", cell=cell_text(die.cell))
             if die.cell in cells:
-                raise InvalidPosition(f"two dice lie at {cell_text(die.cell)}")
+                raise InvalidPosition("cubeo-two-dice-on-a-cell", cell=cell_text(die.cell))
             cells.add(die.cell)
             if not 1 <= die.pips <= 2 * rules.dice:
-                raise InvalidPosition(f"the die at {cell_text(die.cell)} shows {die.pips}: no die shows that")
+                raise InvalidPosition("cubeo-impossible-pips", cell=cell_text(die.cell), pips=die.pips)
         for seat in (0, 1):
             count = sum(1 for die in dice if die.owner == seat)
             if not 1 <= count <= rules.dice:
-                raise InvalidPosition(
-                    f"{self.seat_names[seat]} has {count} dice on the board; it must be 1 to {rules.dice}"
-                )
+                raise InvalidPosition("cubeo-dice-count", seat=self.seat_names[seat], count=count, dice=rules.dice)
         if sum(1 for die in dice if die.pips > rules.dice) > 1:
-            raise InvalidPosition(f"more than one die shows over {rules.dice}: only one merge can win")
+            raise InvalidPosition("cubeo-two-winning-dice", dice=rules.dice)
         if not _connected(cells):
-            raise InvalidPosition("the dice do not form one formation (they must touch side to side)")
+            raise InvalidPosition("cubeo-not-one-formation")
         return State(dice=tuple(dice), to_move=to_move, ply=ply, options=rules)
 
     # -- the rules ----------------------------------------------------------------
@@ -677,43 +672,51 @@ class Cubeo(Game[State]):
         (the player to move had no legal turn).
 
         >>> GAME.result(GAME.from_position("1:7@0,0 1:1@0,1 2:1@1,0 / 2 / 20"))
-        Result(winners=[0], code='merged', reason='won by merging to 7')
+        Result(winners=[0], code='merged', fact=Fact('cubeo-merged', pips=7))
         """
         promoted = state.promoted
         if promoted is not None:
-            return Result([promoted.owner], "merged", f"won by merging to {promoted.pips}")
+            return Result([promoted.owner], "merged", Fact("cubeo-merged", pips=promoted.pips))
         if not state.legal:
-            return Result([1 - state.to_move], "no-move", "won, leaving the opponent no legal turn")
+            return Result([1 - state.to_move], "no-move", Fact("cubeo-no-move"))
         return None
 
     def report(self, before: State, notation: str, after: State) -> MoveReport:
         """What a turn did: the die added, moved, removed, or which dice merged into what.
 
         >>> before = GAME.from_position("1:3@0,0 1:2@0,1 1:1@1,1 2:1@1,0 / 1 / 6")
-        >>> GAME.report(before, "2,0,1+>0,0", GAME.apply(before, "2,0,1+>0,0")).text
-        'played 2,0,1+>0,0, merging the 2 on 0,1 into the 3 on 0,0 to make 5'
+        >>> GAME.report(before, "2,0,1+>0,0", GAME.apply(before, "2,0,1+>0,0")).fact
+        Fact('cubeo-merging', move='2,0,1+>0,0', pips=2, source='0,1', into=3, target='0,0', made=5)
         """
         if notation not in before.legal:
-            raise IllegalMove(f"{notation!r} is not a move in canonical notation legal in this position")
+            raise IllegalMove("cubeo-not-canonical", move=notation)
         if match := _ADD.fullmatch(notation):
             left = after.in_hand(before.to_move)
-            return MoveReport(
-                f"played {notation}, adding a die at {match[1]},{match[2]} ({left or 'none'} left in hand)"
-            )
+            cell = f"{match[1]},{match[2]}"
+            if not left:
+                return MoveReport(Fact("cubeo-adding-the-last", move=notation, cell=cell))
+            return MoveReport(Fact("cubeo-adding", move=notation, cell=cell, left=left))
         if match := _REMOVE.fullmatch(notation):
             die = before.board[(int(match[1]), int(match[2]))]
-            return MoveReport(f"played {notation}, taking the {die.pips} on {cell_text(die.cell)} back into hand")
+            return MoveReport(Fact("cubeo-removing", move=notation, pips=die.pips, cell=cell_text(die.cell)))
         match = _TRAVEL.fullmatch(notation)
         assert match is not None, notation  # every legal move has one of the three forms
         source = before.board[(int(match[2]), int(match[3]))]
         target = (int(match[5]), int(match[6]))
         start, end = cell_text(source.cell), cell_text(target)
         if match[4] == "-":
-            return MoveReport(f"played {notation}, moving the {source.pips} from {start} to {end}")
+            return MoveReport(Fact("cubeo-moving", move=notation, pips=source.pips, source=start, target=end))
         into, made = before.board[target], after.board[target]
         return MoveReport(
-            f"played {notation}, merging the {source.pips} on {start} into the {into.pips} on {end}"
-            f" to make {made.pips}"
+            Fact(
+                "cubeo-merging",
+                move=notation,
+                pips=source.pips,
+                source=start,
+                into=into.pips,
+                target=end,
+                made=made.pips,
+            )
         )
 
     def example_move(self, state: State) -> MoveExample | None:
@@ -752,7 +755,7 @@ class Cubeo(Game[State]):
 
     def apply(self, state: State, move: str) -> State:
         if move not in state.legal:
-            raise IllegalMove(f"{move} is not a legal move in this position")
+            raise IllegalMove("cubeo-not-legal", move=move)
         board = dict(state.board)
         if match := _ADD.fullmatch(move):
             x, y = int(match[1]), int(match[2])
@@ -778,7 +781,7 @@ class Cubeo(Game[State]):
         """
         compact = "".join(text.split())
         if not compact:
-            raise IllegalMove("the move is empty: " + _FORMS)
+            raise IllegalMove("cubeo-empty-move")
         if match := _ADD.fullmatch(compact):
             move = f"+{match[1]},{match[2]}"
             if move not in state.legal:
@@ -794,7 +797,7 @@ class Cubeo(Game[State]):
             target = (int(match[5]), int(match[6]))
             die = self._own_die(state, source)
             if match[1] is not None and int(match[1]) != die.pips:
-                raise IllegalMove(f"the die at {cell_text(source)} shows {die.pips}, not {int(match[1])}")
+                raise IllegalMove("cubeo-wrong-pips", cell=cell_text(source), pips=die.pips, written=int(match[1]))
             arrow = "->" if match[4] == "-" else "+>"
             move = f"{die.pips},{cell_text(source)}{arrow}{cell_text(target)}"
             if move not in state.legal:
@@ -805,100 +808,92 @@ class Cubeo(Game[State]):
         if match := _DIE_ONLY.fullmatch(compact):
             die = self._own_die(state, (int(match[2]), int(match[3])))
             if match[1] is not None and int(match[1]) != die.pips:
-                raise IllegalMove(f"the die at {cell_text(die.cell)} shows {die.pips}, not {int(match[1])}")
+                raise IllegalMove("cubeo-wrong-pips", cell=cell_text(die.cell), pips=die.pips, written=int(match[1]))
             raise IllegalMove(self._where_to(state, die))
-        raise IllegalMove(f"'{text.strip()}' is not a Cubeo move: {_FORMS}")
+        raise IllegalMove("cubeo-not-a-move", text=text.strip())
 
     def _own_die(self, state: State, cell: Cell) -> Die:
         die = state.board.get(cell)
         if die is None:
-            raise IllegalMove(f"there is no die of yours at {cell_text(cell)}")
+            raise IllegalMove("cubeo-no-die-of-yours", cell=cell_text(cell))
         if die.owner != state.to_move:
-            raise IllegalMove(
-                f"there is no die of yours at {cell_text(cell)} (the die there is {self.seat_names[die.owner]}'s)"
-            )
+            raise IllegalMove("cubeo-die-of-another", cell=cell_text(cell), seat=self.seat_names[die.owner])
         return die
 
-    def _where_to(self, state: State, die: Die) -> str:
+    def _where_to(self, state: State, die: Die) -> Fact:
         """The answer to a move that names a die but not where it goes."""
         start = f"{die.pips},{cell_text(die.cell)}"
         turns = [move for move in state.legal if move.startswith(start) and move[len(start)] in "-+"]
         if not turns:
-            return f"{cell_text(die.cell)} names your die but not where it goes, and it has no legal move"
-        return f"{cell_text(die.cell)} names your die but not where it goes; it can play: {'; '.join(turns)}"
+            return Fact("cubeo-die-cannot-move", cell=cell_text(die.cell))
+        return Fact("cubeo-where-to", cell=cell_text(die.cell), moves="; ".join(turns))
 
-    def _why_not_add(self, state: State, cell: Cell) -> str:
+    def _why_not_add(self, state: State, cell: Cell) -> Fact:
         where = f"+{cell_text(cell)}"
         formation = state.formation
         beside = [state.board[die] for die in formation.touching.get(cell, ())]
         if state.in_hand(state.to_move) == 0:
-            return f"you have no dice left in hand (all {state.options.dice} are on the board)"
+            return Fact("cubeo-none-in-hand", dice=state.options.dice)
         if cell in state.board:
-            return f"{where} is taken: a die lies there already"
+            return Fact("cubeo-add-taken", move=where)
         if not any(die.owner == state.to_move for die in beside):
-            return f"{where} does not touch your dice: a new die must lie beside one of yours"
+            return Fact("cubeo-add-not-touching", move=where)
         if any(die.owner != state.to_move for die in beside):
-            return f"{where} touches an enemy die: a new die may touch only your own"
+            return Fact("cubeo-add-touches-enemy", move=where)
         if cell not in formation.open_cells:
-            return f"{where} is enclosed by the formation: a new die cannot slide in there"
-        return f"{where} is not a legal add here"
+            return Fact("cubeo-add-enclosed", move=where)
+        return Fact("cubeo-add-not-legal", move=where)
 
-    def _why_not_move(self, state: State, die: Die, target: Cell) -> str:
+    def _why_not_move(self, state: State, die: Die, target: Cell) -> Fact:
         where = cell_text(die.cell)
         if die.cell in state.formation.pinned:
-            return f"the die at {where} is pinned: moving it would split the formation"
+            return Fact("cubeo-pinned-moving", cell=where)
         if target in state.board:
             merge = f"{die.pips},{where}+>{cell_text(target)}"
-            return f"{cell_text(target)} is taken; to merge into your die there write {merge}"
+            return Fact("cubeo-move-taken", cell=cell_text(target), merge=merge)
         reachable = sorted(
             (cell for cell in state.formation.destinations(die.cell, die.pips)),
             key=lambda cell: (-cell[1], cell[0]),
         )
         if target in reachable:
-            return (
-                "with -strict no move may leave the formation looking as it did"
-                " (the same after a rotation or reflection)"
-            )
+            return Fact("cubeo-strict-same-look")
         legal = [cell for cell in reachable if f"{die.pips},{where}->{cell_text(cell)}" in state.legal]
-        options = "; ".join(cell_text(cell) for cell in legal) or "no cell at all"
-        steps = "step" if die.pips == 1 else "steps"
-        return f"a {die.pips} must move exactly {die.pips} {steps}; from {where} it can reach: {options}"
+        if not legal:
+            return Fact("cubeo-reaches-nothing", pips=die.pips, cell=where)
+        return Fact("cubeo-reaches", pips=die.pips, cell=where, cells="; ".join(cell_text(cell) for cell in legal))
 
-    def _why_not_merge(self, state: State, die: Die, target: Cell) -> str:
+    def _why_not_merge(self, state: State, die: Die, target: Cell) -> Fact:
         where, there = cell_text(die.cell), cell_text(target)
         other = state.board.get(target)
         if other is None:
-            return f"there is no die at {there} to merge into; to move there write {die.pips},{where}->{there}"
+            return Fact("cubeo-merge-into-nothing", target=there, move=f"{die.pips},{where}->{there}")
         if other.owner != state.to_move:
-            return f"you can merge only into your own dice; the die at {there} is {self.seat_names[other.owner]}'s"
+            return Fact("cubeo-merge-into-enemy", target=there, seat=self.seat_names[other.owner])
         if abs(die.x - other.x) + abs(die.y - other.y) != 1:
-            return f"the dice at {where} and {there} are not side by side"
+            return Fact("cubeo-merge-not-beside", source=where, target=there)
         count = len(state.dice_of(state.to_move))
         if count < 3:
-            return f"merging needs at least 3 of your dice on the board; you have {count}"
+            return Fact("cubeo-merge-too-few", count=count)
         if die.cell in state.formation.pinned:
-            return f"the die at {where} is pinned: taking it away would split the formation"
+            return Fact("cubeo-pinned-taking", cell=where)
         if not state.formation.can_slide_out(die.cell):
-            return f"the die at {where} is enclosed: it cannot slide out of the formation"
+            return Fact("cubeo-enclosed", cell=where)
         if state.options.samevalue:
-            return (
-                f"with -samevalue a merge above {state.options.dice} needs two equal dice;"
-                f" {die.pips} and {other.pips} differ"
-            )
-        return f"{die.pips},{where}+>{there} is not a legal merge here"
+            return Fact("cubeo-samevalue", dice=state.options.dice, pips=die.pips, other=other.pips)
+        return Fact("cubeo-merge-not-legal", move=f"{die.pips},{where}+>{there}")
 
-    def _why_not_remove(self, state: State, cell: Cell) -> str:
+    def _why_not_remove(self, state: State, cell: Cell) -> Fact:
         if not state.options.remove:
-            return f"-{cell_text(cell)} takes a die off the board, which only the -remove option allows"
+            return Fact("cubeo-remove-not-allowed", cell=cell_text(cell))
         die = self._own_die(state, cell)
         where = cell_text(die.cell)
         if len(state.dice_of(state.to_move)) == 1:
-            return "you cannot remove your last die on the board"
+            return Fact("cubeo-remove-last-die")
         if die.cell in state.formation.pinned:
-            return f"the die at {where} is pinned: taking it away would split the formation"
+            return Fact("cubeo-pinned-taking", cell=where)
         if not state.formation.can_slide_out(die.cell):
-            return f"the die at {where} is enclosed: it cannot slide out of the formation"
-        return f"-{where} is not a legal removal here"
+            return Fact("cubeo-enclosed", cell=where)
+        return Fact("cubeo-remove-not-legal", cell=where)
 
     # -- drawing and storage ------------------------------------------------------
 
@@ -944,11 +939,8 @@ class Cubeo(Game[State]):
             dice = [Die(int(owner), int(pips), int(x), int(y)) for owner, pips, x, y in data["dice"]]
             to_move, ply, rules = int(data["to_move"]), int(data["ply"]), self.rules(data.get("options", {}))
         except (KeyError, TypeError, ValueError) as error:
-            raise InvalidPosition(f"a stored Cubeo game is damaged: {error!r}") from None
+            raise InvalidPosition("cubeo-stored-data", error=repr(error)) from None
         return self._checked_state(dice, to_move, ply, rules)
-
-
-_FORMS = "write +x,y to add, p,x,y->x2,y2 to move, p,x,y+>x2,y2 to merge (the p, pips, may be left out)"
 
 
 def _connected(cells: set[Cell]) -> bool:

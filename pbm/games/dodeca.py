@@ -104,7 +104,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
-from pbm.games.base import DIE, BoardCell, Game, IllegalMove, InvalidPosition, MoveReport, Result
+from pbm.facts import Fact
+from pbm.games.base import DIE, BoardCell, Game, IllegalMove, InvalidPosition, MoveReport, Result, one_of
 from pbm.games.fairdice import (
     Roll,
     check_seed,
@@ -138,19 +139,19 @@ class Kind:
     """How many of them a set holds."""
 
     @property
-    def rule(self) -> str:
-        """The rule in words: ``a Tetra moves orthogonally and captures diagonally``."""
-        article = "an" if self.name[0] in "AEIOU" else "a"
+    def rule(self) -> Fact:
+        """The rule as a fact: ``a Tetra moves orthogonally and captures diagonally``."""
+        die = Fact("dodeca-an-kind" if self.name[0] in "AEIOU" else "dodeca-a-kind", kind=self.name)
         if self.moves == self.captures:
-            return f"{article} {self.name} moves and captures {_way(self.moves)}"
-        return f"{article} {self.name} moves {_way(self.moves)} and captures {_way(self.captures)}"
+            return Fact("dodeca-rule-one-way", die=die, way=_way(self.moves))
+        return Fact("dodeca-rule", die=die, moves=_way(self.moves), captures=_way(self.captures))
 
     def __repr__(self) -> str:
         return self.name.upper()
 
 
-def _way(directions: tuple[Direction, ...]) -> str:
-    return "orthogonally" if directions == ORTHOGONAL else "diagonally"
+def _way(directions: tuple[Direction, ...]) -> Fact:
+    return Fact("dodeca-orthogonally" if directions == ORTHOGONAL else "dodeca-diagonally")
 
 
 TETRA = Kind("t", "Tetra", 4, ORTHOGONAL, DIAGONAL, 10)
@@ -191,10 +192,10 @@ def square_name(square: int) -> str:
 def _square(text: str) -> int:
     match = re.fullmatch(r"([a-z])(\d+)", text)
     if match is None:
-        raise IllegalMove(f"'{text}' is not a square: a square is a column a-j and a row 1-10, e.g. c2")
+        raise IllegalMove("dodeca-not-a-square", text=text)
     column, row = COLUMNS.find(match.group(1)), int(match.group(2))
     if column < 0 or not 1 <= row <= SIZE:
-        raise IllegalMove(f"{text} is not on the board: columns run a to j and rows 1 to 10")
+        raise IllegalMove("dodeca-off-board", text=text)
     return (row - 1) * SIZE + column
 
 
@@ -349,16 +350,13 @@ class Dodeca(Game[State]):
         seed = new_seed() if seed is None else check_seed(seed)
         parts = position.split()
         if len(parts) != 3:
-            raise InvalidPosition(
-                f"'{position}' is not a Dodeca position: write '<rows> <to-move> <rerolled>',"
-                " the rows from 10 down to 1 separated by /, e.g. '<10 rows> a -'"
-            )
+            raise InvalidPosition("dodeca-not-a-position", position=position)
         rows, to_move, rerolled = parts
         board = _parse_rows(rows)
         if to_move not in SEAT_LETTERS:
-            raise InvalidPosition(f"the side to move is a (South) or b (North), not '{to_move}'")
+            raise InvalidPosition("dodeca-not-a-side", side=to_move)
         if rerolled != "-" and (set(rerolled) - set(SEAT_LETTERS) or len(set(rerolled)) != len(rerolled)):
-            raise InvalidPosition(f"the seats that rerolled last are listed as a, b, ab or -, not '{rerolled}'")
+            raise InvalidPosition("dodeca-not-rerolled-seats", rerolled=rerolled)
         flags = (SEAT_LETTERS[0] in rerolled, SEAT_LETTERS[1] in rerolled)
         return State(board, SEAT_LETTERS.index(to_move), 0, flags, (), seed)
 
@@ -396,7 +394,7 @@ class Dodeca(Game[State]):
         """Play a turn given exactly in canonical notation (as `parse_move` returns it)."""
         action = self._interpret(state, move)
         if action.notation != move:
-            raise IllegalMove(f"'{move}' is not in canonical notation; it would be written {action.notation}")
+            raise IllegalMove("dodeca-not-canonical", move=move, canonical=action.notation)
         board = list(state.board)
         die = board[action.origin]
         assert die is not None
@@ -433,7 +431,7 @@ class Dodeca(Game[State]):
                 has_dodeca[die.seat] = True
         for loser in (0, 1):
             if not has_dodeca[loser]:
-                return Result([1 - loser], "dodecas-captured", "won by capturing both enemy Dodecas")
+                return Result([1 - loser], "dodecas-captured", Fact("dodeca-dodecas-captured"))
         return None
 
     def report(self, before: State, notation: str, after: State) -> MoveReport:
@@ -442,47 +440,48 @@ class Dodeca(Game[State]):
         >>> state = GAME.from_position(
         ...     ".........bd4/" + "........../" * 7 + "..at3......./ad1......... a -", seed=bytes(32)
         ... )
-        >>> GAME.report(state, "c2-c5=2", GAME.apply(state, "c2-c5=2")).text
-        'played c2-c5=2: the Tetra moved to c5 and shows 2'
-        >>> GAME.report(state, "roll c2", GAME.apply(state, "roll c2")).text
-        'played roll c2: the Tetra rolled 4 (it showed 3)'
+        >>> GAME.report(state, "c2-c5=2", GAME.apply(state, "c2-c5=2")).fact
+        Fact('dodeca-moved', move='c2-c5=2', kind='Tetra', square='c5', face=2)
+        >>> GAME.report(state, "roll c2", GAME.apply(state, "roll c2")).fact
+        Fact('dodeca-rolled', move='roll c2', kind='Tetra', face=4, before=3)
         """
         action = self._interpret(before, notation)
         if action.notation != notation:
-            raise IllegalMove(f"'{notation}' is not in canonical notation; it would be written {action.notation}")
+            raise IllegalMove("dodeca-not-canonical", move=notation, canonical=action.notation)
         die = before.board[action.origin]
         assert die is not None
         if action.target is None:
             rolled = after.board[action.origin]
             assert rolled is not None
             if rolled.face == die.face:
-                return MoveReport(f"played {notation}: the {die.kind.name} rolled {rolled.face} again")
-            return MoveReport(f"played {notation}: the {die.kind.name} rolled {rolled.face} (it showed {die.face})")
+                return MoveReport(Fact("dodeca-rolled-again", move=notation, kind=die.kind.name, face=rolled.face))
+            return MoveReport(
+                Fact("dodeca-rolled", move=notation, kind=die.kind.name, face=rolled.face, before=die.face)
+            )
         square = square_name(action.target)
         if not action.capture:
-            return MoveReport(f"played {notation}: the {die.kind.name} moved to {square} and shows {action.face}")
+            return MoveReport(Fact("dodeca-moved", move=notation, kind=die.kind.name, square=square, face=action.face))
         taken = before.board[action.target]
         assert taken is not None
-        text = f"played {notation}: the {die.kind.name} captured the {taken.kind.name} on {square}"
-        text += f" and shows {action.face}"
-        if taken.kind is DODECA:
-            left = any(d is not None and d.seat == taken.seat and d.kind is DODECA for d in after.board)
-            text += f"; {'one' if left else 'no'} enemy Dodeca is left"  # a side has two
-        return MoveReport(text)
+        captured = {"move": notation, "kind": die.kind.name, "taken": taken.kind.name, "square": square}
+        if taken.kind is not DODECA:
+            return MoveReport(Fact("dodeca-captured", **captured, face=action.face))
+        # A side has two Dodecas: say whether the other one is still on the board.
+        left = any(d is not None and d.seat == taken.seat and d.kind is DODECA for d in after.board)
+        code = "dodeca-captured-one-dodeca-left" if left else "dodeca-captured-no-dodeca-left"
+        return MoveReport(Fact(code, **captured, face=action.face))
 
     def _interpret(self, state: State, text: str) -> _Action:
         if self.result(state) is not None:
-            raise IllegalMove("the game is over; no more moves can be played")
+            raise IllegalMove("game-over")
         words = " ".join(text.lower().split())
         if match := _ROLL.fullmatch(words):
             if match.group("square") is None:
-                raise IllegalMove("say which die to reroll, e.g. roll c2")
+                raise IllegalMove("dodeca-reroll-which")
             return _check_roll(state, _square(match.group("square")))
         if match := _MOVE.fullmatch(words):
             return _check_move(state, match.group("origin"), match.group("target"), match.group("face"))
-        raise IllegalMove(
-            f"'{text.strip()}' is not a Dodeca move: write a move as c2-c6=3, a capture as c2xd3=5, a reroll as roll c2"
-        )
+        raise IllegalMove("dodeca-not-a-move", text=text.strip())
 
     # -- drawing and notes ---------------------------------------------------------
 
@@ -658,8 +657,8 @@ def _no_die_of_yours(state: State, square: int) -> IllegalMove:
     die = state.board[square]
     name = square_name(square)
     if die is None:
-        return IllegalMove(f"there is no die of yours on {name}: the square is empty")
-    return IllegalMove(f"there is no die of yours on {name}: the {die.kind.name} there is {SEATS[die.seat]}'s")
+        return IllegalMove("dodeca-empty-square", square=name)
+    return IllegalMove("dodeca-die-of-another", square=name, kind=die.kind.name, seat=SEATS[die.seat])
 
 
 def _check_roll(state: State, square: int) -> _Action:
@@ -667,7 +666,7 @@ def _check_roll(state: State, square: int) -> _Action:
     if die is None or die.seat != state.to_move:
         raise _no_die_of_yours(state, square)
     if state.rerolled[state.to_move] and next(_moves(state), None) is not None:
-        raise IllegalMove("you rerolled last turn; you may reroll twice in a row only when none of your dice can move")
+        raise IllegalMove("dodeca-rerolled-last-turn")
     return _Action(square)
 
 
@@ -680,41 +679,36 @@ def _check_move(state: State, origin_text: str, target_text: str, face_text: str
     from_name, to_name = square_name(origin), square_name(target)
     dx, dy = target % SIZE - origin % SIZE, target // SIZE - origin // SIZE
     if origin == target:
-        raise IllegalMove(f"{from_name}-{to_name} does not move the die; to reroll it, write roll {from_name}")
+        raise IllegalMove("dodeca-standing-still", square=from_name)
     if dx and dy and abs(dx) != abs(dy):
-        raise IllegalMove(
-            f"{to_name} is not in a straight line from {from_name}: dice move along rows, columns or diagonals"
-        )
+        raise IllegalMove("dodeca-not-straight", source=from_name, target=to_name)
     occupant = state.board[target]
     if occupant is not None and occupant.seat == die.seat:
-        raise IllegalMove(f"{to_name} holds one of your own dice, and a die never lands on a friendly die")
+        raise IllegalMove("dodeca-friendly-die", target=to_name)
     direction = ((dx > 0) - (dx < 0), (dy > 0) - (dy < 0))
-    way = "diagonally" if dx and dy else "orthogonally"
+    way = Fact("dodeca-diagonally" if dx and dy else "dodeca-orthogonally")
     if occupant is None and direction not in kind.moves:
-        raise IllegalMove(f"{kind.rule}, so it cannot move {way} to the empty square {to_name}")
+        raise IllegalMove("dodeca-cannot-move-that-way", rule=kind.rule, way=way, target=to_name)
     if occupant is not None and direction not in kind.captures:
-        raise IllegalMove(f"{kind.rule}, so it cannot capture {way} on {to_name}")
+        raise IllegalMove("dodeca-cannot-capture-that-way", rule=kind.rule, way=way, target=to_name)
     distance = max(abs(dx), abs(dy))
     if distance != die.face:
-        squares = "square" if distance == 1 else "squares"
-        raise IllegalMove(f"{to_name} is {distance} {squares} away but the {kind.name} shows {die.face}")
+        raise IllegalMove("dodeca-wrong-distance", target=to_name, distance=distance, kind=kind.name, face=die.face)
     step = direction[1] * SIZE + direction[0]
     for k in range(1, distance):
         if state.board[origin + step * k] is not None:
-            raise IllegalMove(f"{to_name} is blocked by the die at {square_name(origin + step * k)}")
+            raise IllegalMove("dodeca-blocked", target=to_name, square=square_name(origin + step * k))
     faces = _new_faces(die)
     sign = "x" if occupant is not None else "-"
     if face_text is None:
         if len(faces) > 1:
-            written = " or ".join(f"{from_name}{sign}{to_name}={f}" for f in faces)
-            raise IllegalMove(f"say which face the {kind.name} shows after the move: {written}")
+            written = one_of([f"{from_name}{sign}{to_name}={f}" for f in faces])
+            raise IllegalMove("dodeca-which-face", kind=kind.name, moves=written)
         face = faces[0]
     else:
         if not face_text.isdecimal() or int(face_text) not in faces:
-            must = " or ".join(str(f) for f in faces)
-            raise IllegalMove(
-                f"the new face must be {must}: a {kind.name} showing {die.face} turns one face up or down"
-            )
+            must = one_of([str(f) for f in faces])
+            raise IllegalMove("dodeca-wrong-face", faces=must, kind=kind.name, face=die.face)
         face = int(face_text)
     return _Action(origin, target, face, occupant is not None)
 
@@ -727,30 +721,34 @@ _CELL = re.compile(r"\.|[ab][tcod]\d+")
 def _parse_rows(text: str) -> Board:
     rows = text.split("/")
     if len(rows) != SIZE:
-        raise InvalidPosition(f"a Dodeca position has 10 rows separated by /, not {len(rows)}")
+        raise InvalidPosition("dodeca-row-count", rows=len(rows))
     board: list[Die | None] = [None] * (SIZE * SIZE)
     counts: dict[tuple[int, Kind], int] = {}
     for number, row_text in zip(range(SIZE, 0, -1), rows):
         if not re.fullmatch(f"(?:{_CELL.pattern})*", row_text):
-            raise InvalidPosition(
-                f"row {number} '{row_text}' has a cell that is neither . nor seat+type+face such as at3 or bd10"
-            )
+            raise InvalidPosition("dodeca-bad-cell", row=number, text=row_text)
         cells = _CELL.findall(row_text)
         if len(cells) != SIZE:
-            raise InvalidPosition(f"row {number} '{row_text}' has {len(cells)} cells, not 10")
+            raise InvalidPosition("dodeca-row-length", row=number, text=row_text, cells=len(cells))
         for column, cell in enumerate(cells):
             if cell == ".":
                 continue
             seat, kind, face = SEAT_LETTERS.index(cell[0]), KINDS[cell[1]], int(cell[2:])
             if not 1 <= face <= kind.sides:
-                raise InvalidPosition(f"{cell} on {COLUMNS[column]}{number}: a {kind.name} shows 1 to {kind.sides}")
+                raise InvalidPosition(
+                    "dodeca-impossible-face",
+                    cell=cell,
+                    square=f"{COLUMNS[column]}{number}",
+                    kind=kind.name,
+                    sides=kind.sides,
+                )
             board[(number - 1) * SIZE + column] = Die(seat, kind, face)
             counts[seat, kind] = counts.get((seat, kind), 0) + 1
     for (seat, kind), count in counts.items():
         if count > kind.count:
-            raise InvalidPosition(f"{SEATS[seat]} has {count} {kind.name}s, but a set holds only {kind.count}")
+            raise InvalidPosition("dodeca-too-many", seat=SEATS[seat], count=count, kind=kind.name, most=kind.count)
     if not counts.get((0, DODECA)) and not counts.get((1, DODECA)):
-        raise InvalidPosition("neither side has a Dodeca; a game ends when the second one is captured")
+        raise InvalidPosition("dodeca-no-dodeca")
     return tuple(board)
 
 

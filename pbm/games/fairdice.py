@@ -267,7 +267,7 @@ def verify(record: Mapping[str, Any]) -> Verification:
         try:
             if move == UNDO:
                 if not before:
-                    raise GameError("there is no move to take back")
+                    raise GameError("no-move-to-take-back")
                 state = game.undo(before.pop(), state)
             else:
                 before.append(state)

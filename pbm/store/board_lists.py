@@ -37,7 +37,7 @@ _LIST_COLUMNS = load_only(
     Board.to_move,
     Board.winners,
     Board.end_code,
-    Board.end_reason,
+    Board.end_fact,
     Board.created_at,
     Board.updated_at,
     Board.finished_at,

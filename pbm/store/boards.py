@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session, joinedload
 
 from pbm import clocks
 from pbm.elo import RatingChange
+from pbm.facts import Fact
 from pbm.games import LEAVING, UNDO
 from pbm.store import ratings, turns, watchers
 from pbm.store.database import dialect_insert, execute_plain
@@ -279,13 +280,13 @@ def finish(
     *,
     winners: Sequence[int],
     code: str,
-    reason: str,
-    called_off: str,
+    reason: Fact,
+    called_off: Fact,
     now: datetime,
 ) -> list[RatingChange]:
     """End the game with `winners` (several: a shared result) and rate it; returns each rating's change.
 
-    `code` is the kind of ending, `reason` its words (see `Board.end_code`, `Board.end_reason`).
+    `code` is the kind of ending, `reason` the fact of it (see `Board.end_code`, `Board.end_fact`).
 
     Every ending comes here, and one rule holds for all: a game that ends before every player
     has made a move (`everyone_moved`) is called off instead, unrated, however it ends; then
@@ -299,10 +300,10 @@ def finish(
     if not everyone_moved(session, board):
         board.status = BoardStatus.CANCELLED
         board.end_code = CANCELLED
-        board.end_reason = f"{called_off} in the first round"
+        board.end_fact = Fact("called-off-in-the-first-round", what=called_off).to_json()
         return []
     board.status = BoardStatus.FINISHED
     board.winners = list(winners)
     board.end_code = code
-    board.end_reason = reason
+    board.end_fact = reason.to_json()
     return ratings.rate(session, [seat.player for seat in board.seats], board.game_type, set(winners), now)

@@ -268,9 +268,10 @@ class Board(Base):
     end_code: Mapped[str | None] = mapped_column(String(32), default=None)
     """The kind of ending: the engine's `pbm.games.Result.code` (``most-cells``, ``merged`` ...),
     or ``resigned``, or for a cancelled game ``cancelled``."""
-    end_reason: Mapped[str | None] = mapped_column(Text, default=None)
-    """How it ended, in the words that follow the winners' names (`pbm.games.Result.reason`):
-    ``won, holding 15 of the 25 cells``, ``won when alice resigned``; for a cancelled game, why."""
+    end_fact: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    """How it ended, as a fact (`pbm.facts.Fact.to_json`) whose words follow the winners' names:
+    the engine's `pbm.games.Result.fact` (``won, holding 15 of the 25 cells``), or one of
+    `pbm.store.messages` (``won when alice resigned``); for a cancelled game, why. Never words."""
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
@@ -553,9 +554,10 @@ class MoveRecord(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"), default=None)
     report: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
-    """What the move did, in the engine's words when it was played (`pbm.games.MoveReport` as
-    JSON): the captures, who it put out of the game and every seat's count at that moment.
-    Kept because the state after the move no longer shows who was eliminated, or why."""
+    """What the move did, as the engine decided when it was played (`pbm.games.MoveReport` as
+    JSON, `pbm.views.report_data`): its fact, who it put out of the game and why (a fact), and
+    every seat's count at that moment. Kept because the state after the move no longer shows
+    who was eliminated, or why. Facts, never words."""
     auto: Mapped[bool] = mapped_column(default=False, server_default=false())
     """Played for the player from their queue (shown ``(Auto)``), not sent as a move."""
 

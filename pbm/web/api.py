@@ -29,6 +29,7 @@ from pbm.views import BoardView, GameSummary, MoveView, RatingView, SeatView, St
 from pbm.web import params
 from pbm.web.live import GameChanges, Interest, event_stream
 from pbm.web.reads import BoardList, GamePage, PlayerPage, Reads, Standings, TypeOverview
+from pbm.words import Words
 
 
 def _time(value: datetime | None) -> str | None:
@@ -47,6 +48,7 @@ def standing_json(game: Standing) -> dict[str, Any]:
         "to_move": game.to_move.userid if game.to_move else None,
         "winners": [s.userid for s in game.winners],
         "end_reason": game.end_reason or None,
+        "end_fact": game.end_fact.to_json() if game.end_fact is not None else None,
         "end_code": game.end_code or None,
     }
 
@@ -91,7 +93,7 @@ def move_json(view: BoardView, move: MoveView) -> dict[str, Any]:
     }
     if move.report is not None and move.report.eliminated:
         data["eliminated"] = [view.seats[seat].userid for seat in move.report.eliminated]
-        data["why"] = move.report.why
+        data["why"] = Words().say(move.report.why) if move.report.why is not None else ""
         if move.report.tally is not None:
             data["tally"] = dict(zip((s.userid for s in view.seats), move.report.tally))
     return data

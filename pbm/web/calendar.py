@@ -17,12 +17,14 @@ from starlette.responses import Response
 
 from pbm.web import params
 from pbm.web.reads import Deadline, Reads
+from pbm.words import Words
 
 WARN_BEFORE = timedelta(days=1)
 
 
 def deadline_calendar(userid: str, deadlines: list[Deadline], *, site: str, now: datetime) -> bytes:
     """The calendar of `userid`'s deadlines; `site` is the server's web address (for links and UIDs)."""
+    words = Words()
     calendar = Calendar()
     calendar.add("prodid", "-//pbm//forfeit deadlines//EN")
     calendar.add("version", "2.0")
@@ -36,9 +38,8 @@ def deadline_calendar(userid: str, deadlines: list[Deadline], *, site: str, now:
         event.add("dtstart", deadline.forfeit_at)
         event.add("dtend", deadline.forfeit_at)
         event.add("summary", f"Move in {game.title} board {game.board}, or forfeit")
-        event.add(
-            "description", f"{userid} forfeits {game.title} board {game.board} at this time ({deadline.why}).\n{link}"
-        )
+        why = words.say(deadline.why)
+        event.add("description", f"{userid} forfeits {game.title} board {game.board} at this time ({why}).\n{link}")
         event.add("url", link)
         alarm = Alarm()
         alarm.add("action", "DISPLAY")

@@ -19,6 +19,7 @@ from typing import Any, ParamSpec, TypeVar
 from sqlalchemy.orm import Session
 
 from pbm import clocks
+from pbm.facts import Fact
 from pbm.games import Game, all_games
 from pbm.games import get as get_game
 from pbm.store import board_lists, boards, players, ratings, turns, vacations
@@ -96,7 +97,8 @@ class Deadline:
 
     game: GameSummary
     forfeit_at: datetime
-    why: str
+    why: Fact
+    """Which time rule the forfeit comes from (`pbm.clocks.Turn.why`)."""
     waited: timedelta
     """How long the game has waited for the move (time away not counted)."""
 

@@ -9,6 +9,8 @@ from pbm.games import IllegalMove
 from pbm.games.cephalopod import EMPTY, GAME
 from pbm.games.perft import perft
 
+from .words import in_words
+
 PROPERTY_SETTINGS = settings(
     max_examples=60,
     deadline=None,
@@ -160,7 +162,7 @@ def test_fast_perft_counts_what_walking_the_moves_counts(state):
 def test_every_move_reports_its_notation_and_exactly_the_seats_it_put_out(state):
     for move in GAME.legal_moves(state):
         after = GAME.apply(state, move)
-        report = GAME.report(state, move, after)
+        report = in_words(GAME.report(state, move, after))
         assert report.text == f"played {move}" or report.text.startswith(f"played {move}, ")
         assert report.eliminated == tuple(seat for seat in state.in_play if seat not in after.in_play)
         assert bool(report.why) == bool(report.eliminated) == (report.tally is not None)

@@ -5,8 +5,10 @@ Every text follows names the caller writes ("alice " + text), so none names a se
 
 import pytest
 
-from pbm.games import IllegalMove, MoveReport
+from pbm.games import IllegalMove
 from pbm.games.cephalopod import GAME
+
+from .words import ReportWords, in_words
 
 
 def position(rows, to_move):
@@ -17,14 +19,14 @@ def position(rows, to_move):
 def reported(before, move):
     """The canonical notation of `move` and its report, as a caller of `play_notated` gets them."""
     notation, after = GAME.play_notated(before, move)
-    return GAME.report(before, notation, after)
+    return in_words(GAME.report(before, notation, after))
 
 
 # -- a move in words ---------------------------------------------------------------------
 
 
 def test_a_placement_without_capture_says_only_the_cell():
-    assert reported(GAME.new(), "c3") == MoveReport("played c3")
+    assert reported(GAME.new(), "c3") == ReportWords("played c3")
 
 
 def test_a_capture_of_two_dice_names_their_pips():
@@ -51,7 +53,7 @@ def test_eight_and_eleven_take_an(left, right, words):
 def test_the_move_that_fills_the_board_says_so():
     before = GAME.from_position(position("aaaaa bbbbb aaaaa bbbbb aabb.", "a"))
     report = reported(before, "e1")
-    assert report == MoveReport("played e1, filling the board")
+    assert report == ReportWords("played e1, filling the board")
     assert GAME.result(GAME.play(before, "e1")).winners == [0]
 
 

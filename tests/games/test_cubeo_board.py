@@ -66,7 +66,8 @@ def test_too_many_dice_for_the_die_size_are_refused():
 
 def test_a_won_position_reads_back_as_won():
     state = GAME.from_position("1:7@0,0 1:1@0,1 2:1@1,0 / 2 / 20")
-    assert GAME.result(state) == cubeo.Result(winners=[0], code="merged", reason="won by merging to 7")
+    result = GAME.result(state)
+    assert (result.winners, result.code, result.reason) == ([0], "merged", "won by merging to 7")
 
 
 # -- storage ----------------------------------------------------------------------

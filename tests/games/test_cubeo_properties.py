@@ -7,6 +7,8 @@ from hypothesis import strategies as st
 
 from pbm.games import cubeo
 
+from .words import in_words
+
 GAME = cubeo.GAME
 OPTION_SETS = [
     {},
@@ -125,7 +127,7 @@ def test_every_turn_reports_its_notation_and_what_kind_of_turn_it_was(states, pi
     moves = GAME.legal_moves(state)
     if moves:
         move = moves[pick % len(moves)]
-        report = GAME.report(state, move, GAME.apply(state, move))
+        report = in_words(GAME.report(state, move, GAME.apply(state, move)))
         kinds = ("adding a die", "moving the", "merging the", "taking the")
         assert any(report.text.startswith(f"played {move}, {kind}") for kind in kinds)
         assert report.eliminated == ()

@@ -5,7 +5,9 @@ Positions are ``owner:pips@x,y ... / seat to move / moves played``, seats counte
 
 import pytest
 
-from pbm.games import IllegalMove, MoveReport, cubeo
+from pbm.games import IllegalMove, cubeo
+
+from .words import ReportWords, in_words
 
 GAME = cubeo.GAME
 
@@ -16,11 +18,11 @@ MERGE = "1:3@0,0 1:2@0,1 1:1@1,1 2:1@1,0 / 1 / 6"
 def reported(before, move):
     """The report of `move`, given the notation `play_notated` returns, as the executor calls it."""
     notation, after = GAME.play_notated(before, move)
-    return GAME.report(before, notation, after)
+    return in_words(GAME.report(before, notation, after))
 
 
 def test_an_add_says_where_and_how_many_dice_are_left_in_hand():
-    assert reported(GAME.new(), "+0,1") == MoveReport("played +0,1, adding a die at 0,1 (4 left in hand)")
+    assert reported(GAME.new(), "+0,1") == ReportWords("played +0,1, adding a die at 0,1 (4 left in hand)")
 
 
 def test_an_add_of_the_last_die_in_hand_says_none_are_left():
@@ -35,7 +37,7 @@ def test_a_plain_move_says_which_die_went_where():
 def test_a_merge_says_which_dice_became_which_value():
     before = GAME.from_position(MERGE)
     report = reported(before, "0,1+>0,0")
-    assert report == MoveReport("played 2,0,1+>0,0, merging the 2 on 0,1 into the 3 on 0,0 to make 5")
+    assert report == ReportWords("played 2,0,1+>0,0, merging the 2 on 0,1 into the 3 on 0,0 to make 5")
 
 
 def test_a_winning_merge_says_what_it_made():

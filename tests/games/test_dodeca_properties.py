@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from pbm.games import IllegalMove, fairdice
 from pbm.games.dodeca import COLUMNS, GAME, State
 
+from .words import in_words
+
 SQUARES = [f"{column}{row}" for row in range(1, 11) for column in COLUMNS]
 
 
@@ -120,6 +122,6 @@ def test_any_text_is_either_played_or_refused_with_a_reason(state, text):
 def test_every_listed_move_reports_its_notation_and_the_die_that_played(state):
     for move in GAME.legal_moves(state):
         origin = re.split("[-x]", move.removeprefix("roll "))[0]
-        report = GAME.report(state, move, GAME.play(state, move))
+        report = in_words(GAME.report(state, move, GAME.play(state, move)))
         assert report.text.startswith(f"played {move}: the {state.die_at(origin).kind.name} ")
         assert report.eliminated == ()

@@ -6,10 +6,11 @@ beforehand what a reroll will show.
 
 import pytest
 
-from pbm.games import IllegalMove, MoveReport, fairdice
+from pbm.games import IllegalMove, fairdice
 from pbm.games.dodeca import GAME
 
 from .dodeca_support import PARKED, SEED, state_with
+from .words import ReportWords, in_words
 
 FIRST_D4 = fairdice.roll(SEED, 0, 4)
 """What a Tetra rerolled in a position made from `SEED` shows."""
@@ -18,12 +19,12 @@ FIRST_D4 = fairdice.roll(SEED, 0, 4)
 def reported(before, move):
     """The report of `move`, given the notation `play_notated` returns, as the executor calls it."""
     notation, after = GAME.play_notated(before, move)
-    return GAME.report(before, notation, after)
+    return in_words(GAME.report(before, notation, after))
 
 
 def test_a_move_names_the_die_where_it_went_and_its_new_face():
     before = state_with(c2="at3", **PARKED)
-    assert reported(before, "c2-c5=2") == MoveReport("played c2-c5=2: the Tetra moved to c5 and shows 2")
+    assert reported(before, "c2-c5=2") == ReportWords("played c2-c5=2: the Tetra moved to c5 and shows 2")
 
 
 def test_a_capture_names_the_die_taken():

@@ -16,7 +16,7 @@ from pbm.passwords import Passwords
 from pbm.store.inbox import save_inbound
 from pbm.store.models import Board, InboundMessage, MoveRecord, OutboxMessage, Player, Rating
 from tests.mail.mailroom import Mailroom
-from tests.support import body_of, mail, reply_to_board
+from tests.support import body_of, end_words, mail, reply_to_board
 
 ALICE, BOB, CAROL = "alice@example.org", "bob@example.net", "carol@example.com"
 ADDRESSES = {"alice": ALICE, "bob": BOB, "carol": CAROL}
@@ -121,7 +121,7 @@ def test_signing_off_in_the_first_round_calls_the_game_off_unrated_as_resigning_
     game.send(mail(BOB, "signoff bob bob-pw"))
     mails = game.replies()
     assert sorted(m["Subject"] for m in mails) == ["Cephalopod Board 101 cancelled"] * 2 + ["Goodbye, bob"]
-    assert stored_game(game).end_reason == "bob forfeited by signing off in the first round"
+    assert end_words(stored_game(game)) == "bob forfeited by signing off in the first round"
     assert count(game, Rating) == 0
     goodbye = next(m for m in mails if m["Subject"] == "Goodbye, bob")
     assert "The games still in their first round are called off, unrated: Cephalopod board 101." in body_of(goodbye)
@@ -134,7 +134,7 @@ def test_signing_off_after_the_first_round_forfeits_rated(game):
     game.send(mail(BOB, "signoff bob bob-pw"))
     subjects = sorted(m["Subject"] for m in game.replies())
     assert subjects == ["Cephalopod Board 101 won by alice"] * 2 + ["Goodbye, bob"]
-    assert stored_game(game).end_reason == "won when bob forfeited by signing off"
+    assert end_words(stored_game(game)) == "won when bob forfeited by signing off"
     assert count(game, Rating) == 2
 
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from pbm.facts import Catalogue, Fact
 from pbm.games import STONE, BoardCell, Game, IllegalMove, InvalidPosition, Result
 
 CELLS = [f"{column}{row}" for row in "321" for column in "abc"]
@@ -33,13 +34,19 @@ class Stones(Game[State]):
     designer: ClassVar[str] = "the pbm test suite"
     seat_names: ClassVar[tuple[str, ...]] = ("Black", "White")
     help_text: ClassVar[str] = "Stones\n======\n\nPlace a stone on an empty cell (a1 to c3). Three in a line wins.\n"
+    messages: ClassVar[Catalogue] = {
+        "stones-not-a-position": "a position is nine of . x o, top row first",
+        "stones-not-an-empty-cell": "{text!r} is not an empty cell: {cells}",
+        "stones-three-in-a-row": "won with three in a row",
+        "stones-board-full": "tied: the board is full",
+    }
 
     def new(self, players: int = 2, options: Mapping[str, Any] | None = None, seed: bytes | None = None) -> State:
         return State((None,) * 9, 0, 0)
 
     def from_position(self, position: str, options: Mapping[str, Any] | None = None) -> State:
         if len(position) != 9 or set(position) - set(MARKS):
-            raise InvalidPosition("a position is nine of . x o, top row first")
+            raise InvalidPosition("stones-not-a-position")
         stones = tuple(MARKS.index(mark) - 1 if mark != "." else None for mark in position)
         return State(stones, sum(s is not None for s in stones) % 2, sum(s is not None for s in stones))
 
@@ -52,7 +59,7 @@ class Stones(Game[State]):
     def parse_move(self, state: State, text: str) -> str:
         move = text.strip().lower()
         if move not in self.legal_moves(state):
-            raise IllegalMove(f"{text.strip()!r} is not an empty cell: {', '.join(self.legal_moves(state))}")
+            raise IllegalMove("stones-not-an-empty-cell", text=text.strip(), cells=", ".join(self.legal_moves(state)))
         return move
 
     def apply(self, state: State, move: str) -> State:
@@ -63,9 +70,9 @@ class Stones(Game[State]):
     def result(self, state: State) -> Result | None:
         for a, b, c in LINES:
             if state.stones[a] is not None and state.stones[a] == state.stones[b] == state.stones[c]:
-                return Result([state.stones[a]], "three-in-a-row", "won with three in a row")
+                return Result([state.stones[a]], "three-in-a-row", Fact("stones-three-in-a-row"))
         if None not in state.stones:
-            return Result([0, 1], "full", "tied: the board is full")
+            return Result([0, 1], "full", Fact("stones-board-full"))
         return None
 
     def render(self, state: State, viewer: int | None = None) -> str:

@@ -6,9 +6,13 @@ from sqlalchemy import func, select
 
 import pbm.games
 from pbm import clocks
+from pbm.facts import Fact
 from pbm.store import boards, players
 from pbm.store.database import Database
 from pbm.store.models import Board, BoardStatus, Rating, utcnow
+from tests.support import end_words
+
+HOLDING_13 = Fact("cephalopod-most-cells", held=13, cells=25)
 
 
 def seated_game(session, moves: list[tuple[int, str]]) -> Board:
@@ -44,8 +48,8 @@ def end(session, board: Board):
         board,
         winners=[0],
         code="most-cells",
-        reason="won, holding 13 of the 25 cells",
-        called_off="alice won, holding 13 of the 25 cells",
+        reason=HOLDING_13,
+        called_off=Fact("winners-result", winners=["alice"], result=HOLDING_13),
         now=utcnow(),
     )
 
@@ -55,7 +59,7 @@ def test_a_game_that_ends_before_every_player_has_moved_is_called_off_unrated(da
         board = seated_game(session, [(0, "c3")])
         assert end(session, board) == []
         assert board.status == BoardStatus.CANCELLED
-        assert board.end_reason == "alice won, holding 13 of the 25 cells in the first round"
+        assert end_words(board) == "alice won, holding 13 of the 25 cells in the first round"
         assert not board.winners
         assert session.scalar(select(func.count()).select_from(Rating)) == 0
 
@@ -66,7 +70,7 @@ def test_a_game_that_ends_once_every_player_has_moved_is_rated(database: Databas
         changes = end(session, board)
         assert [change.userid for change in changes] == ["alice", "bob"]
         assert board.status == BoardStatus.FINISHED
-        assert board.end_reason == "won, holding 13 of the 25 cells"
+        assert end_words(board) == "won, holding 13 of the 25 cells"
 
 
 def test_leaving_and_a_move_taken_back_are_no_moves(database: Database):

@@ -46,8 +46,10 @@ def test_results_recorded_before_get_their_code_and_are_worded_after_the_winners
     from sqlalchemy import JSON, column, insert, select, table
 
     import pbm.games
+    from pbm.facts import Fact
     from pbm.store.database import alembic_config
     from pbm.store.models import Board
+    from pbm.words import Words
 
     config = alembic_config(database)
     command.downgrade(config, "0003")
@@ -84,8 +86,10 @@ def test_results_recorded_before_get_their_code_and_are_worded_after_the_winners
             )
     command.upgrade(config, "head")
     with database.engine.connect() as connection:
-        rows = connection.execute(select(Board.board, Board.end_code, Board.end_reason)).all()
-    assert {board: (code, reason) for board, code, reason in rows} == {b: new for b, (_, new) in old_words.items()}
+        rows = connection.execute(select(Board.board, Board.end_code, Board.end_fact)).all()
+    # Kept as facts since 0020: their words are what 0004 wrote.
+    ended = {board: (code, Words().say(Fact.from_json(fact))) for board, code, fact in rows}
+    assert ended == {b: new for b, (_, new) in old_words.items()}
 
 
 def test_wrong_passwords_counted_before_count_as_strangers_after(database):
@@ -204,3 +208,78 @@ def test_addresses_in_use_when_confirmations_begin_count_as_confirmed(database):
         (1, "alice@work.example"),
     ]
     assert all(confirmed is not None for _, _, confirmed in rows)
+
+
+def test_words_kept_before_0020_become_facts_and_the_downgrade_writes_them_back(database):
+    """0020: a game's ending and each move's report, stored in English, are read back into facts
+    (a sentence no template made is kept as it is); the downgrade gives back the same words."""
+    from datetime import datetime, timezone
+
+    from alembic import command
+    from sqlalchemy import JSON, column, insert, select, table
+
+    from pbm.facts import Fact
+    from pbm.store.database import alembic_config
+    from pbm.words import Words
+
+    config = alembic_config(database)
+    command.downgrade(config, "0019")
+    now = datetime.now(timezone.utc)
+    games = table(
+        "games",
+        *(column(name) for name in ("id", "game_type", "board", "status", "move_count", "to_move", "end_reason")),
+        *(column(name) for name in ("end_code", "created_at", "updated_at")),
+        *(column(name, JSON) for name in ("options", "state", "winners")),
+    )
+    moves = table(
+        "moves",
+        *(column(name) for name in ("id", "game_id", "number", "seat", "notation", "comment", "created_at")),
+        column("report", JSON),
+    )
+    endings = {
+        101: "won when bob forfeited on time (no move in 21 days)",
+        102: "alice won, holding 13 of the 25 cells in the first round",
+        103: "Paren wins, as an old version said",
+    }
+    filling = {
+        "text": "played e1, filling the board",
+        "eliminated": [2],
+        "why": "is out, holding the fewest cells (7) when the board filled up with a tie for first place",
+        "tally": [9, 9, 7],
+    }
+    reports = [{"text": "played c3=b3+d3, capturing 2 dice (a 1 and a 2)"}, filling, {"text": "resigned"}]
+    with database.engine.begin() as connection:
+        for board, words in endings.items():
+            connection.execute(
+                insert(games).values(
+                    id=board, game_type="cephalopod", board=board, options={}, created_at=now, updated_at=now,
+                    status="finished", state={}, move_count=3, to_move=None, winners=[0], end_code="x",
+                    end_reason=words,
+                )
+            )  # fmt: skip
+        for number, report in enumerate(reports, start=1):
+            connection.execute(
+                insert(moves).values(
+                    game_id=101, number=number, seat=0, notation="c3", comment="", created_at=now, report=report
+                )
+            )
+    command.upgrade(config, "head")
+    with database.engine.connect() as connection:
+        ended = dict(connection.execute(select(games.c.id, column("end_fact", JSON)).select_from(games)).all())
+        kept = [row.report for row in connection.execute(select(moves.c.report).order_by(moves.c.number))]
+    assert Fact.from_json(ended[101]) == Fact(
+        "won-when-left",
+        userid="bob",
+        did=Fact("forfeited-on-time", why=Fact("no-move-in", span=Fact("days", count=21))),
+    )
+    assert Fact.from_json(ended[103]) == Fact("unconverted-words", text="Paren wins, as an old version said")
+    assert {board: Words().say(Fact.from_json(fact)) for board, fact in ended.items()} == endings
+    codes = [Fact.from_json(report["fact"]).code for report in kept]
+    assert codes == ["cephalopod-captured", "cephalopod-filled", "resigned"]
+    assert kept[1]["why"] == Fact("cephalopod-out-holding-fewest", fewest=7).to_json()
+    assert (kept[1]["eliminated"], kept[1]["tally"]) == ([2], [9, 9, 7])
+    command.downgrade(config, "0019")
+    with database.engine.connect() as connection:
+        assert dict(connection.execute(select(games.c.id, games.c.end_reason)).all()) == endings
+        assert [row.report for row in connection.execute(select(moves.c.report).order_by(moves.c.number))] == reports
+    command.upgrade(config, "head")

@@ -11,6 +11,7 @@ import pytest
 import pbm.games
 from pbm.templating import make_environment
 from pbm.web.app import create_app
+from tests.support import end_words
 from tests.web.conftest import TestClient
 
 
@@ -262,7 +263,7 @@ def test_finished_game_page_gives_the_result(client, club):
     game = club.game("cephalopod", 101)
     words = text_of(client.get("/cephalopod/101").text)
     winner = game.seats[game.winners[0]].player.userid
-    assert f"{winner} {game.end_reason}." in words
+    assert f"{winner} {end_words(game)}." in words
     assert "Cells at the end: " in words
 
 

@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import select, update
 
 import pbm.games
+from pbm.facts import Fact
 from pbm.store.models import Board, MoveRecord, Player, PlayerAddress
 
 HOSTILE = '<script>alert("x")</script>'
@@ -148,6 +149,7 @@ def test_a_hostile_game_row_cannot_break_out_of_the_status_text(client, club, da
     club.challenge("cubeo", "alice", "bob")
     club.play_out("cubeo", 101)
     with database.transaction() as session:
-        session.execute(update(Board).values(end_reason="</p><script>alert(2)</script>"))
+        hostile = Fact("unconverted-words", text="</p><script>alert(2)</script>")
+        session.execute(update(Board).values(end_fact=hostile.to_json()))
     for url in ("/cubeo/101", "/cubeo?status=finished", "/players/alice"):
         assert "<script>alert(2)" not in client.get(url).text
