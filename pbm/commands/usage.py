@@ -186,13 +186,6 @@ class Spec:
     def __repr__(self) -> str:
         return f"Spec({self.text!r})"
 
-    def kinds(self) -> Iterator[str]:
-        """The names of the argument kinds the spec names, each alternative's in order."""
-        for alternative in self.alternatives:
-            for element in alternative:
-                choices = element.choices if isinstance(element, _Optional) else (element,)
-                yield from (choice.name for choice in choices if isinstance(choice, _Argument))
-
     def read(self, words: list[str] | str) -> dict[str, Any] | None:
         """The arguments `words` give, by the noun's field names (literals said as True); None when
         the words fit no shape of the spec. Raises `CommandError` for a word of the right place
@@ -242,10 +235,30 @@ def _fits(elements: list[_Element], words: list[str]) -> Iterator[_Reading]:
         if words and words[0].lower() == first.word:
             yield from ([(first, words[:1]), *after] for after in _fits(rest, words[1:]))
         return
-    longest = len(words) if first.many else min(1, len(words))
-    for taken in range(longest, 0, -1):
-        if all(first.kind.fits(word) for word in words[:taken]):
+    # How many words the argument may take, leaving the rest what it needs and no more than it can
+    # take: a long line is read in time linear in its words, not tried at every split.
+    most_after = _most(rest)
+    longest = len(words) - _least(rest) if first.many else min(1, len(words))
+    shortest = 1 if most_after is None else max(1, len(words) - most_after)
+    for taken in range(longest, shortest - 1, -1):
+        if first.kind.words is None or all(first.kind.fits(word) for word in words[:taken]):
             yield from ([(first, words[:taken]), *after] for after in _fits(rest, words[taken:]))
+
+
+def _least(elements: list[_Element]) -> int:
+    """The fewest words `elements` take."""
+    return sum(not isinstance(element, _Optional) for element in elements)
+
+
+def _most(elements: list[_Element]) -> int | None:
+    """The most words `elements` take; None when there is no most (a repeated argument)."""
+    if any(isinstance(choice, _Argument) and choice.many for element in elements for choice in _choices(element)):
+        return None
+    return len(elements)
+
+
+def _choices(element: _Element) -> tuple[_Argument | _Literal, ...]:
+    return element.choices if isinstance(element, _Optional) else (element,)
 
 
 def secret_count(text: str) -> int:
