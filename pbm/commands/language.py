@@ -314,7 +314,7 @@ class Subscribe(GameCommand):
 
     userid: str
     secret: str = field(repr=False, metadata=SECRET)
-    board: int | None
+    board: int | None = None
 
 
 @dataclass(frozen=True)
@@ -323,7 +323,7 @@ class Unsubscribe(GameCommand):
 
     userid: str
     secret: str = field(repr=False, metadata=SECRET)
-    board: int | None
+    board: int | None = None
 
 
 @dataclass(frozen=True)
@@ -418,21 +418,21 @@ def queue_lines(text: str) -> tuple[QueueLine, ...]:
         if first == "if":
             lowered = [w.lower() for w in words]
             if "then" not in lowered:
-                raise CommandError(f"'{part}' has no 'then': write 'if MOVES then MOVE'")
+                raise CommandError("queue-line-without-then", part=part)
             at = lowered.index("then")
             when, then = " ".join(words[1:at]), " ".join(words[at + 1 :])
             if not when or not then:
-                raise CommandError(f"'{part}' needs the moves after 'if' and your move after 'then'")
+                raise CommandError("queue-line-incomplete", part=part)
             lines.append(QueueLine(when, then))
         else:
             then = " ".join(words[1:] if first in ("else", "otherwise") else words)
             if not then:
-                raise CommandError(f"'{part}' needs your move after '{words[0]}'")
+                raise CommandError("queue-line-without-move", part=part, word=words[0])
             lines.append(QueueLine(None, then))
     if sum(line.when is None for line in lines) > 1:
-        raise CommandError("A queue has at most one line without 'if' (the move played whatever the others play)")
+        raise CommandError("queue-two-fallbacks")
     if not lines:
-        raise CommandError("The queue is empty: write the move to play, or 'if MOVES then MOVE'")
+        raise CommandError("queue-empty")
     return tuple(lines)
 
 
@@ -452,8 +452,12 @@ class Preview(GameCommand):
 class Show(GameCommand):
     boards: tuple[tuple[int, int | None], ...]
     """(board, N) pairs; N asks for the board as it stood after move N."""
-    as_userid: str | None = None
+    userid: str | None = None
     """``showas``: the player the board is asked for as (these games hide nothing from anyone)."""
+
+    @property
+    def as_userid(self) -> str | None:
+        return self.userid
 
 
 @dataclass(frozen=True)
@@ -507,7 +511,7 @@ def is_greeting(line: str) -> bool:
 
 
 def usage_error(usage: str) -> CommandError:
-    return CommandError(f"Usage: {usage}")
+    return CommandError("usage", usage=usage)
 
 
 def userid(word: str) -> str:
@@ -515,13 +519,8 @@ def userid(word: str) -> str:
     if not USERID.match(lowered):
         foreign = next((character for character in word if not character.isascii()), None)
         if foreign is not None:
-            raise CommandError(
-                f"'{word}' is not a userid: '{foreign}' is not an ASCII letter; a userid is 2 to 32 letters a-z, "
-                "digits, '.', '_' or '-', starting with a letter"
-            )
-        raise CommandError(
-            f"'{word}' is not a userid: a userid is 2 to 32 letters, digits, '.', '_' or '-', starting with a letter"
-        )
+            raise CommandError("userid-not-ascii", word=word, character=foreign)
+        raise CommandError("not-a-userid", word=word)
     return lowered
 
 
@@ -541,7 +540,7 @@ def whole_number(word: str) -> int | None:
 def board(word: str) -> int:
     number = whole_number(word)
     if number is None:
-        raise CommandError(f"'{word}' is not a board number (boards are numbered from 101)")
+        raise CommandError("not-a-board", word=word)
     return number
 
 
@@ -550,7 +549,7 @@ def board_at(word: str) -> tuple[int, int | None]:
     number, sep, move = word.partition("#")
     at_move = whole_number(move)
     if sep and at_move is None:
-        raise CommandError(f"'{word}': write board#N, where N is a move number, e.g. 101#5")
+        raise CommandError("not-a-board-at", word=word)
     return board(number), at_move
 
 
@@ -560,7 +559,7 @@ def addresses(words: list[str]) -> tuple[str, ...]:
     for word in words:
         address = word.strip("<>,;")
         if not ADDRESS.match(address):
-            raise CommandError(f"'{word}' is not a mail address")
+            raise CommandError("not-an-address", word=word)
         local, _, domain = address.rpartition("@")
         found.append(f"{local}@{domain.lower()}")
     return tuple(distinct(found))
@@ -581,4 +580,4 @@ def options(game: str, words: list[str]) -> dict[str, Any]:
     try:
         return pbm.games.get(game).parse_options(words)
     except pbm.games.InvalidOptions as error:
-        raise CommandError(str(error)) from None
+        raise CommandError(error.fact) from None

@@ -27,10 +27,12 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Collection, Iterable
+from dataclasses import dataclass
 
 import pbm.games
 from pbm.commands import language as lang
 from pbm.commands.language import CommandError
+from pbm.commands.usage import secret_count
 from pbm.commands.verbs import ACCOUNT, ACCOUNT_VERBS, GAME, Verb, near_miss, parse_command
 from pbm.passwords import MAX_LENGTH, MIN_LENGTH
 
@@ -39,9 +41,21 @@ _WORD = re.compile(r"\S+")
 _EDGES = string.punctuation + "«»“”‘’"
 """What may stick to a word without being part of it (``101,``, ``(s3cret)``)."""
 
-_SOME_CHANGE = Verb("change", "WHAT USERID OLD NEW", "", passwords=2)
+
+@dataclass(frozen=True)
+class _Guess:
+    """The shape of a line of a verb nobody knows, read as a verb's usage is."""
+
+    arguments: str
+
+    @property
+    def passwords(self) -> int:
+        return secret_count(self.arguments)
+
+
+_SOME_CHANGE = _Guess("WHAT USERID OLD NEW")
 """``change WHAT USERID ...`` with a WHAT nobody knows, or none: two passwords may follow the userid."""
-_SOME_VERB = Verb("", "BOARD USERID PASSWORD | USERID PASSWORD", "", passwords=1)
+_SOME_VERB = _Guess("BOARD USERID PASSWORD | USERID PASSWORD")
 """A verb nobody knows, in a line shaped like a command all the same."""
 _LONGEST_UNKNOWN = 4
 """The most words after a verb nobody knows in a line read as a command: board, userid, password, move."""
@@ -120,7 +134,7 @@ def _password_places(words: list[str], *, unparsed: bool) -> tuple[set[int], boo
     return found, secrets is not None
 
 
-def _shape(words: list[str], *, unparsed: bool) -> tuple[Verb, int] | None:
+def _shape(words: list[str], *, unparsed: bool) -> tuple[Verb | _Guess, int] | None:
     """The verb of a line shaped like a command, and where the words after it start.
 
     After a game's name or a near miss of one, a verb or a near miss of one
@@ -145,7 +159,7 @@ def _is_game(word: str) -> bool:
     return word in pbm.games.names() or near_miss(word, pbm.games.names()) is not None
 
 
-def _verb_named(words: list[str], *, after_game: bool) -> tuple[Verb, int] | None:
+def _verb_named(words: list[str], *, after_game: bool) -> tuple[Verb | _Guess, int] | None:
     """The verb the words from a line's verb on name (in one word or two), and how many words its name takes.
 
     A near miss of a verb counts only after a game's name: at the start of a
@@ -166,7 +180,7 @@ def _verb_named(words: list[str], *, after_game: bool) -> tuple[Verb, int] | Non
     return (GAME[near], 1) if near is not None else None
 
 
-def _reads_as_command(verb: Verb, args: list[str]) -> bool:
+def _reads_as_command(verb: Verb | _Guess, args: list[str]) -> bool:
     """Whether a verb first on a line, no game's name before it, reads as a command.
 
     An account verb does, as the language reads every such line; ``change``
@@ -209,7 +223,7 @@ _SENTENCE_STARTS = frozenset(
 """Words that start prose, never a command: no verb of any server is one of them."""
 
 
-def _alternatives(verb: Verb) -> list[list[str]]:
+def _alternatives(verb: Verb | _Guess) -> list[list[str]]:
     """The shapes of a verb's arguments, as its usage writes them (``BOARD USERID PASSWORD | USERID ...``)."""
     return [alternative.split() for alternative in verb.arguments.split(" | ")]
 
@@ -219,7 +233,7 @@ def _open_ended(alternative: list[str]) -> bool:
     return any("..." in word or "options" in word or "MOVE" in word for word in alternative)
 
 
-def _places_after_verb(args: list[str], verb: Verb) -> set[int]:
+def _places_after_verb(args: list[str], verb: Verb | _Guess) -> set[int]:
     """Where the passwords of `verb` may stand among the words after it: after its userid, wherever
     that may be, by each shape of its usage."""
     places: set[int] = set()

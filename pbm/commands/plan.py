@@ -42,15 +42,12 @@ of workers.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pbm.games
 from pbm.addresses import comparable
 from pbm.commands import language as lang
 from pbm.commands import masking, verbs
-from pbm.commands.accounts import NOT_A_CONFIRMATION
-from pbm.store import inbox
 
 
 @dataclass(frozen=True)
@@ -117,13 +114,6 @@ class Plan:
         return {s for step in [*self.steps, *self.skipped] if isinstance(step, lang.Command) for s in step.secrets()}
 
 
-NOT_OUR_REPLY_ADDRESS = (
-    "The address you replied to is not a reply address of this server (it may be damaged, "
-    "or belong to another server); send the move as a command instead: "
-    "GAME move BOARD USERID PASSWORD MOVE"
-)
-
-
 def plan_mail(
     subject: str,
     text: str,
@@ -144,7 +134,7 @@ def plan_mail(
     text in it, says why (``the message is encrypted and could not be read``).
     """
     if bad_reply_address:
-        plan = Plan([lang.CommandError(NOT_OUR_REPLY_ADDRESS, _first_line(text))])
+        plan = Plan([lang.CommandError("not-our-reply-address", _first_line(text))])
     elif isinstance(reply, ResetFacts):
         plan = _reset_plan(reply, text)
     elif isinstance(reply, ConfirmFacts):
@@ -154,13 +144,7 @@ def plan_mail(
     else:
         plan = _command_plan(subject, text, max_commands, answered)
     if why_no_text and not text.strip() and not any(isinstance(s, lang.Command) for s in plan.steps):
-        plan.steps = [
-            lang.CommandError(
-                f"Your mail has no text the server could read ({why_no_text}). Send your commands "
-                "as plain text, in the body or as the subject",
-                "",
-            )
-        ]
+        plan.steps = [lang.CommandError("no-readable-text", "", why=why_no_text)]
     plan.comment = masking.mask_passwords(plan.comment, plan.secrets())
     return plan
 
@@ -175,11 +159,7 @@ def _reply_plan(reply: ReplyFacts, text: str, max_commands: int) -> Plan:
     if written and lang.is_greeting(lines[written[0]]):
         written = written[1:]  # the move comes after the greeting, as commands may
     if not written:
-        reason = (
-            "Your reply has no move in it: write the move on the first line, above the quoted board. "
-            'To write to the other players without moving, write "chat" there and your words below it'
-        )
-        return Plan([lang.CommandError(reason, _first_line(text))])
+        return Plan([lang.CommandError("reply-without-move", _first_line(text))])
     first = written[0]
     line = lines[first].strip()
     if verbs.is_command_line(line):
@@ -203,29 +183,15 @@ def _reply_plan(reply: ReplyFacts, text: str, max_commands: int) -> Plan:
     return Plan([command], comment)
 
 
-NOT_A_RESET = (
-    "The reset address you replied to has been used, has expired or was never sent; "
-    "ask for another with: password reset USERID"
-)
-
-
 def _reset_plan(reset: ResetFacts, text: str) -> Plan:
     """A reply to a password reset mail: the new password alone on its first line, nothing else
     carried out (the rest is never quoted back: it may hold the password again)."""
     line = _first_line(text)
     if reset.userid is None:
-        return Plan([lang.CommandError(NOT_A_RESET, "(your reply)")], private=True)
+        return Plan([lang.CommandError("reset-address-unknown", "(your reply)")], private=True)
     words = lang.words_of(line)
     if len(words) != 1:
-        return Plan(
-            [
-                lang.CommandError(
-                    "Write the new password alone on the first line of your reply, above the quoted mail",
-                    "(your reply)",
-                )
-            ],
-            private=True,
-        )
+        return Plan([lang.CommandError("reset-reply-without-password", "(your reply)")], private=True)
     return Plan([lang.ResetPassword(reset.userid, reset.token, words[0], line="(your reply)")], private=True)
 
 
@@ -233,7 +199,7 @@ def _confirm_plan(confirming: ConfirmFacts, text: str, max_commands: int) -> Pla
     """A reply to a mail asking to confirm an address: any reply confirms it (its first line may
     be empty, or say ``confirm``). When that line is a command, the reply's commands run after."""
     if confirming.userid is None:
-        return Plan([lang.CommandError(NOT_A_CONFIRMATION, "(your reply)")])
+        return Plan([lang.CommandError("confirmation-address-unknown", "(your reply)")])
     confirmation = lang.ConfirmAddress(confirming.userid, confirming.token, line="(your reply)")
     if not verbs.is_command_line(_first_line(text)):
         return Plan([confirmation])
@@ -264,10 +230,7 @@ def _command_plan(subject: str, text: str, max_commands: int, answered: Answered
             subject_error
             or (_parse(meant) if meant is not None else None)
             or (_not_to_the_reply_address(answered, _first_line(text)) if answered is not None else None)
-            or lang.CommandError(
-                f"No command found in your mail. A command is a line that starts with one of: {commands}",
-                _first_line(text) or subject,
-            )
+            or lang.CommandError("no-command-found", _first_line(text) or subject, commands=commands)
         )
     if len(plan.steps) > max_commands:
         plan.skipped = plan.steps[max_commands:]
@@ -275,9 +238,10 @@ def _command_plan(subject: str, text: str, max_commands: int, answered: Answered
         left = len(plan.skipped)
         plan.steps.append(
             lang.CommandError(
-                f"Your mail has {left} more command line{'s' if left != 1 else ''} than the {max_commands} "
-                "one mail may carry; those were not carried out. Send them in another mail.",
+                "too-many-commands",
                 f"({left} more command line{'s' if left != 1 else ''})",
+                count=left,
+                most=max_commands,
             )
         )
     return plan
@@ -288,21 +252,9 @@ def _not_to_the_reply_address(answered: AnsweredFacts, line: str) -> lang.Comman
     a reply address takes a move on its first line, but the plain address reads commands only."""
     if answered.kind == "board":
         game, board, userid = answered.game_type, answered.board, answered.userid
-        return lang.CommandError(
-            f"Your mail answers a mail about {pbm.games.get(game).title} board {board}, but it came to the "
-            "server's own address, which reads commands only, not to that mail's reply address (your mail "
-            "program may have left its Reply-To aside), so nothing was done. To play from here, send the "
-            f"move as a command: {game} move {board} {userid} PASSWORD MOVE. To write to the other players, "
-            f"send {game} chat {board} {userid} PASSWORD, with your words below it",
-            line,
-        )
-    what = "a message the server passed on to you" if answered.kind == "message" else "an announcement"
-    return lang.CommandError(
-        f"Your mail answers {what}, but it came to the server, which reads commands only, so nothing "
-        "was passed on. To answer its author, send: message YOURID PASSWORD AUTHOR (the mail you answered "
-        "names its author), with your words below it, after a blank line",
-        line,
-    )
+        title = pbm.games.get(game).title
+        return lang.CommandError("answers-board-mail", line, title=title, game=game, board=board, userid=userid)
+    return lang.CommandError("answers-message" if answered.kind == "message" else "answers-announcement", line)
 
 
 def _parse(line: str) -> Step:
@@ -326,50 +278,5 @@ def conflict_keys(plan: Plan, *, sender: str) -> set[str]:
     keys = {f"sender:{comparable(sender)}"}
     for step in plan.steps:
         if isinstance(step, lang.Command):
-            keys.update(_touches(step))
+            keys.update(verbs.ordering_keys(step))
     return keys
-
-
-def _touches(command: lang.Command) -> Iterator[str]:
-    match command:
-        case lang.Signup(userid=userid) | lang.ChangePassword(userid=userid) | lang.Signoff(userid=userid):
-            yield f"player:{userid}"
-        case lang.AskPasswordReset(userid=userid) | lang.ResetPassword(userid=userid) | lang.Broadcast(userid=userid):
-            yield f"player:{userid}"
-        case lang.ConfirmAddress(userid=userid):
-            yield f"player:{userid}"
-        case lang.Seek(game=game, userid=userid):
-            # Pairing touches every seeker of the game and starts games: one seek at a time.
-            yield f"seek:{game}"
-            yield f"counter:{game}"
-            yield f"player:{userid}"
-        case lang.Join(game=game, board=board, userid=userid):
-            yield inbox.board_key(game, board)
-            yield f"player:{userid}"
-        case lang.Vacation(userid=userid):
-            yield f"player:{userid}"
-        case lang.ChangeAddress(userid=userid):
-            yield f"player:{userid}"
-        case lang.Message(userid=userid, to=to):
-            yield from (f"player:{name}" for name in (userid, *to))
-        case lang.Subscribe(userid=userid) | lang.Unsubscribe(userid=userid) | lang.Notify(userid=userid):
-            yield f"player:{userid}"
-        case lang.Challenge(game=game, userids=userids):
-            yield f"counter:{game}"
-            yield from (f"player:{userid}" for userid in userids)
-        case (
-            lang.Move(game=game, board=board, userid=userid)
-            | lang.Resign(game=game, board=board, userid=userid)
-            | lang.Propose(game=game, board=board, userid=userid)
-            | lang.Vote(game=game, board=board, userid=userid)
-            | lang.Chat(game=game, board=board, userid=userid)
-            | lang.Submit(game=game, board=board, userid=userid)
-            | lang.Confirm(game=game, board=board, userid=userid)
-            | lang.Queue(game=game, board=board, userid=userid)
-        ):
-            yield inbox.board_key(game, board)
-            yield f"player:{userid}"
-        case lang.Show(game=game, boards=boards):
-            yield from (inbox.board_key(game, board) for board, _ in boards)
-        case lang.Games(userids=userids) | lang.History(userids=userids):
-            yield from (f"player:{userid}" for userid in userids)

@@ -146,3 +146,56 @@ def test_crossed_mails_about_the_same_boards_never_deadlock(workers, slow_comman
     # alice's mail first, whole: her move on 101 stands, on 102 it is bob's turn;
     # then bob's: his move on 102, and on 101, where alice has just moved.
     assert [(game, notation) for game, _, notation in moves] == [(1, "a1"), (2, "e5"), (1, "e5")]
+
+
+# -- commands that change a player are ordered by that player, whoever sends them -------------
+#
+# Each race below: a mail that changes a player, then a mail from another sender whose answer
+# depends on that change. They share no sender, only the player; both workers are free, so the
+# second is applied in the first's place unless the player orders them. Several players race at
+# once, so that a lost race would show.
+
+RACERS = 6
+
+
+def _signed_up(workers: Workers, *userids: str) -> None:
+    for userid in userids:
+        workers.store(f"{userid}@example.org", f"signup {userid} {userid}-pw")
+    workers.run()
+
+
+def _refused(workers: Workers) -> list[str]:
+    return [note for note in workers.notes() if "0 refused" not in note]
+
+
+def test_an_address_added_counts_for_the_next_mail_from_it(workers, slow_commands):
+    _signed_up(workers, "zoe", *(f"add{n}" for n in range(RACERS)))
+    for n in range(RACERS):
+        workers.store(f"add{n}@example.org", f"add add{n} add{n}-pw add{n}@work.example.org")
+        workers.store(f"add{n}@work.example.org", f"cephalopod challenge add{n} zoe")
+    workers.run()
+    assert _refused(workers) == []
+
+
+def test_a_limit_counts_for_the_challenges_after_it(workers, slow_commands):
+    _signed_up(workers, *(f"lim{n}" for n in range(RACERS)), *(f"chal{n}" for n in range(RACERS)))
+    for n in range(RACERS):
+        workers.store(f"lim{n}@example.org", f"cephalopod limit lim{n} lim{n}-pw 0")
+        workers.store(f"chal{n}@example.org", f"cephalopod challenge chal{n} lim{n}")
+    workers.run()
+    with workers.database.reading() as session:
+        assert session.scalar(select(func.count()).select_from(Board)) == 0  # every challenge met the limit
+
+
+def test_taking_challenges_again_counts_for_the_challenges_after_it(workers, slow_commands):
+    _signed_up(workers, *(f"acc{n}" for n in range(RACERS)), *(f"chal{n}" for n in range(RACERS)))
+    for n in range(RACERS):
+        workers.store(f"acc{n}@example.org", f"cephalopod reject acc{n} acc{n}-pw")
+    workers.run()
+    for n in range(RACERS):
+        workers.store(f"acc{n}@example.org", f"cephalopod accept acc{n} acc{n}-pw")
+        workers.store(f"chal{n}@example.org", f"cephalopod challenge chal{n} acc{n}")
+    workers.run()
+    assert _refused(workers) == []
+    with workers.database.reading() as session:
+        assert session.scalar(select(func.count()).select_from(Board)) == RACERS
