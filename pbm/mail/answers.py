@@ -8,7 +8,7 @@ so the sender can see what the server read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pbm.games
@@ -16,6 +16,8 @@ from pbm.commands import language as lang
 from pbm.commands import masking
 from pbm.commands.effects import BoardRef, OutgoingMail, Refused, ReplyAs
 from pbm.commands.plan import Plan
+from pbm.facts import Factual
+from pbm.words import Words
 
 
 def capital(text: str) -> str:
@@ -31,6 +33,8 @@ def sentence(message: str) -> str:
 class Answers:
     quoted_lines: int
     """How many lines of the original an answer quotes (`Limits.quoted_lines`)."""
+    words: Words = field(default_factory=Words)
+    """How the reader is told why: a refusal's or an error's fact, said in their words."""
 
     def error(
         self,
@@ -64,14 +68,14 @@ class Answers:
             shown = masking.mask_passwords(line, secrets, unparsed=True)
         nothing_parsed = not any(isinstance(step, lang.Command) for step in plan.steps)
         context = {
-            "reason": sentence(refusal.message if refusal is not None else str(reason)),
+            "reason": sentence(self.words.say(reason.fact) if isinstance(reason, Factual) else reason),
             "command": shown,
             "other_commands": max(0, len(plan.steps) - 1),
             "view": view,
             "title": pbm.games.get(board.game_type).title if board is not None else _title_of(command),
             "board_number": board.board if board is not None else None,
             "replyable": reply_as is not None,
-            "headline": (refusal.headline if refusal is not None else None) or "Error",
+            "headline": self.words.say(refusal.headline) if refusal is not None and refusal.headline else "Error",
             "subject_read": masking.mask_passwords(plan.subject, secrets, unparsed=nothing_parsed),
             **self.quotable(body, secrets, unparsed=nothing_parsed),
         }
