@@ -10,12 +10,13 @@ from typing import Any
 import pbm.games
 from pbm.addresses import comparable, distinct, same
 from pbm.commands import language as lang
-from pbm.commands import play
-from pbm.commands.context import Context, try_again_after
-from pbm.commands.effects import OutgoingMail, Refused
-from pbm.store import board_lists, boards, confirmations, outbox, players, resets
+from pbm.commands import play, recipients
+from pbm.commands.context import Context
+from pbm.commands.effects import OutgoingMail, Refused, listed, utc_time
+from pbm.facts import Fact
+from pbm.store import board_lists, confirmations, outbox, players, resets
 from pbm.store.models import BoardStatus, HoldReason, Player
-from pbm.views import game_summary
+from pbm.views import GameSummary, game_summary
 
 SIGNUP_WINDOW = timedelta(days=1)
 RESET_WINDOW = timedelta(days=1)
@@ -23,10 +24,8 @@ CONFIRMATION_EXPIRY = timedelta(days=7)
 """How long a reply to a confirmation request confirms the address."""
 CONFIRMATIONS_PER_ADDRESS_WINDOW = timedelta(days=1)
 CONFIRMATIONS_WINDOW = timedelta(hours=1)
-NOT_A_CONFIRMATION = (
-    "The confirmation address you replied to has expired, or was never sent; ask for another with: "
-    "add USERID PASSWORD ADDRESS"
-)
+NOT_A_CONFIRMATION = "confirmation-unknown"
+"""The refusal of a reply to a confirmation address that is no confirmation (any more)."""
 
 
 HELP_TOPICS = {
@@ -44,42 +43,42 @@ def help_(ctx: Context, command: lang.Help) -> list[OutgoingMail]:
     topic = command.topic or "commands"
     if topic in HELP_TOPICS:
         club = {"defaults": ctx.club.time_control, "allowance": ctx.club.vacation_allowance}
-        return [ctx.to_sender(HELP_TOPICS[topic], games=pbm.games.all_games(), **club)]
+        return [recipients.to_sender(ctx, HELP_TOPICS[topic], games=pbm.games.all_games(), **club)]
     if topic in pbm.games.names():
-        return [ctx.to_sender("game_help", game=pbm.games.get(topic))]
-    topics = ", ".join([*dict.fromkeys(t for t in HELP_TOPICS if t != "help"), *pbm.games.names()])
-    raise Refused(f"There is no help on '{topic}'; the topics are: {topics}")
+        return [recipients.to_sender(ctx, "game_help", game=pbm.games.get(topic))]
+    topics = [*dict.fromkeys(t for t in HELP_TOPICS if t != "help"), *pbm.games.names()]
+    raise Refused("no-help-topic", topic=topic, topics=listed(topics))
 
 
 def game_help(ctx: Context, command: lang.GameHelp) -> list[OutgoingMail]:
-    return [ctx.to_sender("game_help", game=pbm.games.get(command.game))]
+    return [recipients.to_sender(ctx, "game_help", game=pbm.games.get(command.game))]
 
 
 def list_games(ctx: Context, command: lang.ListGames) -> list[OutgoingMail]:
-    return [ctx.to_sender("list", games=pbm.games.all_games())]
+    return [recipients.to_sender(ctx, "list", games=pbm.games.all_games())]
 
 
 def signup(ctx: Context, command: lang.Signup) -> list[OutgoingMail]:
     """A new player; each address is asked to confirm itself (the mail it gets carries the reply
     address), and whoever signed up from another address hears which were asked."""
     if command.userid == lang.OPEN_SEAT:
-        raise Refused(f"'{lang.OPEN_SEAT}' cannot be a userid: challenges use it for a free seat")
+        raise Refused("userid-reserved", userid=lang.OPEN_SEAT)
     if players.find(ctx.session, command.userid) is not None:
-        raise Refused(f"The userid '{command.userid}' is taken; choose another one")
+        raise Refused("userid-taken", userid=command.userid)
     sender = ctx.sender.address
     addresses = command.addresses or ((sender,) if sender else ())
     if not addresses:
-        raise Refused("Your mail has no From address; name the address to use: signup userid password address")
+        raise Refused("signup-no-address")
     _check_address_count(ctx, len(addresses))
     now = ctx.now()
     since = now - SIGNUP_WINDOW
     if sender:
         recent = players.signups_since(ctx.session, since, sender=sender)
-        _check_signups(recent, ctx.limits.signups_per_sender_per_day, "Your address", "address")
+        _check_signups(recent, ctx.limits.signups_per_sender_per_day, "signups-per-address")
     host = ctx.sender.host
     if host:
         recent = players.signups_since(ctx.session, since, host=host)
-        _check_signups(recent, ctx.limits.signups_per_host_per_day, "The machine your mail came from", "machine")
+        _check_signups(recent, ctx.limits.signups_per_host_per_day, "signups-per-machine")
     player = players.sign_up(
         ctx.session, command.userid, ctx.hash(command.secret), addresses, sender=sender, host=host, now=now
     )
@@ -100,13 +99,10 @@ def confirm_address(ctx: Context, command: lang.ConfirmAddress) -> list[Outgoing
     if confirmation is None or (confirmation.confirmed_at is None and not confirmations.is_open(confirmation, now)):
         raise Refused(NOT_A_CONFIRMATION)
     if not same(ctx.sender.address or "", confirmation.address):
-        raise Refused(
-            "A confirmation counts only from the address it was sent to; reply from that address "
-            "(your mail program may be sending from another one)"
-        )
+        raise Refused("confirmation-from-elsewhere")
     player = ctx.session.get(Player, confirmation.player_id)
     if player is None or not player.active:
-        raise Refused(f"There is no player '{command.userid}' any more")
+        raise Refused("player-gone", userid=command.userid)
     again = confirmation.confirmed_at is not None
     confirmations.confirm(ctx.session, confirmation, now)
     waited = outbox.release(ctx.session, confirmation.address, HoldReason.UNCONFIRMED, now, player_id=player.id)
@@ -114,20 +110,16 @@ def confirm_address(ctx: Context, command: lang.ConfirmAddress) -> list[Outgoing
     return [OutgoingMail("address_confirmed", ctx.sender.address or "", context, player_id=player.id)]
 
 
-def _check_signups(recent: list[datetime], allowed: int, who: str, one: str) -> None:
+def _check_signups(recent: list[datetime], allowed: int, code: str) -> None:
+    """Refused (`code`: by the sender's address, or by the machine the mail came from) when
+    `recent` signups are as many as `allowed` in a day."""
     if len(recent) >= allowed:
-        raise Refused(
-            f"{who} has signed up {len(recent)} players in the last 24 hours, as many as one {one} may; "
-            f"try again after {try_again_after(recent[0], SIGNUP_WINDOW)}"
-        )
+        raise Refused(code, count=len(recent), after=utc_time(recent[0] + SIGNUP_WINDOW))
 
 
 def _check_address_count(ctx: Context, count: int) -> None:
     if count > ctx.limits.addresses_per_player:
-        raise Refused(
-            f"That would give the player {count} addresses, more than the {ctx.limits.addresses_per_player} "
-            "one player may have"
-        )
+        raise Refused("too-many-addresses", count=count, most=ctx.limits.addresses_per_player)
 
 
 @dataclass(frozen=True)
@@ -154,16 +146,15 @@ def _ask_to_confirm(ctx: Context, player: Player, addresses: Sequence[str]) -> A
         recent = confirmations.requests_since(ctx.session, now - CONFIRMATIONS_PER_ADDRESS_WINDOW, address=address)
         if len(recent) >= ctx.limits.confirmations_per_address_per_day:
             raise Refused(
-                f"{address} has been sent {len(recent)} requests to confirm it in the last 24 hours, as many "
-                f"as one address gets; try again after {try_again_after(recent[0], CONFIRMATIONS_PER_ADDRESS_WINDOW)}"
+                "confirmations-per-address",
+                address=address,
+                count=len(recent),
+                after=utc_time(recent[0] + CONFIRMATIONS_PER_ADDRESS_WINDOW),
             )
     recent = confirmations.requests_since(ctx.session, now - CONFIRMATIONS_WINDOW)
     if len(recent) + len(unconfirmed) > ctx.limits.confirmations_per_hour:
-        after = try_again_after(recent[0], CONFIRMATIONS_WINDOW) if recent else "an hour"
-        raise Refused(
-            f"The server has sent {len(recent)} requests to confirm an address in the last hour, and may send "
-            f"{ctx.limits.confirmations_per_hour}; try again after {after}"
-        )
+        after = utc_time(recent[0] + CONFIRMATIONS_WINDOW) if recent else Fact("an-hour")
+        raise Refused("confirmations-per-hour", count=len(recent), most=ctx.limits.confirmations_per_hour, after=after)
     tokens = {
         comparable(a): confirmations.request(ctx.session, player, a, now=now, expires_at=expires_at)
         for a in unconfirmed
@@ -182,14 +173,16 @@ def _maybe_asking(template: str, to: str, context: dict[str, Any], asked: Asked,
 def change_password(ctx: Context, command: lang.ChangePassword) -> list[OutgoingMail]:
     player = ctx.authenticate(command.userid, command.old)
     players.set_password(player, ctx.hash(command.new))
-    return ctx.to_player(player, "password_changed", player=player)
+    return recipients.to_player(ctx, player, "password_changed", player=player)
 
 
 def ask_password_reset(ctx: Context, command: lang.AskPasswordReset) -> list[OutgoingMail]:
     """Mail the player's registered addresses a one-time reset address. Whoever asked hears the
     same whatever happened: whether the userid exists, has addresses, or was sent too many resets
     today is nobody else's business."""
-    answer = ctx.to_sender("password_reset_asked", userid=command.userid, expiry=ctx.club.password_reset_expiry)
+    answer = recipients.to_sender(
+        ctx, "password_reset_asked", userid=command.userid, expiry=ctx.club.password_reset_expiry
+    )
     player = players.find(ctx.session, command.userid)
     if player is None or not player.active:
         return [answer]
@@ -213,19 +206,13 @@ def reset_password(ctx: Context, command: lang.ResetPassword) -> list[OutgoingMa
     reset = resets.find(ctx.session, command.token)
     now = ctx.now()
     if reset is None or reset.used_at is not None or reset.expires_at <= now:
-        raise Refused(
-            "The reset address you replied to has been used or has expired; ask for another with: "
-            f"password reset {command.userid}"
-        )
+        raise Refused("reset-used", userid=command.userid)
     player = ctx.session.get(Player, reset.player_id)
     if player is None or not player.active:
-        raise Refused(f"There is no player '{command.userid}' any more")
+        raise Refused("player-gone", userid=command.userid)
     used_from = resetting_address(player, ctx.sender.address)
     if used_from is None:
-        raise Refused(
-            "A reply to a password reset mail counts only from an address the player registered; "
-            "nothing was changed"
-        )
+        raise Refused("reset-from-elsewhere")
     players.set_password(player, ctx.hash(command.secret))
     players.clear_password_waits(ctx.session, player)
     reset.used_at = now
@@ -262,7 +249,7 @@ def add_address(ctx: Context, command: lang.AddAddress) -> list[OutgoingMail]:
     old = players.add_addresses(player, command.addresses)
     new = [a.address for a in player.addresses]
     if new == old and not asked.tokens:
-        raise Refused(f"{player.userid} has those addresses already")
+        raise Refused("has-addresses-already", userid=player.userid)
     context = {"player": player, "old": old, "new": new}
     return [_maybe_asking("address_changed", to, context, asked, player) for to in new]
 
@@ -276,7 +263,7 @@ def all_games(ctx: Context, command: lang.AllGames) -> list[OutgoingMail]:
     else:
         found = board_lists.playing(ctx.session, player.id)
     games = [game_summary(pbm.games.get(board.game_type), board) for board in found]
-    return [ctx.to_sender("all_games", player=player, games=games, which=command.which)]
+    return [recipients.to_sender(ctx, "all_games", player=player, games=games, which=command.which)]
 
 
 def signoff(ctx: Context, command: lang.Signoff) -> list[OutgoingMail]:
@@ -285,17 +272,15 @@ def signoff(ctx: Context, command: lang.Signoff) -> list[OutgoingMail]:
     keep meaning one player."""
     player = ctx.authenticate(command.userid, command.secret)
     mails: list[OutgoingMail] = []
-    forfeited: list[str] = []
-    called_off: list[str] = []
-    for listed in board_lists.playing(ctx.session, player.id):
-        board = ctx.board(listed.game_type, listed.board, for_update=True)
-        engine = pbm.games.get(board.game_type)
-        seat = boards.seat_of(board, player)
-        if seat not in engine.seats_in_play(engine.resume(board.state, board.secret)):
+    forfeited: list[GameSummary] = []
+    called_off: list[GameSummary] = []
+    for playing in board_lists.playing(ctx.session, player.id):
+        board = ctx.board(playing.game_type, playing.board, for_update=True)
+        if board.seat_of(player) not in board.seats_in_play():
             continue  # out of that game already: it goes on without them
         mails += play.leave(ctx, board, player, play.SIGNING_OFF)
-        ended = called_off if board.status == BoardStatus.CANCELLED else forfeited
-        ended.append(f"{engine.title} board {board.board}")
-    mails += ctx.to_player(player, "signoff", player=player, forfeited=forfeited, called_off=called_off)
+        ended = called_off if board.row.status == BoardStatus.CANCELLED else forfeited
+        ended.append(game_summary(board.engine, board.row))
+    mails += recipients.to_player(ctx, player, "signoff", player=player, forfeited=forfeited, called_off=called_off)
     players.sign_off(player, ctx.now())
     return mails

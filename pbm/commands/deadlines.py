@@ -22,11 +22,11 @@ import itertools
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-import pbm.games
 from pbm import clocks
 from pbm.commands import play, votes
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail
+from pbm.live import LiveBoard
 from pbm.store import boards, inbox, offers, turns, vacations
 from pbm.store.models import Board, BoardStatus, Offer, Player
 
@@ -34,21 +34,22 @@ LOOK_AGAIN = timedelta(minutes=1)
 """When a forfeit waits for a mail the player sent in time, how soon the pass looks again."""
 
 
-def look(ctx: Context, board: Board) -> list[OutgoingMail]:
-    """Do what is due at `board` (locked) now, and set when to look next."""
+def look(ctx: Context, row: Board) -> list[OutgoingMail]:
+    """Do what is due at the board `row` (locked) now, and set when to look next."""
+    board = LiveBoard(row)
     now = ctx.now()
-    turn = turns.turn_of(ctx.session, board, now, ctx.club.time_control)
+    turn = turns.turn_of(ctx.session, row, now, ctx.club.time_control)
     if turn is None:
-        turns.stop(board)
+        turns.stop(row)
         return []
     if now >= turn.forfeit_at:
-        if inbox.may_move_at(ctx.session, board.game_type, board.board, turn.forfeit_at):
-            turns.look_at(board, now + LOOK_AGAIN)  # a move sent in time is still on its way through the inbox
+        if inbox.may_move_at(ctx.session, row.game_type, row.board, turn.forfeit_at):
+            turns.look_at(row, now + LOOK_AGAIN)  # a move sent in time is still on its way through the inbox
             return []
-        player = board.seats[turn_seat(board)].player
+        player = board.player_at(turn_seat(row))
         return play.leave(ctx, board, player, play.forfeiting(turn.why))
     mails = _remind(ctx, board, turn)
-    offer = offers.pending(ctx.session, board)
+    offer = offers.pending(ctx.session, row)
     next_vote = None
     if offer is not None:
         vote = _vote_time(ctx, board, offer, turn.rules)
@@ -56,7 +57,7 @@ def look(ctx: Context, board: Board) -> list[OutgoingMail]:
         if vote.settled:
             return mails
         next_vote = vote.next_at
-    turns.look_at(board, _next_look(board, turn, next_vote))
+    turns.look_at(row, _next_look(row, turn, next_vote))
     return mails
 
 
@@ -65,31 +66,33 @@ def turn_seat(board: Board) -> int:
     return board.to_move
 
 
-def _remind(ctx: Context, board: Board, turn: clocks.Turn) -> list[OutgoingMail]:
+def _remind(ctx: Context, board: LiveBoard, turn: clocks.Turn) -> list[OutgoingMail]:
     """The reminder due to the player to move, if any: the last warning, or the newest nag."""
     if turn.away_now is not None:
         return []
+    row = board.row
     warning_at = turn.warning_at
     if warning_at is not None and turn.now >= warning_at:
-        if board.warned:
+        if row.warned:
             return []
-        turns.reminded(board, turn.reminders_due, warned=True)
+        turns.reminded(row, turn.reminders_due, warned=True)
         return [reminder(ctx, board, turn, last=True)]
     due = turn.reminders_due
-    if due <= board.reminders_sent:
+    if due <= row.reminders_sent:
         return []
-    turns.reminded(board, due)
+    turns.reminded(row, due)
     return [reminder(ctx, board, turn, last=False)]
 
 
-def reminder(ctx: Context, board: Board, turn: clocks.Turn, *, last: bool) -> OutgoingMail:
+def reminder(ctx: Context, board: LiveBoard, turn: clocks.Turn, *, last: bool) -> OutgoingMail:
     """``Nag: Cephalopod Board 101 bob``: the board, how long the game has waited, and the forfeit date."""
-    seat = turn_seat(board)
+    row = board.row
+    seat = turn_seat(row)
     view = ctx.view(board, viewer=seat)
     context = {"view": view, "turn": turn, "last": last}
-    player = board.seats[seat].player
+    player = board.player_at(seat)
     return OutgoingMail(
-        "nag", player.primary_address, context, board_id=board.id, player_id=player.id, at_ply=board.move_count
+        "nag", player.primary_address, context, board_id=row.id, player_id=player.id, at_ply=row.move_count
     )
 
 
@@ -102,13 +105,13 @@ class _VoteTime:
     """When the next reminder or the settling is due."""
 
 
-def _vote_time(ctx: Context, board: Board, offer: Offer, rules: clocks.TimeControl) -> _VoteTime:
+def _vote_time(ctx: Context, board: LiveBoard, offer: Offer, rules: clocks.TimeControl) -> _VoteTime:
     """Remind those who have not voted on `offer`, or settle it once the forfeit time has passed;
     time counts while any of them is around."""
     now = ctx.now()
-    engine = pbm.games.get(board.game_type)
-    in_play = set(engine.seats_in_play(engine.resume(board.state, board.secret)))
-    waiting = [s for s in board.seats if s.seat not in offer.accepted and s.seat in in_play]
+    row = board.row
+    in_play = set(board.seats_in_play())
+    waiting = [s for s in row.seats if s.seat not in offer.accepted and s.seat in in_play]
     away_by_player = vacations.away(ctx.session, [s.player_id for s in waiting], offer.created_at)
     away = [interval for s in waiting for interval in away_by_player.get(s.player_id, [])]
     counted = clocks.thought(offer.created_at, now, away)
@@ -128,9 +131,9 @@ def _vote_time(ctx: Context, board: Board, offer: Offer, rules: clocks.TimeContr
                         "vote_nag",
                         seat.player.primary_address,
                         context,
-                        board_id=board.id,
+                        board_id=row.id,
                         player_id=seat.player_id,
-                        at_ply=board.move_count,
+                        at_ply=row.move_count,
                     )
                 )
     next_at = min(
@@ -191,7 +194,7 @@ def _tell(ctx: Context, player: Player, text: str, *, away: bool) -> list[Outgoi
             continue
         boards.record_event(ctx.session, board, text, ctx.now())
         turns.look_at(board, ctx.now())  # deadlines moved: the pass works them out again
-        view = ctx.view(board)
+        view = ctx.view(LiveBoard(board))
         for seat in board.seats:
             if seat.player_id != player.id:
                 context = {"view": view, "news": text, "player": player.userid, "away": away}

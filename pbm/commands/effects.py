@@ -2,8 +2,8 @@
 
 A command never sends mail itself: it returns `OutgoingMail` effects that the
 mail layer renders from templates into the outbox, in the same transaction
-as the command's changes. A refusal raises `Refused` with a message written
-for the player, and changes nothing (the caller runs each command in a
+as the command's changes. A refusal raises `Refused` with a fact (a code of
+`pbm.commands.messages.REFUSALS` and its parameters), and changes nothing (the caller runs each command in a
 savepoint).
 """
 
@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from pbm.commands import messages
-from pbm.facts import Catalogue, Fact, Factual
+from pbm.facts import UNCONVERTED, Catalogue, Fact, Factual, merged
 from pbm.store.models import Player
 from pbm.views import BoardView
 
@@ -88,14 +89,15 @@ class Refused(Factual):
         **params: Any,
     ) -> None:
         super().__init__(fact, **params)
-        self.headline = headline
-        """What the error mail's subject says instead of "Error" (``Invalid challenge``)."""
+        self.headline = Fact(headline) if isinstance(headline, str) else headline
+        """What the error mail's subject says instead of "Error" (``invalid-challenge``: "Invalid challenge")."""
         self.view = view
         self.about = about or (BoardRef(view.game_type, view.board) if view is not None else None)
         self.reply_as = reply_as
 
     def english_catalogue(self) -> Catalogue:
-        return messages.catalogue()
+        # An engine's fact a refusal carries may still be words (`UNCONVERTED`) while engines are converted.
+        return merged([{UNCONVERTED: "{text}"}, messages.catalogue()])
 
     @property
     def message(self) -> str:
@@ -121,3 +123,17 @@ class PasswordCheck:
     sender: str
     """Whose count a wrong password goes to (`pbm.store.players.password_sender`)."""
     right: bool
+
+
+def listed(items: Sequence[Any], code: str = "comma-list") -> Any:
+    """`items` as one parameter, each after the other as `code`'s message puts them: ``a, b, c``
+    (``comma-list``) or ``a; b; c`` (``semicolon-list``), where a refusal has always listed them so
+    rather than as a sentence joins a list ("a, b and c")."""
+    if len(items) <= 1:
+        return items[0] if items else ""
+    return Fact(code, first=items[0], rest=listed(items[1:], code))
+
+
+def utc_time(moment: datetime) -> Fact:
+    """A moment as a refusal names it: ``2026-11-22 13:00 UTC``."""
+    return Fact("utc-time", at=moment)

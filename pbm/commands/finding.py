@@ -24,9 +24,10 @@ from sqlalchemy.orm import Session
 import pbm.games
 from pbm import clocks
 from pbm.commands import language as lang
-from pbm.commands import play, policy
+from pbm.commands import play, policy, recipients
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Refused
+from pbm.commands.recipients import Opening
 from pbm.games import Game
 from pbm.store import open_challenges, players, ratings, seeks
 from pbm.store.models import OpenChallenge, Player, Seek
@@ -41,7 +42,7 @@ def seek(ctx: Context, command: lang.Seek) -> list[OutgoingMail]:
     if command.wanted:
         ctx.check_confirmed(player)
     engine = pbm.games.get(command.game)
-    paired: list[str] = []
+    paired: list[tuple[int, str]] = []
     mails: list[OutgoingMail] = []
     if command.wanted is not None:
         seeks.put(ctx.session, player, engine.name, command.wanted, command.options, ctx.now())
@@ -55,14 +56,14 @@ def seek(ctx: Context, command: lang.Seek) -> list[OutgoingMail]:
         "paired": paired,
         "full": policy.at_limit(ctx, engine.name, player),
     }
-    return [*mails, *ctx.to_player(player, "seek", **context)]
+    return [*mails, *recipients.to_player(ctx, player, "seek", **context)]
 
 
-def _pair(ctx: Context, engine: Game[Any], player: Player) -> tuple[list[OutgoingMail], list[str]]:
+def _pair(ctx: Context, engine: Game[Any], player: Player) -> tuple[list[OutgoingMail], list[tuple[int, str]]]:
     """Pair `player`'s seek with others' while both want games; the mails of the games started,
-    and a line for each ("Cephalopod board 105 with bob")."""
+    and for each, its board number and the other player ("Cephalopod board 105 with bob")."""
     mails: list[OutgoingMail] = []
-    paired: list[str] = []
+    paired: list[tuple[int, str]] = []
     met: set[int] = set()  # one new game per pair of seekers at a time
     while True:
         waiting = seeks.waiting(ctx.session, engine.name)
@@ -84,13 +85,11 @@ def _pair(ctx: Context, engine: Game[Any], player: Player) -> tuple[list[Outgoin
         options = _agree(mine.options, other.options)
         assert options is not None
         first, second = (other, mine) if other.since <= mine.since else (mine, other)
-        opening = (
-            f"The server paired {first.player.userid} and {second.player.userid}, who both seek {engine.title} games."
-        )
+        opening = Opening("paired", (first.player.userid, second.player.userid))
         seated = [first.player, second.player]
         board, started = play.start_game(ctx, engine, seated, options, author=player, opening=opening)
         mails += started
-        paired.append(f"{engine.title} board {board.board} with {other.player.userid}")
+        paired.append((board.row.board, other.player.userid))
         met.add(other.player_id)
         seeks.took_one(ctx.session, mine)
         seeks.took_one(ctx.session, other)
@@ -130,23 +129,20 @@ def list_open(ctx: Context, command: lang.OpenChallenges) -> list[OutgoingMail]:
     engine = pbm.games.get(command.game)
     waiting = open_challenges.waiting(ctx.session, engine.name, ctx.now())
     views = [open_challenge_view(engine, challenge, _players_in(ctx.session, challenge)) for challenge in waiting]
-    return [ctx.to_sender("open_challenges", game=engine, challenges=views)]
+    return [recipients.to_sender(ctx, "open_challenges", game=engine, challenges=views)]
 
 
 def join(ctx: Context, command: lang.Join) -> list[OutgoingMail]:
     player = ctx.authenticate(command.userid, command.secret)
     engine = pbm.games.get(command.game)
     challenge = open_challenges.at(ctx.session, engine.name, command.board)
-    where = f"{engine.title} board {command.board}"
+    title, number = engine.title, command.board
     if challenge is None:
-        raise Refused(
-            f"{where} is not an open challenge (a game that began has no free seat); "
-            f"'{engine.name} games open' lists those you may join"
-        )
+        raise Refused("not-an-open-challenge", game=engine.name, title=title, board=number)
     if challenge.expires_at <= ctx.now():
-        raise Refused(f"The open challenge at {where} expired at {challenge.expires_at:%Y-%m-%d %H:%M} UTC")
+        raise Refused("open-challenge-expired", expired=challenge.expires_at, title=title, board=number)
     if player.id in challenge.seats:
-        raise Refused(f"{player.userid} has a seat at {where} already")
+        raise Refused("seated-already", userid=player.userid, title=title, board=number)
     ctx.check_confirmed(player)
     full = policy.at_limit(ctx, engine.name, player)
     if full is not None:
@@ -158,7 +154,7 @@ def join(ctx: Context, command: lang.Join) -> list[OutgoingMail]:
         context = {"game": engine, "challenge": view, "joined": player}
         return [OutgoingMail("open_challenge", p.primary_address, context, player_id=p.id) for p in seated if p]
     open_challenges.close(ctx.session, challenge)
-    opening = f"{player.userid} joined {challenge.challenger.userid}'s open challenge, and the game begins."
+    opening = Opening("joined", (player.userid, challenge.challenger.userid))
     _, mails = play.start_game(
         ctx,
         engine,
@@ -183,7 +179,7 @@ def resign(ctx: Context, command: lang.Resign) -> list[OutgoingMail]:
     engine = pbm.games.get(command.game)
     seated = _players_in(ctx.session, challenge)
     if player not in seated:
-        raise Refused(f"{player.userid} has no seat at the open challenge at {engine.title} board {challenge.board}")
+        raise Refused("no-seat-at-open-challenge", userid=player.userid, title=engine.title, board=challenge.board)
     if player.id == challenge.challenger_id:
         open_challenges.close(ctx.session, challenge)
         context = {"game": engine, "challenge": open_challenge_view(engine, challenge, seated), "withdrawn": True}

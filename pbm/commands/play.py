@@ -14,12 +14,14 @@ from typing import Any
 import pbm.games
 from pbm import clocks
 from pbm.commands import language as lang
-from pbm.commands import policy
-from pbm.commands.context import Context, try_again_after
-from pbm.commands.effects import OutgoingMail, Refused, ReplyAs
+from pbm.commands import policy, recipients
+from pbm.commands.context import Context
+from pbm.commands.effects import OutgoingMail, Refused, ReplyAs, listed, utc_time
+from pbm.commands.recipients import Opening
 from pbm.elo import RatingChange
 from pbm.facts import Fact
 from pbm.games import Game, MoveReport
+from pbm.live import LiveBoard
 from pbm.store import boards, offers, open_challenges, players, queues
 from pbm.store.models import Board, Player, QueuedMove
 from pbm.views import OfferNews, open_challenge_view, report_data
@@ -34,38 +36,35 @@ def challenge(ctx: Context, command: lang.Challenge) -> list[OutgoingMail]:
     userids = command.userids
     named_ids = [u for u in userids if u != lang.OPEN_SEAT]
     if len(set(named_ids)) != len(named_ids):
-        raise Refused("Each player can take only one seat: a userid is named twice")
+        raise Refused("seat-named-twice")
     try:
         engine.check_players(len(userids))
     except pbm.games.InvalidOptions as error:
-        raise Refused(str(error)) from None
+        raise Refused(error.fact) from None
     named = players.named(ctx.session, named_ids)
     missing = [u for u in named_ids if u not in named or not named[u].active]
     if missing:
-        raise Refused(f"No player is signed up as {', '.join(missing)}")
+        raise Refused("no-player-signed-up", userids=listed(missing))
     challenger = next((p for p in named.values() if p in ctx.sender.players), None)
     if challenger is None:
-        raise Refused(
-            "You can only start a game you play in: the challenge must come from the registered "
-            f"address of one of {', '.join(named_ids)}"
-        )
+        raise Refused("challenge-not-from-player", userids=listed(named_ids))
     ctx.check_confirmed(challenger)
     unconfirmed = ctx.unconfirmed([p for p in named.values() if p != challenger])
     if unconfirmed:
         raise Refused(
-            f"No game can start with {', '.join(p.userid for p in unconfirmed)} yet: the server may not write "
-            "to a player before they confirm an address (by replying to the mail the server sent them)",
-            headline="Invalid challenge",
+            "challenge-unconfirmed", userids=listed([p.userid for p in unconfirmed]), headline="invalid-challenge"
         )
     refused = policy.refusals(ctx, engine.name, challenger, list(named.values()))
     if refused:
-        raise Refused("; ".join(refused), headline="Invalid challenge")
+        raise Refused("challenge-policies", refusals=listed(refused, "semicolon-list"), headline="invalid-challenge")
     now = ctx.now()
     recent = boards.challenges_by(ctx.session, challenger.id, since=now - CHALLENGE_WINDOW)
     if len(recent) >= ctx.limits.challenges_per_sender_per_hour:
         raise Refused(
-            f"{challenger.userid} has started {len(recent)} games in the last hour, as many as one player "
-            f"may; try again after {try_again_after(recent[0], CHALLENGE_WINDOW)}"
+            "challenges-per-hour",
+            userid=challenger.userid,
+            count=len(recent),
+            after=utc_time(recent[0] + CHALLENGE_WINDOW),
         )
     rules = time_control(ctx, command.time_words)
     if command.is_open:
@@ -90,10 +89,10 @@ def start_game(
     *,
     author: Player,
     rules: clocks.TimeControl | None = None,
-    opening: str | None = None,
+    opening: Opening | None = None,
     number: int | None = None,
     created_at: datetime | None = None,
-) -> tuple[Board, list[OutgoingMail]]:
+) -> tuple[LiveBoard, list[OutgoingMail]]:
     """A new game of `seated`, in order of play, under time `rules` (the club's when None), and its
     first board mailed to each; `opening` is the line the mails start with when `author` did not
     simply challenge the others."""
@@ -112,8 +111,9 @@ def start_game(
         number=number,
         created_at=created_at,
     )
+    live = LiveBoard(board, engine, state)
     comment = "" if opening else None  # a seek's or a join's words were not written to the others
-    return board, ctx.board_mails(engine, board, state, author=author, new=True, opening=opening, comment=comment)
+    return live, recipients.board_mails(ctx, live, author=author, new=True, opening=opening, comment=comment)
 
 
 def _open(
@@ -146,36 +146,35 @@ def _open(
 def move(ctx: Context, command: lang.Move) -> list[OutgoingMail]:
     board, player = ctx.playing(command.game, command.board, command.userid, command.secret)
     seat = ctx.seat_in_play(board, player)
-    ctx.check_reply_is_current(board, player, seat, command, doing="play")
+    ctx.check_reply_is_current(board, player, seat, command, doing=None)
     # A reply refused for its move may be answered again, as the board mail it answered could be.
-    reply_as = ReplyAs(board.id, player.id, board.move_count) if command.by_reply else None
+    reply_as = ReplyAs(board.row.id, player.id, board.row.move_count) if command.by_reply else None
     return play(ctx, board, player, command.move, reply_as=reply_as)
 
 
 def play(
-    ctx: Context, board: Board, player: Player, text: str, *, auto: bool = False, reply_as: ReplyAs | None = None
+    ctx: Context, board: LiveBoard, player: Player, text: str, *, auto: bool = False, reply_as: ReplyAs | None = None
 ) -> list[OutgoingMail]:
     """`player` plays the move written `text` at `board` (locked), and everyone hears of it; then, if
     the player whose turn it is queued a move, that is played too. `auto`: played from the queue;
     `reply_as`: a refusal may be answered with a move, as a board mail may."""
-    engine = pbm.games.get(board.game_type)
+    engine = board.engine
     seat = ctx.seat_in_play(board, player)
-    state = engine.resume(board.state, board.secret)
-    notation, after = checked_move(ctx, board, seat, state, text, reply_as=reply_as)
-    news = _withdraw_offer(ctx, board)
+    state = board.state
+    notation, after = checked_move(ctx, board, seat, text, reply_as=reply_as)
+    news = _withdraw_offer(ctx, board.row)
     report = report_data(engine.report(state, notation, after))
     comment = "" if auto else ctx.comment
-    _record(ctx, board, seat, notation, report, comment=comment, auto=auto)
-    boards.set_position(board, engine.dump(after), after.to_move)
+    _record(ctx, board.row, seat, notation, report, comment=comment, auto=auto)
+    board.advance(after)
     result = engine.result(after)
     if result is not None:
-        ratings = _finish_by_rules(ctx, board, result)
-        return ctx.board_mails(engine, board, after, author=player, announce=True, ratings=ratings, offer_news=news)
+        ratings = _finish_by_rules(ctx, board.row, result)
+        return recipients.board_mails(ctx, board, author=player, announce=True, ratings=ratings, offer_news=news)
     turn = _queued_turn(ctx, board)
-    mails = ctx.board_mails(
-        engine,
+    mails = recipients.board_mails(
+        ctx,
         board,
-        after,
         author=player,
         announce=True,
         offer_news=news,
@@ -190,28 +189,27 @@ def play(
 class _QueuedTurn:
     """What the queue of the player now to move holds for this turn."""
 
-    notes: dict[int, str]
-    """A line for the queue's owner, in the board mail of the move just played."""
+    notes: dict[int, dict[str, Any]]
+    """What the queue's owner alone reads in the board mail of the move just played (template context)."""
     play: Callable[[], list[OutgoingMail]]
     """Plays the queued move (after the board mails of the move before it), if one applies."""
     others: dict[int, QueuedMove]
     """The other players' queues at the board, by player id."""
 
 
-def _queued_turn(ctx: Context, board: Board) -> _QueuedTurn:
+def _queued_turn(ctx: Context, board: LiveBoard) -> _QueuedTurn:
     """The queue of the player now to move, taken: the line the moves since it was made chose, to
     play for them, or a note that none did. See `pbm.commands.queueing`."""
-    assert board.to_move is not None, "an active board has a seat to move"
-    player = board.seats[board.to_move].player
-    queued, others = queues.take(ctx.session, board, player)
+    assert board.row.to_move is not None, "an active board has a seat to move"
+    player = board.player_at(board.row.to_move)
+    queued, others = queues.take(ctx.session, board.row, player)
     if queued is None:
         return _QueuedTurn({}, list, others)
-    since = [m.notation for m in boards.moves_since(ctx.session, board, queued.at_move)]
+    since = [m.notation for m in boards.moves_since(ctx.session, board.row, queued.at_move)]
     line = next((line for line in queued.lines if line["if"] == since), None)
     line = line or next((line for line in queued.lines if not line["if"]), None)
     if line is None:
-        note = f"None of your queued lines matched the moves played ({' '.join(since)}), so nothing was played for you."
-        return _QueuedTurn({player.id: note}, list, others)
+        return _QueuedTurn({player.id: {"unmatched_queue": since}}, list, others)
     move = line["then"]
 
     def play_it() -> list[OutgoingMail]:
@@ -219,12 +217,7 @@ def _queued_turn(ctx: Context, board: Board) -> _QueuedTurn:
             # A refused move changes nothing before it is refused: no savepoint is needed.
             return play(ctx, board, player, move, auto=True)
         except Refused as error:
-            context = {
-                "title": pbm.games.get(board.game_type).title,
-                "board": board.board,
-                "move": move,
-                "reason": str(error),
-            }
+            context = {"title": board.title, "board": board.row.board, "move": move, "reason": error.fact}
             return [OutgoingMail("queue_dropped", player.primary_address, context, player_id=player.id)]
 
     return _QueuedTurn({}, play_it, others)
@@ -261,36 +254,35 @@ def forfeiting(why: Fact) -> Leaving:
 def resign(ctx: Context, command: lang.Resign) -> list[OutgoingMail]:
     board, player = ctx.playing(command.game, command.board, command.userid, command.secret)
     seat = ctx.seat_in_play(board, player)
-    ctx.check_reply_is_current(board, player, seat, command, doing="resign")
+    ctx.check_reply_is_current(board, player, seat, command, doing=Fact("doing-resign"))
     return leave(ctx, board, player, RESIGNING)
 
 
-def leave(ctx: Context, board: Board, player: Player, leaving: Leaving) -> list[OutgoingMail]:
+def leave(ctx: Context, board: LiveBoard, player: Player, leaving: Leaving) -> list[OutgoingMail]:
     """`player` leaves the game at `board` (locked): in a game of two the others win; in a bigger
     one, if the game allows it, the others play on. Nobody plays on in the first round: the game
     ends there, called off, unrated (`boards.finish`)."""
-    engine = pbm.games.get(board.game_type)
     seat = ctx.seat_in_play(board, player)
-    state = engine.resume(board.state, board.secret)
+    row = board.row
     ratings: list[RatingChange] = []
-    news = _withdraw_offer(ctx, board)
+    news = _withdraw_offer(ctx, row)
     did = Fact("player-did", userid=player.userid, did=leaving.did)
-    after = engine.resign(state, seat)
-    if after is None or not boards.everyone_moved(ctx.session, board):
-        _record(ctx, board, seat, leaving.notation, report_data(MoveReport(leaving.did)), comment=leaving.comment)
-        others = [s.seat for s in board.seats if s.seat != seat]
+    after = board.engine.resign(board.state, seat)
+    if after is None or not boards.everyone_moved(ctx.session, row):
+        _record(ctx, row, seat, leaving.notation, report_data(MoveReport(leaving.did)), comment=leaving.comment)
+        others = [s.seat for s in row.seats if s.seat != seat]
         reason = Fact("won-when-left" if len(others) == 1 else "tied-when-left", userid=player.userid, did=leaving.did)
         ratings = boards.finish(
-            ctx.session, board, winners=others, code=leaving.code, reason=reason, called_off=did, now=ctx.now()
+            ctx.session, row, winners=others, code=leaving.code, reason=reason, called_off=did, now=ctx.now()
         )
-        return ctx.board_mails(engine, board, state, author=player, announce=True, ratings=ratings, offer_news=news)
+        return recipients.board_mails(ctx, board, author=player, announce=True, ratings=ratings, offer_news=news)
     report = report_data(MoveReport(Fact("left-and-the-others-play-on", did=leaving.did)))
-    _record(ctx, board, seat, leaving.notation, report, comment=leaving.comment)
-    boards.set_position(board, engine.dump(after), after.to_move)
-    result = engine.result(after)
+    _record(ctx, row, seat, leaving.notation, report, comment=leaving.comment)
+    board.advance(after)
+    result = board.engine.result(after)
     if result is not None:
-        ratings = _finish_by_rules(ctx, board, result)
-    return ctx.board_mails(engine, board, after, author=player, announce=True, ratings=ratings, offer_news=news)
+        ratings = _finish_by_rules(ctx, row, result)
+    return recipients.board_mails(ctx, board, author=player, announce=True, ratings=ratings, offer_news=news)
 
 
 def _finish_by_rules(ctx: Context, board: Board, result: pbm.games.Result) -> list[RatingChange]:
@@ -308,31 +300,30 @@ def _finish_by_rules(ctx: Context, board: Board, result: pbm.games.Result) -> li
 
 
 def checked_move(
-    ctx: Context, board: Board, seat: int, state: Any, text: str, *, reply_as: ReplyAs | None = None
+    ctx: Context, board: LiveBoard, seat: int, text: str, *, reply_as: ReplyAs | None = None
 ) -> tuple[str, Any]:
     """The canonical notation of the move `text` for `seat`, and the state after it; refused when it
     is not the seat's turn, or the move is stale or illegal (a refusal `reply_as` may be answered)."""
-    engine = pbm.games.get(board.game_type)
-    if board.to_move != seat:
-        assert board.to_move is not None, "an active board has a seat to move"
+    to_move = board.row.to_move
+    if to_move != seat:
+        assert to_move is not None, "an active board has a seat to move"
         raise Refused(
-            f"It is not your turn: {board.seats[board.to_move].player.userid} is to move",
-            view=ctx.view(board, state, viewer=seat),
+            "not-your-turn",
+            userid=board.player_at(to_move).userid,
+            view=ctx.view(board, viewer=seat),
             reply_as=reply_as,
         )
     try:
-        return engine.play_notated(state, text)
+        return board.engine.play_notated(board.state, text)
     except pbm.games.StaleMove as error:
-        raise Refused(f"Stale move: {error}", view=ctx.view(board, state, viewer=seat), reply_as=reply_as) from None
+        raise Refused("stale-move", reason=error.fact, view=ctx.view(board, viewer=seat), reply_as=reply_as) from None
     except pbm.games.IllegalMove as error:
-        raise Refused(f"Illegal move: {error}", view=ctx.view(board, state, viewer=seat), reply_as=reply_as) from None
+        raise Refused("illegal-move", reason=error.fact, view=ctx.view(board, viewer=seat), reply_as=reply_as) from None
 
 
 def not_allowed(ctx: Context, command: lang.NotAllowed) -> list[OutgoingMail]:
     title = pbm.games.get(command.game).title
-    if command.word == "pass":
-        raise Refused(f"{title} does not allow passing: every turn must be played")
-    raise Refused(f"{title} has no swap: the first player named in the challenge moves first")
+    raise Refused("no-passing" if command.word == "pass" else "no-swap", title=title)
 
 
 def _withdraw_offer(ctx: Context, board: boards.Board) -> OfferNews | None:

@@ -11,8 +11,10 @@ from collections.abc import Sequence
 
 import pbm.games
 from pbm.commands import language as lang
+from pbm.commands import recipients
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail
+from pbm.facts import Fact
 from pbm.store import policies
 from pbm.store.models import Player
 
@@ -34,20 +36,20 @@ def limit(ctx: Context, command: lang.Limit) -> list[OutgoingMail]:
     return _told(ctx, player, command.game)
 
 
-def refusals(ctx: Context, game_type: str, challenger: Player, named: Sequence[Player]) -> list[str]:
+def refusals(ctx: Context, game_type: str, challenger: Player, named: Sequence[Player]) -> list[Fact]:
     """Why each named player's policy refuses this challenge (none: it may start)."""
     title = pbm.games.get(game_type).title
     found = []
     for player in named:
         policy = policies.of(ctx.session, player, game_type)
         if player != challenger and not policy.accepts:
-            found.append(f"{player.userid} takes no {title} challenges")
+            found.append(Fact("takes-no-challenges", userid=player.userid, title=title))
         elif (full := at_limit(ctx, game_type, player)) is not None:
             found.append(full)
     return found
 
 
-def at_limit(ctx: Context, game_type: str, player: Player) -> str | None:
+def at_limit(ctx: Context, game_type: str, player: Player) -> Fact | None:
     """Why `player` takes no more games of `game_type` now (their ``limit`` is reached), or None.
     A seek or a join is the player's own wish, so only the limit stands in its way."""
     policy = policies.of(ctx.session, player, game_type)
@@ -57,12 +59,11 @@ def at_limit(ctx: Context, game_type: str, player: Player) -> str | None:
     if playing < policy.most_games:
         return None
     title = pbm.games.get(game_type).title
-    games = "game" if playing == 1 else "games"
-    return f"{player.userid} plays {playing} {title} {games}, as many as {player.userid} takes at once"
+    return Fact("at-game-limit", userid=player.userid, playing=playing, title=title)
 
 
 def _told(ctx: Context, player: Player, game_type: str) -> list[OutgoingMail]:
     policy = policies.of(ctx.session, player, game_type)
     playing = policies.active_games(ctx.session, player, game_type)
     engine = pbm.games.get(game_type)
-    return ctx.to_player(player, "policy", player=player, game=engine, policy=policy, playing=playing)
+    return recipients.to_player(ctx, player, "policy", player=player, game=engine, policy=policy, playing=playing)

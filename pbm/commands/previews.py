@@ -12,13 +12,12 @@ from typing import Any
 
 import pbm.games
 from pbm.commands import language as lang
-from pbm.commands import play
+from pbm.commands import play, recipients
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Refused
 from pbm.games import Game
 from pbm.store import boards, submissions
-from pbm.store.models import BoardStatus
-from pbm.views import joined_names, moves_text
+from pbm.views import joined_names
 from pbm.words import Words
 
 LONGEST_MOVE_WORDS = 3
@@ -27,30 +26,31 @@ LONGEST_MOVE_WORDS = 3
 
 def submit(ctx: Context, command: lang.Submit) -> list[OutgoingMail]:
     board, player = ctx.playing(command.game, command.board, command.userid, command.secret)
-    engine = pbm.games.get(board.game_type)
+    engine = board.engine
     seat = ctx.seat_in_play(board, player)
-    state = engine.resume(board.state, board.secret)
-    notation, _ = play.checked_move(ctx, board, seat, state, command.move)
-    submissions.submit(ctx.session, board, player, notation, ctx.now())
+    notation, _ = play.checked_move(ctx, board, seat, command.move)
+    submissions.submit(ctx.session, board.row, player, notation, ctx.now())
     # Shown from a stand-in secret: the real state after the move would show the real next roll,
     # and a player could submit, look, and never confirm.
-    _, shown = engine.play_notated(engine.with_stand_in_secret(state), notation)
-    first = board.move_count + 1
-    names = [s.player.userid for s in board.seats]
+    _, shown = engine.play_notated(engine.with_stand_in_secret(board.state), notation)
+    first = board.row.move_count + 1
+    names = [s.player.userid for s in board.row.seats]
     context = _preview(engine, shown, names, [(first, player.userid, notation)], viewer=seat)
-    context |= {"board": board.board, "submitted": notation, "userid": player.userid}
-    return [ctx.to_sender("preview", **context)]
+    context |= {"board": board.row.board, "submitted": notation, "userid": player.userid}
+    return [recipients.to_sender(ctx, "preview", **context)]
 
 
 def confirm(ctx: Context, command: lang.Confirm) -> list[OutgoingMail]:
     board, player = ctx.playing(command.game, command.board, command.userid, command.secret)
-    submitted = submissions.take(ctx.session, board, player)
+    submitted = submissions.take(ctx.session, board.row, player)
     if submitted is None:
-        raise Refused(f"{player.userid} has no move submitted at this board: submit one first")
-    if submitted.at_move != board.move_count:
+        raise Refused("nothing-submitted", userid=player.userid)
+    if submitted.at_move != board.row.move_count:
         raise Refused(
-            f"The board changed since {player.userid} submitted {submitted.move} (it is at move "
-            f"{board.move_count + 1} now), so nothing was played: look at the board and submit again",
+            "board-changed-since-submit",
+            userid=player.userid,
+            move=submitted.move,
+            now_at=board.row.move_count + 1,
             view=ctx.view(board),
         )
     return play.play(ctx, board, player, submitted.move)
@@ -63,31 +63,27 @@ def preview(ctx: Context, command: lang.Preview) -> list[OutgoingMail]:
             engine.check_players(command.players)
             state = engine.new(players=command.players, options=command.options)
         except pbm.games.InvalidOptions as error:
-            raise Refused(str(error)) from None
+            raise Refused(error.fact) from None
         userids = list(engine.seat_names[: command.players])
         done = 0
         starts: str | None = userids[state.to_move]  # by the dice, in a game that rolls for it
     else:
         board = ctx.board(command.game, command.board)
-        records = boards.moves_of(ctx.session, board)
+        records = boards.moves_of(ctx.session, board.row)
         done = len(records) if command.at_move is None else command.at_move
         if done > len(records):
-            raise Refused(f"{engine.title} board {board.board} has {moves_text(len(records))}, not {done}")
-        if board.status == BoardStatus.ACTIVE and command.at_move is None:
-            state = engine.resume(board.state, board.secret)
-        else:
-            start = engine.new(players=len(board.seats), options=board.options, seed=board.secret)
-            state = engine.replay(start, [(record.seat, record.notation) for record in records[:done]])
-        userids = [seat.player.userid for seat in board.seats]
+            raise Refused("fewer-moves", title=engine.title, board=board.row.board, count=len(records), at_move=done)
+        state = board.state if board.active and command.at_move is None else board.replayed(records[:done])
+        userids = [seat.player.userid for seat in board.row.seats]
         starts = None
-        if board.status == BoardStatus.ACTIVE:
+        if board.active:
             # Moves on the copy must not roll the game's real next dice (see `Game.with_stand_in_secret`).
             state = engine.with_stand_in_secret(state)
     moves, state = play_words(engine, state, command.moves.split(), userids)
     played = [(done + i, userids[seat], notation) for i, (seat, notation) in enumerate(moves, start=1)]
     context = _preview(engine, state, userids, played)
     context |= {"board": command.board, "submitted": None, "userid": None, "starts": starts}
-    return [ctx.to_sender("preview", **context)]
+    return [recipients.to_sender(ctx, "preview", **context)]
 
 
 def play_words(engine: Game[Any], state: Any, words: list[str], names: list[str]) -> tuple[list[tuple[int, str]], Any]:
@@ -108,9 +104,9 @@ def play_words(engine: Game[Any], state: Any, words: list[str], names: list[str]
             state, at = after, at + length
             break
         else:
+            assert problem is not None, "at least one length was tried"
             raise Refused(
-                f"Illegal move: {problem} (at '{words[at]}', {names[state.to_move]} to move, "
-                f"after {len(moves)} moves previewed)"
+                "preview-illegal", reason=problem.fact, word=words[at], userid=names[state.to_move], count=len(moves)
             )
     return moves, state
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pbm.games
+from pbm import live
 from pbm.commands import language as lang
+from pbm.commands import recipients
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Refused
 from pbm.store import board_lists, boards, players, policies, ratings, seeks
 from pbm.store.models import Board, BoardStatus
-from pbm.views import game_summary, moves_text, rating_view
+from pbm.views import game_summary, rating_view
 
 
 def show(ctx: Context, command: lang.Show) -> list[OutgoingMail]:
@@ -24,13 +26,11 @@ def show(ctx: Context, command: lang.Show) -> list[OutgoingMail]:
         if at_move is None:
             view = ctx.view(board, viewer=viewer)
         else:
-            moves = boards.moves_of(ctx.session, board)
+            moves = boards.moves_of(ctx.session, board.row)
             if at_move > len(moves):
-                raise Refused(f"{engine.title} board {number} has {moves_text(len(moves))}, not {at_move}")
-            start = engine.new(players=len(board.seats), options=board.options, seed=board.secret)
-            state = engine.replay(start, [(move.seat, move.notation) for move in moves[:at_move]])
-            view = ctx.view(board, state, viewer=viewer, moves=moves[:at_move], at_move=at_move)
-        mails.append(ctx.board_for_sender(board, view))
+                raise Refused("fewer-moves", title=engine.title, board=number, count=len(moves), at_move=at_move)
+            view = live.earlier(ctx.session, board, at_move, moves).view(viewer)
+        mails.append(recipients.board_for_sender(ctx, board, view))
     return mails
 
 
@@ -40,7 +40,7 @@ def games(ctx: Context, command: lang.Games) -> list[OutgoingMail]:
     if command.which == "next":
         waiting = named or list(ctx.sender.players)
         if not waiting:
-            raise Refused("Whose turn? Name a userid: games userid next")
+            raise Refused("games-next-nobody")
         found = [b for player in waiting for b in board_lists.waiting_for(ctx.session, player.id, command.game)]
     else:
         statuses = (BoardStatus.ACTIVE,) if command.which == "active" else board_lists.STATUSES
@@ -81,9 +81,15 @@ def standings(ctx: Context, command: lang.Standings) -> list[OutgoingMail]:
         "Provisional": [r for r in rows if r.provisional and not r.inactive(now)],
         "Inactive": [r for r in rows if r.inactive(now)],
     }
-    return [ctx.to_sender("standings", engine=engine, sections=sections, rated=len(rows), unrated_seekers=unrated)]
+    return [
+        recipients.to_sender(
+            ctx, "standings", engine=engine, sections=sections, rated=len(rows), unrated_seekers=unrated
+        )
+    ]
 
 
 def _list_mail(ctx: Context, template: str, game_type: str, found: list[Board], **context: Any) -> OutgoingMail:
     engine = pbm.games.get(game_type)
-    return ctx.to_sender(template, engine=engine, games=[game_summary(engine, board) for board in found], **context)
+    return recipients.to_sender(
+        ctx, template, engine=engine, games=[game_summary(engine, board) for board in found], **context
+    )

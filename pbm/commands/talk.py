@@ -14,45 +14,41 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-import pbm.games
 from pbm.addresses import same
 from pbm.commands import language as lang
-from pbm.commands.context import Context, try_again_after
-from pbm.commands.effects import OutgoingMail, Refused
+from pbm.commands.context import Context
+from pbm.commands.effects import OutgoingMail, Refused, utc_time
+from pbm.live import Snapshot
 from pbm.store import boards, players, talks, watchers
-from pbm.store.models import BoardStatus, Player, TalkKind
-from pbm.views import board_view
+from pbm.store.models import Player, TalkKind
 
 TALK_WINDOW = timedelta(hours=1)
 
 
 def chat(ctx: Context, command: lang.Chat) -> list[OutgoingMail]:
     board, player = ctx.playing(command.game, command.board, command.userid, command.secret)
-    engine = pbm.games.get(board.game_type)
-    if boards.seat_of(board, player) is None:
-        raise Refused(f"{player.userid} does not play in {engine.title} board {board.board}")
+    ctx.seat_at(board, player)
     _check_there_is_something_to_say(ctx)
     ctx.check_confirmed(player)
     _check_within_limit(ctx, player)
-    talks.record(ctx.session, player, TalkKind.CHAT, ctx.now(), board)
-    state = engine.resume(board.state, board.secret)
-    moves = boards.moves_of(ctx.session, board)
-    active = board.status == BoardStatus.ACTIVE
+    row = board.row
+    talks.record(ctx.session, player, TalkKind.CHAT, ctx.now(), row)
+    # The board and its moves only: a chat is no news of the game (no clock, no proposal).
+    snapshot = Snapshot(board, board.state, boards.moves_of(ctx.session, row))
+    at_ply = row.move_count if board.active else None
     mails = []
-    for seat in board.seats:
-        view = board_view(engine, board, state, moves, viewer=seat.seat)
-        context = {"view": view, "author": player, "comment": ctx.comment}
-        at_ply = board.move_count if active else None
+    for seat in row.seats:
+        context = {"view": snapshot.view(seat.seat), "author": player, "comment": ctx.comment}
         mails.append(
             OutgoingMail(
-                "chat", seat.player.primary_address, context, board_id=board.id, player_id=seat.player_id, at_ply=at_ply
+                "chat", seat.player.primary_address, context, board_id=row.id, player_id=seat.player_id, at_ply=at_ply
             )
         )
-    unseated = {"view": board_view(engine, board, state, moves), "author": player, "comment": ctx.comment}
-    for watcher in watchers.watching(ctx.session, board):
+    unseated = {"view": snapshot.view(), "author": player, "comment": ctx.comment}
+    for watcher in watchers.watching(ctx.session, row):
         mails.append(
             OutgoingMail(
-                "chat", watcher.primary_address, unseated, board_id=board.id, player_id=watcher.id, to_watcher=True
+                "chat", watcher.primary_address, unseated, board_id=row.id, player_id=watcher.id, to_watcher=True
             )
         )
     return mails
@@ -62,7 +58,7 @@ def message(ctx: Context, command: lang.Message) -> list[OutgoingMail]:
     player = ctx.authenticate(command.userid, command.secret)
     recipients = [p for p in ctx.named_players(command.to) if p.active]
     if not recipients:
-        raise Refused("None of the players named still plays here")
+        raise Refused("none-named-plays")
     _check_there_is_something_to_say(ctx)
     ctx.check_confirmed(player)
     _check_within_limit(ctx, player)
@@ -80,7 +76,7 @@ def broadcast(ctx: Context, command: lang.Broadcast) -> list[OutgoingMail]:
     """An administrator's words to every player still signed up (`Club.admins` lists who may)."""
     player = ctx.authenticate(command.userid, command.secret)
     if player.userid not in ctx.club.admins:
-        raise Refused(f"broadcast is for the server's administrators, and {player.userid} is not one")
+        raise Refused("broadcast-admins-only", userid=player.userid)
     _check_there_is_something_to_say(ctx)
     ctx.check_confirmed(player)
     recipients = players.everyone_active(ctx.session)
@@ -88,7 +84,7 @@ def broadcast(ctx: Context, command: lang.Broadcast) -> list[OutgoingMail]:
     context = {"author": player, "comment": ctx.comment}
     others = [p for p in recipients if p != player]
     mails = [OutgoingMail("broadcast", p.primary_address, context, player_id=p.id, addressee=p.userid) for p in others]
-    sent = {**context, "to": [f"all {len(mails)} other players"], "announcement": True}
+    sent = {**context, "to": [], "everyone": len(mails), "announcement": True}
     return [*mails, _authors_copy(ctx, player, sent, reports_on="broadcast")]
 
 
@@ -102,14 +98,12 @@ def _authors_copy(ctx: Context, author: Player, context: dict[str, Any], *, repo
 
 def _check_there_is_something_to_say(ctx: Context) -> None:
     if not ctx.comment.strip():
-        raise Refused("There is nothing to pass on: write your words below the command, after a blank line")
+        raise Refused("nothing-to-pass-on")
 
 
 def _check_within_limit(ctx: Context, player: Player) -> None:
     now = ctx.now()
     recent = talks.sent_since(ctx.session, player, now - TALK_WINDOW)
     if len(recent) >= ctx.limits.talks_per_sender_per_hour:
-        raise Refused(
-            f"{player.userid} has sent {len(recent)} chats and messages in the last hour, as many as one player "
-            f"may; try again after {try_again_after(recent[0], TALK_WINDOW)}"
-        )
+        after = utc_time(recent[0] + TALK_WINDOW)
+        raise Refused("talks-per-hour", userid=player.userid, count=len(recent), after=after)

@@ -11,12 +11,15 @@ days not taken count no more) and calls off those booked ahead.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
 
 from pbm import clocks
 from pbm.commands import language as lang
+from pbm.commands import recipients
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Refused
+from pbm.facts import Fact
 from pbm.store import turns, vacations
 from pbm.store.models import Player, Vacation
 
@@ -28,7 +31,7 @@ LONGEST_AHEAD = timedelta(days=365)
 def vacation(ctx: Context, command: lang.Vacation) -> list[OutgoingMail]:
     player = ctx.authenticate(command.userid, command.secret)
     now = ctx.now()
-    news = ""
+    news = VacationNews()
     if command.off:
         news = _end(ctx, player, now)
     elif command.books:
@@ -37,21 +40,35 @@ def vacation(ctx: Context, command: lang.Vacation) -> list[OutgoingMail]:
     context = {
         "player": player.userid,
         "news": news,
-        "booked": [_interval(v) for v in booked],
+        "booked": [_as_interval(v) for v in booked],
         "away": next((v.ends_at for v in booked if v.starts_at <= now), None),
         "left": allowance_left(ctx, player, now),
         "allowance": ctx.club.vacation_allowance,
     }
-    return [ctx.to_sender("vacation", **context)]
+    return [recipients.to_sender(ctx, "vacation", **context)]
 
 
-def _book(ctx: Context, player: Player, command: lang.Vacation, now: datetime) -> str:
+@dataclass(frozen=True)
+class VacationNews:
+    """What a ``vacation`` command changed, for the first lines of its answer."""
+
+    booked: clocks.Interval | None = None
+    ended: bool = False
+    """The vacation under way ended now."""
+    called_off: tuple[clocks.Interval, ...] = ()
+    """Vacations booked ahead that will not be."""
+
+    def __bool__(self) -> bool:
+        return self.booked is not None or self.ended or bool(self.called_off)
+
+
+def _book(ctx: Context, player: Player, command: lang.Vacation, now: datetime) -> VacationNews:
     today = now.date()
     if command.starts is not None and command.starts < today:
-        raise Refused(f"A vacation cannot start in the past: {command.starts} is gone (write 'now' to start now)")
+        raise Refused("vacation-in-the-past", starts=command.starts)
     first = command.starts or today
     if first - today > LONGEST_AHEAD or (command.until is not None and command.until - first > YEAR):
-        raise Refused("A vacation can be booked at most a year ahead, for at most a year")
+        raise Refused("vacation-too-far")
     starts = now if first == today else _midnight(first)
     if command.days is not None:
         ends = starts + timedelta(days=command.days)
@@ -59,39 +76,34 @@ def _book(ctx: Context, player: Player, command: lang.Vacation, now: datetime) -
         assert command.until is not None
         ends = _midnight(command.until + timedelta(days=1))  # the last day away is a whole day
     if ends <= starts:
-        raise Refused(f"The vacation would end before it starts: the last day away ({command.until}) comes first")
+        raise Refused("vacation-ends-first", until=command.until)
     wanted = clocks.Interval(starts, ends)
     booked = vacations.of(ctx.session, player, now - YEAR)
     clash = next((v for v in booked if v.starts_at < ends and starts < v.ends_at), None)
     if clash is not None:
-        raise Refused(
-            f"That overlaps your vacation {_interval(clash)}: send 'vacation {player.userid} PASSWORD off' "
-            "to call it off, or choose other days"
-        )
+        raise Refused("vacation-overlaps", starts=clash.starts_at, ends=clash.ends_at, userid=player.userid)
     allowance = ctx.club.vacation_allowance
     if most_in_a_year([*(_as_interval(v) for v in booked), wanted]) > allowance:
         left = left_from(ctx, player, starts, now)
         raise Refused(
-            f"A vacation {_interval_text(wanted)} ({days_text(ends - starts)}) takes more than your allowance: "
-            f"at most {days_text(allowance)} away in any 365 days, those booked counted. From "
-            f"{starts:%Y-%m-%d} you can take up to {days_text(left)}"
+            "vacation-over-allowance",
+            starts=starts,
+            ends=ends,
+            length=days(ends - starts),
+            allowance=days(allowance),
+            left=days(left),
         )
     vacations.book(ctx.session, player, starts, ends, now)
     turns.look_soon(ctx.session, player.id, now)
-    return f"Booked: away {_interval_text(wanted)}."
+    return VacationNews(booked=wanted)
 
 
-def _end(ctx: Context, player: Player, now: datetime) -> str:
+def _end(ctx: Context, player: Player, now: datetime) -> VacationNews:
     ended, dropped = vacations.end(ctx.session, player, now)
     if ended is None and not dropped:
-        raise Refused(f"{player.userid} is not away and has no vacation booked: there is nothing to end")
+        raise Refused("not-away", userid=player.userid)
     turns.look_soon(ctx.session, player.id, now)
-    words = []
-    if ended is not None:
-        words.append("Your vacation ends now: your clocks run again, and your opponents are told.")
-    if dropped:
-        words.append(f"Called off: {', '.join(_interval_text(_as_interval(v)) for v in dropped)}.")
-    return " ".join(words)
+    return VacationNews(ended=ended is not None, called_off=tuple(_as_interval(v) for v in dropped))
 
 
 def most_in_a_year(intervals: list[clocks.Interval]) -> timedelta:
@@ -129,11 +141,11 @@ def left_from(ctx: Context, player: Player, starts: datetime, now: datetime) -> 
     return timedelta(hours=shortest)
 
 
-def days_text(span: timedelta) -> str:
-    """A span of vacation as days, with the hours when it is not whole days."""
-    days, rest = divmod(int(span.total_seconds()) // 3600, 24)
-    text = f"{days} day{'s' if days != 1 else ''}"
-    return f"{text} {rest} hour{'s' if rest != 1 else ''}" if rest else text
+def days(span: timedelta) -> Fact:
+    """A span of vacation as days, with the hours when it is not whole days: ``30 days``, ``2 days 5 hours``."""
+    whole, rest = divmod(int(span.total_seconds()) // 3600, 24)
+    counted = Fact("days", count=whole)
+    return Fact("days-and-hours", days=counted, hours=Fact("hours", count=rest)) if rest else counted
 
 
 def _midnight(day: date) -> datetime:
@@ -142,11 +154,3 @@ def _midnight(day: date) -> datetime:
 
 def _as_interval(vacation: Vacation) -> clocks.Interval:
     return clocks.Interval(vacation.starts_at, vacation.ends_at)
-
-
-def _interval(vacation: Vacation) -> str:
-    return _interval_text(_as_interval(vacation))
-
-
-def _interval_text(interval: clocks.Interval) -> str:
-    return f"from {interval.start:%Y-%m-%d %H:%M} until {interval.end:%Y-%m-%d %H:%M} UTC"

@@ -16,7 +16,7 @@ from pbm.commands import language as lang
 from pbm.commands import masking
 from pbm.commands.effects import BoardRef, OutgoingMail, Refused, ReplyAs
 from pbm.commands.plan import Plan
-from pbm.facts import Fact
+from pbm.facts import Fact, Factual
 from pbm.words import Words
 
 
@@ -34,7 +34,7 @@ class Answers:
     quoted_lines: int
     """How many lines of the original an answer quotes (`Limits.quoted_lines`)."""
     words: Words = field(default_factory=Words)
-    """How the reader of an answer is spoken to: the edge where a fact becomes a sentence."""
+    """How the reader of an answer is spoken to: the edge where a fact (a refusal's, an error's) becomes a sentence."""
 
     def error(
         self,
@@ -75,7 +75,7 @@ class Answers:
             "title": pbm.games.get(board.game_type).title if board is not None else _title_of(command),
             "board_number": board.board if board is not None else None,
             "replyable": reply_as is not None,
-            "headline": (refusal.headline if refusal is not None else None) or "Error",
+            "headline": self.words.say(refusal.headline) if refusal is not None and refusal.headline else "Error",
             "subject_read": masking.mask_passwords(plan.subject, secrets, unparsed=nothing_parsed),
             **self.quotable(body, secrets, unparsed=nothing_parsed),
         }
@@ -88,8 +88,8 @@ class Answers:
     def _said(self, reason: Refused | lang.CommandError | pbm.games.GameError | Fact) -> str:
         if isinstance(reason, Fact):
             return self.words.say(reason)
-        if isinstance(reason, Refused):
-            return reason.message
+        if isinstance(reason, Factual):
+            return self.words.say(reason.fact)
         return str(reason)
 
     def failure(self, to: str, body: str) -> OutgoingMail:

@@ -18,22 +18,20 @@ from typing import Any, ParamSpec, TypeVar
 
 from sqlalchemy.orm import Session
 
-from pbm import clocks
+from pbm import clocks, live
 from pbm.facts import Fact
 from pbm.games import Game, all_games
 from pbm.games import get as get_game
-from pbm.store import board_lists, boards, players, ratings, turns, vacations
+from pbm.store import board_lists, players, ratings, turns, vacations
 from pbm.store.database import Database
 from pbm.store.models import Board, BoardStatus, utcnow
 from pbm.views import (
     BoardView,
     GameSummary,
     RatingView,
-    board_view,
     dice_record,
     game_summary,
     rating_view,
-    time_view,
 )
 
 DEFAULT_TIME = clocks.TimeControl()
@@ -209,16 +207,13 @@ class Reads:
     def game(self, engine: Game[Any], board: int) -> GamePage | None:
         """One game in full, as a reader who holds no seat sees it; ``None`` when there is no such board."""
         with self.database.reading() as session:
-            game = boards.find(session, engine.name, board)
+            game = live.load(session, engine.name, board)
             if game is None:
                 return None
-            state = engine.resume(game.state, game.secret)
-            moves = boards.moves_of(session, game)
-            rules = turns.rules_of(game, self.time_control)
-            time = time_view(game, rules, turns.turn_of(session, game, self.now(), self.time_control))
-            events = boards.events_of(session, game)
-            view = board_view(engine, game, state, moves, with_cells=True, time=time, events=events)
-            return GamePage(view, dice_record(engine, game, state, moves))
+            # The snapshot the board's mails are views of, seen from no seat.
+            snapshot = live.snapshot(session, game, now=self.now(), club_rules=self.time_control)
+            view = snapshot.view(with_cells=True)
+            return GamePage(view, dice_record(engine, game.row, snapshot.state, snapshot.moves))
 
     def player(self, userid: str) -> PlayerPage | None:
         with self.database.reading() as session:
