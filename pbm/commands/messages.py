@@ -277,7 +277,7 @@ REFUSALS: Catalogue = {
         "{userid} has started {count} games in the last hour, as many as one player may; try again after {after}"
     ),
     "not-your-turn": "It is not your turn: {userid} is to move",
-    "stale-move": "Stale move: {reason}",
+    "move-is-stale": "Stale move: {reason}",
     "illegal-move": "Illegal move: {reason}",
     "no-passing": "{title} does not allow passing: every turn must be played",
     "no-swap": "{title} has no swap: the first player named in the challenge moves first",
@@ -350,7 +350,7 @@ REFUSALS: Catalogue = {
     "accepted-already": "You accepted it already: the {proposal} waits for the others' votes",
     "out-of-the-game": "{userid} is out of this game, and has no say in it any more",
     "no-take-backs": "{title} does not allow taking a move back",
-    "no-move-to-take-back": "There is no move to take back",
+    "nothing-to-take-back": "There is no move to take back",
     # -- vacations
     "vacation-in-the-past": "A vacation cannot start in the past: {starts} is gone (write 'now' to start now)",
     "vacation-too-far": "A vacation can be booked at most a year ahead, for at most a year",

@@ -137,7 +137,7 @@ def _check_a_move_can_be_taken_back(ctx: Context, board: LiveBoard, seat: int) -
         raise Refused("no-take-backs", title=board.title)
     moves = boards.moves_of(ctx.session, board.row)
     if not moves or moves[-1].notation in (*pbm.games.LEAVING, pbm.games.UNDO):
-        raise Refused("no-move-to-take-back", view=ctx.view(board, viewer=seat))
+        raise Refused("nothing-to-take-back", view=ctx.view(board, viewer=seat))
 
 
 def _what(kind: str) -> Fact:

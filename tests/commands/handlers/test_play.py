@@ -91,7 +91,7 @@ def test_move_refusals_carry_the_board_and_the_engines_fact(game: Desk):
     illegal = game.refusal(play.move, "cephalopod move 101 alice alice-pw z9", sender="alice")
     assert illegal.fact.code == "illegal-move" and isinstance(illegal.fact["reason"], Fact)
     stale = game.refusal(play.move, "cephalopod move 101 alice alice-pw a1#5", sender="alice")
-    assert stale.fact.code == "stale-move"
+    assert stale.fact.code == "move-is-stale"
     assert game.code(play.move, "cephalopod move 101 carol carol-pw a1", sender="carol") == "not-playing-at"
     assert game.code(play.move, "cephalopod move 102 alice alice-pw a1", sender="alice") == "no-such-board"
     assert moves(game) == []
@@ -148,7 +148,7 @@ def test_a_rejected_proposal_is_closed_and_votes_need_one(game: Desk):
 
 def test_undo_takes_back_the_last_move_once_everyone_accepts(game: Desk):
     assert game.code(votes.propose, "cephalopod move 101 alice alice-pw undo", sender="alice") == (
-        "no-move-to-take-back"
+        "nothing-to-take-back"
     )
     game.run(play.move, "cephalopod move 101 alice alice-pw a1", sender="alice")
     game.run(votes.propose, "cephalopod move 101 alice alice-pw undo", sender="alice")
