@@ -26,6 +26,13 @@ def _games(*columns: sa.ColumnClause[Any]) -> sa.TableClause:
     return sa.table("games", sa.column("id", sa.Integer), *columns)
 
 
+def _drop_games_column(name: str) -> None:
+    # In place, never by copying the table: SQLite drops a copied table's old rows with foreign keys
+    # on, and every game's seats and moves would go with them (ALTER TABLE DROP COLUMN: SQLite 3.35).
+    with op.batch_alter_table("games", schema=None, recreate="never") as batch_op:
+        batch_op.drop_column(name)
+
+
 _MOVES = sa.table("moves", sa.column("id", sa.Integer), sa.column("report", sa.JSON))
 
 
@@ -47,8 +54,7 @@ def upgrade() -> None:
             continue
         fact = reader.end(row.end_reason)
         connection.execute(sa.update(games).where(games.c.id == row.id).values(end_fact=fact.to_json()))
-    with op.batch_alter_table("games", schema=None) as batch_op:
-        batch_op.drop_column("end_reason")
+    _drop_games_column("end_reason")
     for row in connection.execute(sa.select(_MOVES.c.id, _MOVES.c.report).where(_MOVES.c.report.is_not(None))).all():
         report = dict(row.report or {})
         if "text" not in report:
@@ -74,8 +80,7 @@ def downgrade() -> None:
             continue  # JSON null: no ending
         said = words.say(Fact.from_json(row.end_fact))
         connection.execute(sa.update(games).where(games.c.id == row.id).values(end_reason=said))
-    with op.batch_alter_table("games", schema=None) as batch_op:
-        batch_op.drop_column("end_fact")
+    _drop_games_column("end_fact")
     for row in connection.execute(sa.select(_MOVES.c.id, _MOVES.c.report).where(_MOVES.c.report.is_not(None))).all():
         report = dict(row.report or {})
         if "fact" not in report:

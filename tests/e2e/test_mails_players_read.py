@@ -17,6 +17,7 @@ from sqlalchemy import select
 
 import pbm.games
 from pbm.store.models import Board
+from pbm.words import Words
 from tests.support import body_of, mail, reply_to_board
 
 ALICE, BOB, CAROL = "alice@example.org", "bob@example.net", "carol@example.com"
@@ -243,7 +244,7 @@ def test_the_first_line_of_a_move_mail_says_what_a_turn_did_in_every_game(server
     notation = sorted(engine.legal_moves(state))[0]
     server.send(mail(ADDRESSES[mover], f"{game} move 101 {mover} {mover}-pw {notation}"), ADDRESSES[mover])
     after = engine.apply(state, notation)
-    said = engine.report(state, notation, after).text
+    said = Words().say(engine.report(state, notation, after).fact)
     for board in sink.wait(2):
         assert body_of(board).startswith(f"{mover} {said}.\n\nSummary of {engine.title} Board 101")
 
