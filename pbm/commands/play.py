@@ -316,7 +316,8 @@ def checked_move(
     try:
         return board.engine.play_notated(board.state, text)
     except pbm.games.StaleMove as error:
-        raise Refused("move-is-stale", reason=error.fact, view=ctx.view(board, viewer=seat), reply_as=reply_as) from None
+        view = ctx.view(board, viewer=seat)
+        raise Refused("move-is-stale", reason=error.fact, view=view, reply_as=reply_as) from None
     except pbm.games.IllegalMove as error:
         raise Refused("illegal-move", reason=error.fact, view=ctx.view(board, viewer=seat), reply_as=reply_as) from None
 
