@@ -7,12 +7,11 @@ mailing a blank.
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import jinja2
 
 from pbm import elo
 from pbm.commands import verbs
+from pbm.facts import english_duration
 from pbm.resources import resource_dir
 from pbm.views import INACTIVE_AFTER
 from pbm.web.links import Links
@@ -52,7 +51,8 @@ def make_environment(*, links: Links | None = None, admin_contact: str | None = 
         keep_trailing_newline=True,
         bytecode_cache=_COMPILED,
     )
-    environment.filters["duration"] = duration
+    # A span of time as the reader says it (the filter templates had before facts: English today).
+    environment.filters["duration"] = english_duration
     # What the standings say of ratings: where everyone starts, how long a rating is provisional.
     environment.globals["elo"] = {"start": round(elo.START), "provisional_games": elo.PROVISIONAL_GAMES, "k": elo.K}
     environment.globals["inactive_days"] = INACTIVE_AFTER.days
@@ -75,24 +75,3 @@ def load_templates(environment: jinja2.Environment, *folders: str) -> None:
     for name in environment.list_templates():
         if name.startswith(prefixes):
             environment.get_template(name)
-
-
-_UNITS = (("day", 86400), ("hour", 3600), ("minute", 60))
-
-
-def duration(span: timedelta) -> str:
-    """A span of time in its two largest units, as a person says it.
-
-    >>> duration(timedelta(days=2, hours=3, minutes=4))
-    '2 days 3 hours'
-    >>> duration(timedelta(hours=1, minutes=1)), duration(timedelta(seconds=20))
-    ('1 hour 1 minute', 'under a minute')
-    """
-    seconds = int(span.total_seconds())
-    words: list[str] = []
-    for unit, size in _UNITS:
-        count, seconds = divmod(seconds, size)
-        if count or words:
-            words.append(f"{count} {unit}{'s' if count != 1 else ''}")
-    words = [word for word in words[:2] if not word.startswith("0 ")]
-    return " ".join(words) or "under a minute"
