@@ -33,7 +33,9 @@ run: $(BIN)/.installed
 TEST_TMPDIR ?= $(shell test -d /dev/shm -a -w /dev/shm && echo /dev/shm || echo $${TMPDIR:-/tmp})
 
 test: $(BIN)/.installed
-	TMPDIR=$(TEST_TMPDIR) $(BIN)/python -m pytest -n 4 --dist loadfile $(QUICK)
+	TMPDIR=$(TEST_TMPDIR) $(BIN)/python -m pytest -n $(WORKERS) --dist loadfile $(QUICK)
+
+WORKERS ?= 4
 
 # What `make test` leaves to its own targets: minutes of crashes, floods and simulated months.
 QUICK := --ignore=tests/faults --deselect tests/time/test_season.py::test_a_season_of_correspondence_games_keeps_time
