@@ -111,14 +111,18 @@ def translations(language: str) -> Translations:
         mo = po.with_suffix(".mo")
         if mo.exists() and mo.stat().st_mtime >= po.stat().st_mtime:
             with mo.open("rb") as file:
-                merged.merge(Translations(file, domain=po.stem))
-            continue
-        with po.open("rb") as file:
-            catalogue = read_po(file, locale=language, domain=po.stem)
-        compiled = io.BytesIO()
-        write_mo(compiled, catalogue)
-        compiled.seek(0)
-        merged.merge(Translations(compiled, domain=po.stem))
+                part = Translations(file, domain=po.stem)
+        else:
+            with po.open("rb") as file:
+                catalogue = read_po(file, locale=language, domain=po.stem)
+            compiled = io.BytesIO()
+            write_mo(compiled, catalogue)
+            compiled.seek(0)
+            part = Translations(compiled, domain=po.stem)
+        merged.merge(part)
+        # merge() takes the messages but not the plural rule: without this line every language
+        # would choose its plurals by English's (French says "0 coup", English "0 moves").
+        merged.plural = part.plural
     return merged
 
 
