@@ -140,10 +140,10 @@ def voice(language: str) -> Voice:
     catalogue = translations(language)
 
     def message(code: str, english: str) -> str:
-        return catalogue.pgettext(code, english)
+        return str(catalogue.pgettext(code, english))
 
     def plural(code: str, message: Plural, count: int) -> str:
-        return catalogue.npgettext(code, message.one, message.other, count)
+        return str(catalogue.npgettext(code, message.one, message.other, count))
 
     def join(words: list[str]) -> str:
         return format_list(words, locale=locale) if words else ""
@@ -158,7 +158,7 @@ def voice(language: str) -> Voice:
         said = [
             format_unit(count, f"duration-{unit}", length="long", locale=locale) for count, unit in parts[:2] if count
         ]
-        return " ".join(said) or catalogue.pgettext("duration-under-a-minute", "under a minute")
+        return " ".join(said) or str(catalogue.pgettext("duration-under-a-minute", "under a minute"))
 
     def number(value: int | float, spec: str) -> str:
         if spec in (",", ",d"):
@@ -174,7 +174,7 @@ def moment(when: datetime, language: str) -> str:
     if language == "en":
         return f"{when:%Y-%m-%d %H:%M} UTC"
     day = babel.dates.format_date(when, "long", locale=language)
-    at = translations(language).pgettext("moment", "{day} at {time}")
+    at = str(translations(language).pgettext("moment", "{day} at {time}"))
     return at.format(day=day, time=f"{when:%H:%M}") + " UTC"
 
 
