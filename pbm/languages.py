@@ -187,6 +187,15 @@ def _utc(when: datetime) -> datetime:
     return when.astimezone(timezone.utc).replace(tzinfo=None) if when.tzinfo is not None else when
 
 
+@cache
+def rules(game: str, language: str) -> str | None:
+    """The rules of `game` written in `language` (``pbm/locale/<language>/rules/<game>.txt``), or
+    None where that language has none (English: the engine's own ``help_text``). Their first line
+    is the game's credit in that language, underlined: ``Cephalopod, un jeu de Mark Steere``."""
+    path = LOCALE_DIR / language / "rules" / f"{game}.txt"
+    return path.read_text(encoding="utf-8") if language != "en" and path.is_file() else None
+
+
 def available() -> Iterable[str]:
     """The codes of every language, English first."""
     return LANGUAGES.keys()
