@@ -80,6 +80,10 @@ def make_environment(
     environment.filters["joined"] = words.join
     # A game's credit (``Cephalopod, a game by Mark Steere``) as its rules in this language write it.
     environment.globals["credit"] = lambda engine: credit(engine, language)
+    # What a game's challenge options do, as this language's options.txt says it.
+    environment.globals["option_help"] = lambda engine, option: languages.option_help(engine.title, language).get(
+        option.usage(), option.help
+    )
     # What the standings say of ratings: where everyone starts, how long a rating is provisional.
     environment.globals["elo"] = {"start": round(elo.START), "provisional_games": elo.PROVISIONAL_GAMES, "k": elo.K}
     environment.globals["inactive_days"] = INACTIVE_AFTER.days

@@ -43,7 +43,6 @@ that are French as well, like ``page``, ``notes``, ``position`` or ``on``, are l
 OTHER_LAYERS = [
     "p.rules",  # the time rules: pbm.clocks.TimeControl.sentence
     "section.notes li",  # an engine's public notes (a dice commitment)
-    "dl.options dd",  # an engine's challenge options
     "pre",  # the rules text (pbm/locale/fr/rules), the commands' usage lines, the ASCII board
     "code",  # commands and notation stay the server's
 ]
@@ -64,7 +63,7 @@ def words_of(page: str) -> list[str]:
     # Attributes a reader hears or sees: titles, labels, and live.js's sentences.
     said = " ".join(re.findall(r'(?:title|aria-label|data-live-updated|data-live-failed)="([^"]*)"', page))
     text = unescape(re.sub(r"<[^>]+>", " ", page) + " " + said)
-    text = re.sub(r"«[^»]*»|⟨[^⟩]*⟩|\{\w+\}", " ", text)
+    text = re.sub(r"«[^»]*»|⟨[^⟩]*⟩|\{\w+\}|(?<!\w)--?[a-z]+(=\S*)?", " ", text)
     return re.findall(r"[A-Za-zÀ-ÿ’']+", text)
 
 
@@ -155,7 +154,15 @@ def test_dates_and_durations_are_french(database, changes, templates, club_with_
     months = "janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre"
     assert re.search(rf"commencée le <time [^>]*>\d{{1,2}} ({months}) \d{{4}} à \d\d:\d\d UTC</time>", page)
     assert not re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d", re.sub(r'datetime="[^"]*"', "", page))
-    assert re.search(r"On attend le coup de bob depuis 2\sheures 5\sminutes\u202f; sans coup d’ici le", page), re.findall("On attend[^<]*", page)
+    assert re.search(r"bob doit jouer depuis 2\sheures 5\sminutes\u202f; sans coup d’ici le", page), re.findall("bob doit jouer[^<]*", page)
+
+
+def test_the_rules_page_gives_the_french_rules_and_options(client):
+    page = client.get("/cephalopod/rules", headers=FRENCH_BROWSER).text
+    assert "Cephalopod, un jeu de Mark Steere · 2 à 6 joueurs" in page
+    assert "Placement avec capture" in page and "=====" not in page
+    assert "<dd>Des dés à douze faces avec -dice=12\u202f: un groupe" in page
+    assert "Dodeca, d’après les pages de jeux Warpspawn" in client.get("/dodeca/rules", headers=FRENCH_BROWSER).text
 
 
 def test_error_pages_say_what_is_missing_in_french(client, club_with_everything):
