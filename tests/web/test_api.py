@@ -130,7 +130,8 @@ def test_api_unknown_board_is_a_json_404(client):
 
 
 def test_api_unknown_player_is_a_json_404(client):
-    assert client.get("/api/players/nobody").json() == {"error": "There is no player 'nobody'.", "code": "web-no-player"}
+    answer = client.get("/api/players/nobody").json()
+    assert answer == {"error": "There is no player 'nobody'.", "code": "web-no-player"}
 
 
 def test_api_unknown_address_is_a_json_404(client):

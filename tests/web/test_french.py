@@ -154,7 +154,8 @@ def test_dates_and_durations_are_french(database, changes, templates, club_with_
     months = "janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre"
     assert re.search(rf"commencée le <time [^>]*>\d{{1,2}} ({months}) \d{{4}} à \d\d:\d\d UTC</time>", page)
     assert not re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d", re.sub(r'datetime="[^"]*"', "", page))
-    assert re.search(r"bob doit jouer depuis 2\sheures 5\sminutes\u202f; sans coup d’ici le", page), re.findall("bob doit jouer[^<]*", page)
+    waiting = r"bob doit jouer depuis 2\sheures 5\sminutes\u202f; sans coup d’ici le"
+    assert re.search(waiting, page), re.findall("bob doit jouer[^<]*", page)
 
 
 def test_the_rules_page_gives_the_french_rules_and_options(client):
@@ -177,7 +178,7 @@ def test_error_pages_say_what_is_missing_in_french(client, club_with_everything)
 def test_the_live_scripts_sentences_come_from_the_page_in_its_language(client, club_with_everything):
     page = client.get("/cephalopod/102", headers=FRENCH_BROWSER).text
     assert 'data-live-updated="Mis à jour à {time}."' in page
-    assert "data-live-failed=\"Impossible d’actualiser la page\u202f; nouvel essai au prochain coup.\"" in page
+    assert 'data-live-failed="Impossible d’actualiser la page\u202f; nouvel essai au prochain coup."' in page
     english = client.get("/cephalopod/102").text
     assert 'data-live-updated="Updated at {time}."' in english
 
@@ -233,13 +234,15 @@ def test_the_deadlines_calendar_follows_the_language(client, club_with_everythin
     assert "/players/alice/deadlines.ics?lang=fr" in client.get("/players/alice", headers=FRENCH_BROWSER).text
 
 
-VISITOR_TEXT = st.text(st.characters(min_codepoint=32, max_codepoint=126, exclude_characters=";\\\",\x7f"), max_size=40)
+VISITOR_TEXT = st.text(st.characters(min_codepoint=32, max_codepoint=126, exclude_characters=';\\",\x7f'), max_size=40)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(lang=st.text(max_size=40) | st.sampled_from(["fr", "EN", "Français", "fr-FR", "klingon"]),
-       cookie=VISITOR_TEXT | st.sampled_from(["fr", "en", "francais"]),
-       accept=VISITOR_TEXT | st.sampled_from(["fr", "fr;q=0", "de, fr;q=nan", "fr;q=1e9", "*"]))
+@given(
+    lang=st.text(max_size=40) | st.sampled_from(["fr", "EN", "Français", "fr-FR", "klingon"]),
+    cookie=VISITOR_TEXT | st.sampled_from(["fr", "en", "francais"]),
+    accept=VISITOR_TEXT | st.sampled_from(["fr", "fr;q=0", "de, fr;q=nan", "fr;q=1e9", "*"]),
+)
 def test_whatever_a_visitor_sends_changes_nothing_but_the_language(client, lang, cookie, accept):
     """A hostile ``?lang=``, cookie or ``Accept-Language`` yields the page as a clean request for
     one of our languages gets it, and never comes back in a header."""
