@@ -15,6 +15,7 @@ from icalendar import Alarm, Calendar, Event
 from starlette.requests import Request
 from starlette.responses import Response
 
+from pbm import languages
 from pbm.facts import Fact
 from pbm.web import params
 from pbm.web.pages import page_language
@@ -60,17 +61,20 @@ def _host(site: str) -> str:
 
 
 def endpoint(reads: Reads, now: Callable[[], datetime], default_language: str) -> Callable[[Request], object]:
-    """The feed's endpoint: in the language a page would be (``?lang=``, the cookie, the calendar
-    app's ``Accept-Language``, else the club's `default_language`)."""
+    """The feed's endpoint: in the language asked for (``?lang=``), else the player's own (what
+    their mails are written in), else the language a page would be (the cookie, the calendar app's
+    ``Accept-Language``, the club's `default_language`)."""
 
     async def deadlines(request: Request) -> Response:
         userid = request.path_params["userid"]
         found = await reads.run(reads.deadlines, userid)
         if found is None:
             raise params.NotFound("web-no-player", userid=userid)
-        name, waiting = found
+        name, own_language, waiting = found
         site = str(request.base_url).rstrip("/")
-        language, _ = page_language(request, default_language)
+        language, chosen = page_language(request, default_language)
+        if not chosen and own_language is not None and own_language in languages.LANGUAGES:
+            language = own_language  # the player's calendar, in the player's language
         body = deadline_calendar(name, waiting, site=site, now=now(), words=Words(language))
         headers = {"Content-Disposition": f'inline; filename="{name}-deadlines.ics"'}
         headers["Vary"] = "Accept-Language, Cookie"

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pbm import languages
+from pbm.commands import language as lang
 from pbm.store.models import utcnow
 from pbm.templating import Templates
 from pbm.web.app import create_app
@@ -232,6 +233,14 @@ def test_the_deadlines_calendar_follows_the_language(client, club_with_everythin
     assert browser.headers["content-language"] == "fr"
     # The player's page links the calendar in the page's language, for a calendar app that sends none.
     assert "/players/alice/deadlines.ics?lang=fr" in client.get("/players/alice", headers=FRENCH_BROWSER).text
+    assert "/players/alice/deadlines.ics?lang=en" in client.get("/players/alice").text
+
+
+def test_a_players_calendar_is_in_the_players_language_unless_asked_otherwise(client, club_with_everything):
+    club_with_everything.run(lang.ChooseLanguage("alice", "alice-pw", "fr"), "alice")
+    assert "Jouer dans la partie" in client.get("/players/alice/deadlines.ics").text
+    assert "Jouer dans la partie" in client.get("/players/alice/deadlines.ics", headers={"Accept-Language": "en"}).text
+    assert "Move in " in client.get("/players/alice/deadlines.ics?lang=en").text
 
 
 VISITOR_TEXT = st.text(st.characters(min_codepoint=32, max_codepoint=126, exclude_characters=';\\",\x7f'), max_size=40)
