@@ -191,6 +191,39 @@ def _utc(when: datetime) -> datetime:
     return when.astimezone(timezone.utc).replace(tzinfo=None) if when.tzinfo is not None else when
 
 
+@cache
+def rules(game: str, language: str) -> str | None:
+    """The rules of `game` written in `language` (``pbm/locale/<language>/rules/<game>.txt``), or
+    None where that language has none (English: the engine's own ``help_text``). Their first line
+    is the game's credit in that language, underlined: ``Cephalopod, un jeu de Mark Steere``."""
+    path = LOCALE_DIR / language / "rules" / f"{game}.txt"
+    return path.read_text(encoding="utf-8") if language != "en" and path.is_file() else None
+
+
+@cache
+def option_help(game: str, language: str) -> dict[str, str]:
+    """What each challenge option of `game` (by its title: ``Cubeo``) does, in `language`, by its
+    usage (``-dice=6|12``): from ``pbm/locale/<language>/options.txt``, where the game's options are
+    listed under its title, each option's usage and then its text, indented. Empty where the
+    language has none (English: each option's own ``help``)."""
+    path = LOCALE_DIR / language / "options.txt"
+    if language == "en" or not path.is_file():
+        return {}
+    helps: dict[str, list[str]] = {}
+    under_game, usage = False, None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line and not line[0].isspace():
+            under_game, usage = line.strip() == game, None
+        elif under_game and line.startswith("    -"):
+            usage, _, words = line.strip().partition("  ")
+            helps[usage] = [words.strip()]
+        elif under_game and usage is not None and line.strip():
+            helps[usage].append(line.strip())
+        else:
+            usage = None
+    return {usage: " ".join(words) for usage, words in helps.items()}
+
+
 def available() -> Iterable[str]:
     """The codes of every language, English first."""
     return LANGUAGES.keys()
