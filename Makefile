@@ -1,5 +1,6 @@
 # Two commands for a fresh machine that has only python3:
-#   make run    creates .venv, installs, migrates and serves (SQLite in var/pbm.db)
+#   make run    creates .venv, installs the server alone (no test tools), migrates and serves
+#               (SQLite in var/pbm.db)
 #   make test   creates .venv with the test extras and runs the suite (about eleven minutes here):
 #               everything but the fault suite and the simulated season, which have targets
 #   make faults the fault suite at full size, with its figures in test-artifacts/faults.json
@@ -10,15 +11,23 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test slow coverage faults season lint bench clean
+.PHONY: run test slow coverage faults season lint bench install-check clean
 
+# Two stamps: .installed is the server with the test extras (what every target but `run` needs),
+# .server the server alone. `make run` after `make test` finds the server installed already.
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@ $(BIN)/.server
+
+$(BIN)/.server: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-run: $(BIN)/.installed
+run: $(BIN)/.server
 	$(BIN)/pbm db upgrade
 	$(BIN)/pbm serve
 
@@ -38,7 +47,7 @@ test: $(BIN)/.installed
 WORKERS ?= 5
 
 # What `make test` leaves to its own targets: minutes of crashes, floods and simulated months.
-QUICK := --ignore=tests/faults --deselect tests/time/test_season.py::test_a_season_of_correspondence_games_keeps_time
+QUICK := -m "not install" --ignore=tests/faults --deselect tests/time/test_season.py::test_a_season_of_correspondence_games_keeps_time
 
 slow: $(BIN)/.installed
 	TMPDIR=$(TEST_TMPDIR) FAULTS_SCALE=bounded $(BIN)/python -m pytest -n 3 --dist loadfile tests/faults tests/time/test_season.py
@@ -64,6 +73,11 @@ lint: $(BIN)/.installed
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m benchmarks
+
+# `pip install .` into a new venv outside the checkout, then `pbm serve` there playing a game by
+# mail: a minute or two of building and installing, so a target of its own.
+install-check: $(BIN)/.installed
+	TMPDIR=$(TEST_TMPDIR) $(BIN)/python -m pytest -m install tests/test_install.py -o timeout=900
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis

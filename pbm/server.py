@@ -98,7 +98,7 @@ class Server:
         *,
         passwords: Passwords | None = None,
         transport: Transport | None = None,
-        var_dir: Path = Path("var"),
+        var_dir: Path | None = None,
         now: Callable[[], datetime] = utcnow,
     ) -> None:
         self.settings = settings
