@@ -224,7 +224,7 @@ def _dump_revision(path: Path) -> str | None:
     if " TABLE DATA public alembic_version " not in listed:
         return None
     data = _run(
-        [postgres_tool("pg_restore"), "--data-only", "--table=alembic_version", str(path)], environment
+        [postgres_tool("pg_restore"), "--data-only", "--table=alembic_version", "--file=-", str(path)], environment
     ).stdout
     rows = data.split("FROM stdin;\n", 1)
     if len(rows) < 2:
@@ -234,19 +234,27 @@ def _dump_revision(path: Path) -> str | None:
 
 
 def holds_data(database: Database) -> bool:
-    """Whether `database` holds anything: a database with tables is live, and is not replaced unasked."""
+    """Whether `database` holds anything a restore would destroy: any table but those a fresh
+    ``pbm db upgrade`` makes, or a row in them (a player, a received mail, a game). A database
+    just migrated and still empty is no loss, and is restored into without ``--force``."""
     if database.is_sqlite:
         path = _sqlite_path(database.url)
         if not path.is_file() or path.stat().st_size == 0:
             return False
-        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
-        try:
-            return connection.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0] > 0
-        finally:
-            connection.close()
-    from sqlalchemy import inspect
+    from sqlalchemy import inspect, text
 
-    return bool(inspect(database.engine).get_table_names())
+    from pbm.store.models import Base
+
+    ours = set(Base.metadata.tables) | {"alembic_version"}
+    with database.engine.connect() as connection:
+        tables = set(inspect(connection).get_table_names())
+        if tables - ours:
+            return True
+        return any(
+            connection.execute(text(f"SELECT 1 FROM {table} LIMIT 1")).first() is not None
+            for table in ("players", "inbound_messages", "games", "outbox_messages")
+            if table in tables
+        )
 
 
 def restore(database: Database, copy: Path) -> Checked:
