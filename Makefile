@@ -7,6 +7,7 @@
 #               (FAULTS_SCALE=bounded for its two-minute form)
 #   make season the simulated season of correspondence games at full size
 #   make slow   the fault suite and the season in their bounded forms (about two minutes)
+#   make install-check  pip install . into a new venv outside the checkout, then a game by mail
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -21,10 +22,13 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@ $(BIN)/.server
 
+# PostgreSQL's driver only for a server configured to use it.
+SERVER_PACKAGE := $(if $(findstring postgresql,$(PBM_DATABASE_URL)),'.[postgres]',.)
+
 $(BIN)/.server: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e $(SERVER_PACKAGE)
 	touch $@
 
 run: $(BIN)/.server
