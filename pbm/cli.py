@@ -179,13 +179,13 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     restore.add_argument("path", type=Path, help="the backup file")
-    restore.add_argument("--force", action="store_true", help="replace a database that holds data (stop pbm serve first)")
+    restore.add_argument(
+        "--force", action="store_true", help="replace a database that holds data (stop pbm serve first)"
+    )
 
     config = commands.add_parser("config", help="the server's settings")
     config_commands = config.add_subparsers(dest="config_command", required=True, metavar="ACTION")
-    config_commands.add_parser(
-        "show", help="print every setting, its value and where it came from (secrets hidden)"
-    )
+    config_commands.add_parser("show", help="print every setting, its value and where it came from (secrets hidden)")
 
     return parser
 

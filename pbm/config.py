@@ -475,7 +475,9 @@ def load(**overrides: Any) -> Loaded:
         problems = []
         for item in error.errors():
             name = str(item["loc"][0]) if item["loc"] else ""
-            where = f"{name} in {path}" if sources.get(name) == "file" else "PBM_" + name.upper() if name else "settings"
+            where = (
+                f"{name} in {path}" if sources.get(name) == "file" else "PBM_" + name.upper() if name else "settings"
+            )
             problems.append(f"{where}: {item['msg'].removeprefix('Value error, ')}")
         raise ConfigError("bad configuration:\n  " + "\n  ".join(problems)) from None
     return Loaded(settings, sources, path)

@@ -66,15 +66,21 @@ class _DatabaseCollector(Collector):
             return
         up.add_metric([], 1)
         yield up
-        inbox = GaugeMetricFamily("pbm_inbox_mails", "Received mails by status (pending: the inbox's depth)", labels=["status"])
+        inbox = GaugeMetricFamily(
+            "pbm_inbox_mails", "Received mails by status (pending: the inbox's depth)", labels=["status"]
+        )
         for status, count in sorted(state.inbox.items()):
             inbox.add_metric([status], count)
         yield inbox
-        outbox = GaugeMetricFamily("pbm_outbox_mails", "Reply mails by status (pending and held: the outbox's depth)", labels=["status"])
+        outbox = GaugeMetricFamily(
+            "pbm_outbox_mails", "Reply mails by status (pending and held: the outbox's depth)", labels=["status"]
+        )
         for status, count in sorted(state.outbox.items()):
             outbox.add_metric([status], count)
         yield outbox
-        games = GaugeMetricFamily("pbm_games", "Games by type and status: all of them were started", labels=["game", "status"])
+        games = GaugeMetricFamily(
+            "pbm_games", "Games by type and status: all of them were started", labels=["game", "status"]
+        )
         for game, statuses in sorted(state.games.items()):
             for status, count in sorted(statuses.items()):
                 games.add_metric([game, status], count)

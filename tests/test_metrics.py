@@ -97,9 +97,7 @@ def test_the_counts_of_two_workers_add_up_to_the_mails_sent(workers, postgres_ur
         copy = letter(matches[0].players[0].address, "help", kind="help", replies=1)
         send(copy, workers[0])
         send(copy, workers[1])  # the same mail twice: an MTA that tried again
-        auto = letter(
-            "robot@players.example", "I am away", kind="auto", headers={"Auto-Submitted": "auto-replied"}
-        )
+        auto = letter("robot@players.example", "I am away", kind="auto", headers={"Auto-Submitted": "auto-replied"})
         send(auto, workers[1])
         garbage = letter(matches[1].players[0].address, "frobnicate everything", kind="garbage", replies=1)
         send(garbage, workers[0])

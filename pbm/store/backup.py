@@ -27,9 +27,12 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from alembic.config import Config
+from alembic.script import ScriptDirectory
 from sqlalchemy.engine import URL, make_url
 
-from pbm.store.database import Database, alembic_config
+from pbm.resources import resource_dir
+from pbm.store.database import Database
 
 SQLITE_SUFFIX = ".sqlite3"
 POSTGRES_SUFFIX = ".pgdump"
@@ -191,10 +194,11 @@ def check_copy(path: Path, *, sqlite: bool) -> Checked:
     return Checked(revision, script.get_current_head() or revision)
 
 
-def _scripts():  # type: ignore[no-untyped-def]
-    from alembic.script import ScriptDirectory
-
-    return ScriptDirectory.from_config(alembic_config(Database("sqlite://")))
+def _scripts() -> ScriptDirectory:
+    """The migrations this version of pbm knows."""
+    config = Config()
+    config.set_main_option("script_location", str(resource_dir("migrations")))
+    return ScriptDirectory.from_config(config)
 
 
 def _sqlite_revision(path: Path) -> str | None:
@@ -263,12 +267,12 @@ def restore(database: Database, copy: Path) -> Checked:
     checked = check_copy(copy, sqlite=database.is_sqlite)
     database.dispose()
     if database.is_sqlite:
-        target = _sqlite_path(database.url)
-        target.parent.mkdir(parents=True, exist_ok=True)
+        path = _sqlite_path(database.url)
+        path.parent.mkdir(parents=True, exist_ok=True)
         # The backup API again, the other way: it writes through SQLite's locks and log, so the
         # restored database is whole even for a process that still had the old one open.
         source = sqlite3.connect(f"{copy.resolve().as_uri()}?mode=ro", uri=True)
-        into = sqlite3.connect(target, timeout=30)
+        into = sqlite3.connect(path, timeout=30)
         try:
             source.backup(into)
             into.execute("PRAGMA journal_mode=WAL")
@@ -276,7 +280,7 @@ def restore(database: Database, copy: Path) -> Checked:
             into.close()
             source.close()
     else:
-        target, environment = _libpq(database.url)
+        dbname, environment = _libpq(database.url)
         _run(
             [
                 postgres_tool("pg_restore"),
@@ -284,7 +288,7 @@ def restore(database: Database, copy: Path) -> Checked:
                 "--if-exists",
                 "--no-owner",
                 "--single-transaction",
-                f"--dbname={target}",
+                f"--dbname={dbname}",
                 str(copy),
             ],
             environment,
