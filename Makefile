@@ -12,23 +12,33 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test slow coverage faults season lint bench install-check clean
+.PHONY: run test slow coverage faults season lint bench install-check clean messages
+
+# The languages' catalogues brought up to date with the code and templates (README: "Translating pbm").
+messages: $(BIN)/.installed
+	$(BIN)/python -m pbm.translating extract
+	$(BIN)/python -m pbm.translating update
+	$(BIN)/python -m pbm.translating compile
+
+CATALOGUES := $(wildcard pbm/locale/*/LC_MESSAGES/*.po)
 
 # Two stamps: .installed is the server with the test extras (what every target but `run` needs),
 # .server the server alone. `make run` after `make test` finds the server installed already.
-$(BIN)/.installed: pyproject.toml
+$(BIN)/.installed: pyproject.toml $(CATALOGUES)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pbm.translating compile
 	touch $@ $(BIN)/.server
 
 # PostgreSQL's driver only for a server configured to use it.
 SERVER_PACKAGE := $(if $(findstring postgresql,$(PBM_DATABASE_URL)),'.[postgres]',.)
 
-$(BIN)/.server: pyproject.toml
+$(BIN)/.server: pyproject.toml $(CATALOGUES)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e $(SERVER_PACKAGE)
+	$(BIN)/python -m pbm.translating compile
 	touch $@
 
 run: $(BIN)/.server
