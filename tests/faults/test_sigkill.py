@@ -82,12 +82,13 @@ def play(server: ServeProcess, tables: Tables, run: CrashRun, rng: random.Random
 
 
 def kill_at_random(server: ServeProcess, kills: int, rng: random.Random, backup=None) -> None:
-    """SIGKILL and restart `server` `kills` times, calling `backup` once, after the first restart."""
+    """SIGKILL and restart `server` `kills` times, calling `backup` once, half-way: after the
+    restart that follows the middle kill, while games are being played."""
     for kill in range(kills):
         time.sleep(rng.uniform(0.2, 1.5))
         server.kill()
         server.start()
-        if kill == 0 and backup is not None:
+        if kill == kills // 2 and backup is not None:
             backup()
 
 
