@@ -97,7 +97,8 @@ class Metrics:
         )
         self.mails_refused = Counter(
             "pbm_mails_refused",
-            "Mails refused over SMTP: not_ours (a recipient we do not serve, 550), not_stored (451)",
+            "Refused over SMTP: not_ours (a recipient we do not serve, 550 at RCPT, counted per recipient), "
+            "not_stored (a mail answered 451: the database could not take it)",
             ["reason"],
             registry=registry,
         )
