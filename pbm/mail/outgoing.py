@@ -41,11 +41,12 @@ from pbm.commands.plan import Plan
 from pbm.config import Limits
 from pbm.facts import Fact
 from pbm.mail import headers
-from pbm.mail.answers import Answers, capital, sentence
+from pbm.mail.answers import Answers
 from pbm.mail.compose import Answering, Composer
 from pbm.mail.parse import ParsedMail
 from pbm.store import confirmations, outbox, players
 from pbm.store.models import HoldReason
+from pbm.text import capital, sentence
 
 ERROR_KINDS = ("error", "failure")
 """Templates that answer a mistake: counted apart, to break loops with auto-responders."""
