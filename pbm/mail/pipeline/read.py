@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from pbm.commands import language as lang
+from pbm.commands.effects import listed
 from pbm.commands.plan import AnsweredFacts, ConfirmFacts, Plan, ReplyFacts, ResetFacts, conflict_keys, plan_mail
 from pbm.config import Limits
 from pbm.mail.fresh import fresh_text
@@ -141,7 +142,7 @@ def plan_of(mail: ParsedMail, reply: ReplyAddress, limits: Limits, answered: Ans
         bad_reply_address=reply is True,
         answered=answered,
         max_commands=limits.commands_per_mail,
-        why_no_text="; ".join(mail.notes) if not mail.body.strip() else None,
+        why_no_text=listed(list(mail.noted), "semicolon-list") if mail.noted and not mail.body.strip() else None,
     )
 
 
