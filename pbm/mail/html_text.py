@@ -74,7 +74,7 @@ def _skip_markdown_tags(parser: html2text.HTML2Text, tag: str, attrs: dict, star
     return tag in _MARKDOWN_TAGS
 
 
-def html_to_text(markup: str, limits: MailLimits) -> tuple[str, list[str], bool]:
+def html_to_text(markup: str, limits: MailLimits) -> tuple[str, list[Fact], bool]:
     """The text of an HTML part, the notes on how it was read, and whether the text
     is whole (False: more text than the body may hold was cut)."""
     notes = [Fact("note-html-converted")]

@@ -33,9 +33,7 @@ READING_NOTES: Catalogue = {
     "note-encrypted": "the message is encrypted and could not be read",
     "note-no-text": "the message has no text",
     "note-text-cut": "the text is longer than {limit} characters; only its start was read",
-    "note-attachments-ignored": Plural(
-        "count", "{count} attachment was ignored", "{count} attachments were ignored"
-    ),
+    "note-attachments-ignored": Plural("count", "{count} attachment was ignored", "{count} attachments were ignored"),
     # -- the text's bytes ({label}: the charset the mail named; {used}: UTF-8 or Latin-1)
     "note-base64-damaged": "part of the text was badly encoded (base64) and may be incomplete",
     "note-no-charset": "the text has no charset; it was read as {used}",
@@ -49,6 +47,12 @@ READING_NOTES: Catalogue = {
     "note-html-cut": "the HTML part is longer than {limit} characters; only its start was read",
     "note-html-unclosed": "the HTML part has a tag or comment that is never closed; what follows it was not read",
     "note-html-too-deep": "the HTML part nests lists or quotes more than {depth} deep; it was read without its layout",
+    # Why nothing of a mail could be read (`ParsedMail.unread_because`), after "Your mail could not be read: ".
+    "unread-could-not-read": "the message could not be read",
+    "unread-too-much-memory": "the message needed more memory than allowed",
+    "unread-too-slow": "the message took longer than {seconds} s to read",
+    "unread-stopped": "reading the message stopped unexpectedly",
+    "unread-never-finished": "reading it was started {count} times and never finished",
 }
 
 MESSAGES: Catalogue = merged([ANSWERS, READING_NOTES])

@@ -97,11 +97,7 @@ class _Leaf:
             return True
         if self.in_related:
             return False
-        return (
-            bool(self.filename)
-            or self.content_type.startswith("message/")
-            or not self.in_alternative
-        )
+        return bool(self.filename) or self.content_type.startswith("message/") or not self.in_alternative
 
 
 _SIGNATURE_TYPES = {

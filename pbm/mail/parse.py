@@ -92,8 +92,13 @@ class ParsedMail:
     references: tuple[str, ...]  # well-formed "<...>" tokens, the newest last
     auto_reason: str | None  # why this mail must NOT be answered
     noted: tuple[Fact, ...]  # things worth telling the sender, said in their language (`READING_NOTES`)
-    unreadable: str | None = None  # why the mail could not be read at all
+    unread_because: Fact | None = None  # why the mail could not be read at all (`READING_NOTES`)
     in_reply_to: str | None = None  # the mail it answers: one well-formed "<...>" token, or None
+
+    @property
+    def unreadable(self) -> str | None:
+        """Why the mail could not be read at all, in English (for the record), or None."""
+        return None if self.unread_because is None else english(self.unread_because, _NOTES)
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -101,7 +106,7 @@ class ParsedMail:
         return tuple(english(note, _NOTES) for note in self.noted)
 
     @classmethod
-    def unread(cls, reason: str) -> ParsedMail:
+    def unread(cls, reason: Fact) -> ParsedMail:
         """A mail of which nothing could be read, and why."""
         return cls(
             message_id=None,
@@ -111,7 +116,7 @@ class ParsedMail:
             references=(),
             auto_reason=None,
             noted=(),
-            unreadable=reason,
+            unread_because=reason,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -119,6 +124,7 @@ class ParsedMail:
         data: dict[str, Any] = {field.name: getattr(self, field.name) for field in fields(self)}
         data["references"] = list(self.references)
         data["noted"] = [note.to_json() for note in self.noted]
+        data["unread_because"] = None if self.unread_because is None else self.unread_because.to_json()
         return data
 
     @classmethod
@@ -138,11 +144,16 @@ class ParsedMail:
                 lists = data["references"], data["notes"]
                 noted = tuple(Fact(UNCONVERTED, text=_text(note)) for note in lists[1])
             values = {key: value for key, value in data.items() if key in known}
+            because = data.get("unread_because")
+            if because is not None:
+                values["unread_because"] = _note(because)
+            elif data.get("unreadable") is not None:
+                values["unread_because"] = Fact(UNCONVERTED, text=_text(data["unreadable"]))
             mail = cls(**{**values, "references": tuple(lists[0]), "noted": noted})
         except (KeyError, TypeError, AttributeError) as error:
             raise ValueError(f"not a stored ParsedMail: {error}") from None
         texts = [mail.subject, mail.body, *mail.references]
-        maybe_texts = [mail.message_id, mail.from_address, mail.auto_reason, mail.unreadable, mail.in_reply_to]
+        maybe_texts = [mail.message_id, mail.from_address, mail.auto_reason, mail.in_reply_to]
         if (
             not all(isinstance(value, list) for value in lists)
             or not all(isinstance(text, str) for text in texts)
@@ -172,8 +183,8 @@ def _text(value: Any) -> str:
     return value
 
 
-COULD_NOT_READ = "the message could not be read"
-NEEDED_TOO_MUCH_MEMORY = "the message needed more memory than allowed"
+COULD_NOT_READ = Fact("unread-could-not-read")
+NEEDED_TOO_MUCH_MEMORY = Fact("unread-too-much-memory")
 
 
 def parse_mail(
@@ -190,7 +201,7 @@ def parse_mail(
         log.exception("unreadable inbound message")
         reason = COULD_NOT_READ
     headers = parse_headers(raw, envelope_sender=envelope_sender, loop_marker=loop_marker, limits=limits)
-    return replace(headers, unreadable=reason)
+    return replace(headers, unread_because=reason)
 
 
 def parse_headers(

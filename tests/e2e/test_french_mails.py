@@ -24,7 +24,12 @@ ENGLISH = frozenset(
 `SERVER_WORDS`): one of them in a French mail is a sentence that escaped translation."""
 
 SERVER_WORDS = frozenset(
-    {word for verb in (*verbs.ACCOUNT_VERBS, *verbs.GAME_VERBS) for name in (verb.name, *verb.aliases) for word in name.split()}
+    {
+        word
+        for verb in (*verbs.ACCOUNT_VERBS, *verbs.GAME_VERBS)
+        for name in (verb.name, *verb.aliases)
+        for word in name.split()
+    }
     | set(pbm.games.names())
     | {"off", "all", "if", "then", "else", "new", "open", "inf", "active", "next", "now", "today"}
     | {"tutorial", "ratings", "time"}

@@ -284,7 +284,9 @@ def test_a_french_speakers_obvious_words_for_help_and_list_are_the_verbs(newcome
     newcomers.say("dave", "aide", mail_to("dave", "Help for the PBeM Server", *COMMANDS))
     newcomers.say("dave", "Aide ratings", mail_to("dave", "How ratings are kept on the PBeM Server", "K = 32"))
     newcomers.say("dave", "liste", mail_to("dave", LIST, "    cephalopod   Cephalopod, a game by Mark Steere\n"))
-    newcomers.say("dave", "cephalopod aide", mail_to("dave", "Help for Cephalopod", "Commands (the same for every game)"))
+    newcomers.say(
+        "dave", "cephalopod aide", mail_to("dave", "Help for Cephalopod", "Commands (the same for every game)")
+    )
     newcomers.refused("dave", "aide moi stp", "PBeM Server Error", "No command found in your mail.")
 
 

@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import select
 
 from pbm.config import Settings
+from pbm.facts import Fact
 from pbm.mail.answers import Answers
 from pbm.mail.compose import Composer
 from pbm.mail.parse import ParsedMail
@@ -98,7 +99,7 @@ def test_an_automatic_mail_is_ignored_and_answered_by_nothing(database, applying
 
 
 def test_an_unreadable_mail_fails_and_its_sender_is_told_why(database, applying):
-    decision = apply(database, applying, received("", unreadable="the message took longer than 5 s to read"))
+    decision = apply(database, applying, received("", unread_because=Fact("unread-too-slow", seconds="5")))
     assert decision.status is InboundStatus.FAILED
     assert decision.notes == ["unreadable: the message took longer than 5 s to read"]
     [error] = decision.mails

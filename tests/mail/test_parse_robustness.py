@@ -308,7 +308,7 @@ parsed_mails = st.builds(
         | st.builds(lambda label: Fact("note-charset-unknown", label=label, used="Latin-1"), texts),
         max_size=3,
     ).map(tuple),
-    unreadable=st.none() | texts,
+    unread_because=st.none() | st.builds(lambda text: Fact(UNCONVERTED, text=text), texts),
 )
 
 

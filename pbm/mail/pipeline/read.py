@@ -19,6 +19,7 @@ from pbm.commands import language as lang
 from pbm.commands.effects import listed
 from pbm.commands.plan import AnsweredFacts, ConfirmFacts, Plan, ReplyFacts, ResetFacts, conflict_keys, plan_mail
 from pbm.config import Limits
+from pbm.facts import Fact
 from pbm.mail.fresh import fresh_text
 from pbm.mail.parse import ParsedMail
 from pbm.mail.pipeline.passwords_ahead import check_passwords_ahead
@@ -102,7 +103,7 @@ class ReadMail:
 def read_mail(reader: MailReader, unread: inbox.Unread) -> Reading:
     """What the reader child makes of `unread` (given up, for a mail whose reading never finished)."""
     if unread.attempts > GIVE_UP_READING_AFTER:
-        mail = ParsedMail.unread(f"reading it was started {unread.attempts - 1} times and never finished")
+        mail = ParsedMail.unread(Fact("unread-never-finished", count=unread.attempts - 1))
         return Reading(mail, ReadCost(0.0, 0))
     return reader.read(unread.raw, envelope_sender=unread.envelope_from)
 
