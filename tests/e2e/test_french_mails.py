@@ -137,3 +137,14 @@ def test_a_player_who_chose_no_language_still_reads_english(server, sink, alice_
     send(server, "bob", "aide")
     (answer,) = sink.wait(1)
     assert answer["Subject"] == "Help for the PBeM Server"
+
+
+def test_what_reading_a_mail_noticed_is_told_in_french(server, sink, alice_in_french):
+    html = (
+        f"From: {ADDRESSES['alice']}\r\nTo: pbm@localhost\r\nSubject: \r\nMessage-ID: <html-1@example.org>\r\n"
+        "MIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<p>aide</p>\r\n"
+    ).encode()
+    server.send(html, ADDRESSES["alice"])
+    (answer,) = sink.wait(1)
+    assert answer["Subject"] == "Aide du PBeM Server"
+    assert "\n  - La partie HTML a été convertie en texte.\n" in body_of(answer)
