@@ -203,21 +203,16 @@ def rules(game: str, language: str) -> str | None:
 @cache
 def option_help(game: str, language: str) -> dict[str, str]:
     """What each challenge option of `game` (by its title: ``Cubeo``) does, in `language`, by its
-    usage (``-dice=6|12``): from ``pbm/locale/<language>/options.txt``, where the game's options are
-    listed under its title, each option's usage and then its text, indented. Empty where the
+    usage (``-dice=6|12``): read from the game's paragraph of the language's options (`options`),
+    where each option's usage starts an indented line and its text follows. Empty where the
     language has none (English: each option's own ``help``)."""
-    path = LOCALE_DIR / language / "options.txt"
-    if language == "en" or not path.is_file():
-        return {}
     helps: dict[str, list[str]] = {}
-    under_game, usage = False, None
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line and not line[0].isspace():
-            under_game, usage = line.strip() == game, None
-        elif under_game and line.startswith("    -"):
+    usage = None
+    for line in (options(game, language) or "").splitlines():
+        if line.startswith("    -"):
             usage, _, words = line.strip().partition("  ")
             helps[usage] = [words.strip()]
-        elif under_game and usage is not None and line.strip():
+        elif usage is not None and line.strip():
             helps[usage].append(line.strip())
         else:
             usage = None
@@ -227,3 +222,29 @@ def option_help(game: str, language: str) -> dict[str, str]:
 def available() -> Iterable[str]:
     """The codes of every language, English first."""
     return LANGUAGES.keys()
+
+
+@cache
+def options(title: str, language: str) -> str | None:
+    """What `language` says of the challenge options of the game titled `title`: its paragraph of
+    ``pbm/locale/<language>/options.txt`` (under the game's title, indented four spaces), or None
+    in English or where the file says nothing of the game (a plugin's: its English option lines).
+
+    >>> options("Dodeca", "fr").split("\\u202f")[0].strip()
+    'Dodeca n’a pas d’option'
+    >>> options("Dodeca", "en"), options("Klingon chess", "fr")
+    (None, None)
+    """
+    path = LOCALE_DIR / language / "options.txt"
+    if language == "en" or not path.is_file():
+        return None
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if title not in lines:
+        return None
+    section: list[str] = []
+    for line in lines[lines.index(title) + 1 :]:
+        if line and not line.startswith(" "):
+            break  # the next game's title
+        section.append(line)
+    text = "\n".join(section).strip("\n")
+    return text + "\n" if text else None

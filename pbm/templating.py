@@ -21,6 +21,7 @@ from pbm import elo, languages
 from pbm.commands import verbs
 from pbm.games import Game
 from pbm.resources import resource_dir
+from pbm.text import sentence
 from pbm.views import INACTIVE_AFTER
 from pbm.web.links import Links
 from pbm.words import Words
@@ -89,6 +90,12 @@ def make_environment(
     environment.globals["inactive_days"] = INACTIVE_AFTER.days
     # The commands' usage lines and help texts, as the help mails and the rules page list them.
     environment.globals["verbs"] = verbs
+    # A game's rules and challenge options as this language writes them; None where only the
+    # engine's English ones exist (a game installed as a plugin).
+    environment.globals["rules_in_language"] = lambda engine: languages.rules(engine.name, language)
+    environment.globals["options_in_language"] = lambda engine: languages.options(engine.title, language)
+    # A reason said as a sentence of its own (an error mail's): ending in a full stop.
+    environment.filters["sentence"] = sentence
     environment.globals["links"] = links or Links()
     environment.globals["admin_contact"] = admin_contact
     return environment
