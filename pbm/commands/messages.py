@@ -35,6 +35,12 @@ PARSING: Catalogue = {
     "not-a-number-of-games": "'{word}' is not a number of games: write 0 to {most} (0 stops seeking)",
     "not-a-limit": "The last word is not a limit: write a number of games, or inf for none",
     "not-a-day": "'{word}' is not a day: write it as 2026-12-20 (or 'now' to start now)",
+    "not-a-zone": (
+        "'{word}' is not a time zone: write its IANA name, such as Europe/Paris, America/New_York or Asia/Tokyo"
+    ),
+    "not-local-hours": (
+        "'{word}' is not a span of hours: write when it starts and ends, local time, such as 22:00-07:00"
+    ),
     # a queue's lines
     "queue-line-without-then": "'{part}' has no 'then': write 'if MOVES then MOVE'",
     "queue-line-incomplete": "'{part}' needs the moves after 'if' and your move after 'then'",
@@ -123,6 +129,15 @@ HELP: Catalogue = {
         "Whoever asks learns nothing."
     ),
     "about-broadcast": "For the server's administrators: mail the text below the command to every player.",
+    "about-timezone": (
+        "The time zone you live in, by its IANA name (Europe/Paris, America/New_York): dates in your "
+        "mails are its local time, and your quiet hours and digests keep its clock, summer time included."
+        " Without a zone, which it is."
+    ),
+    "about-quiet": (
+        "Hours of your day without mail (22:00-07:00, local time): mail for you that comes then waits "
+        "until they end, except the answers to mail you send. 'off': mail at any hour again."
+    ),
     "about-vacation": (
         "Going away? Book it: FROM is now or a day (2026-12-20), UNTIL your last day away or a number"
         " of days (14d). While you are away your clocks stand still, nobody reminds you and you "
@@ -365,6 +380,8 @@ REFUSALS: Catalogue = {
         "{starts:%Y-%m-%d} you can take up to {left}"
     ),
     "not-away": "{userid} is not away and has no vacation booked: there is nothing to end",
+    # -- mail preferences
+    "no-quiet-hours-to-end": "{userid} has no quiet hours: there is nothing to end",
     # -- watching
     "watches-board-already": "{userid} watches {title} board {board} already",
     "watches-game-already": "{userid} watches every new {title} game already",
@@ -389,7 +406,25 @@ REFUSALS: Catalogue = {
     "preview-illegal": "Illegal move: {reason} (at '{word}', {userid} to move, after {count} moves previewed)",
 }
 
-MESSAGES: Catalogue = merged([PARSING, HELP, REFUSALS])
+PREFERENCES: Catalogue = {
+    # What the answer to ``timezone`` and ``quiet`` says (`pbm.commands.preferences`).
+    "mail-preferences-subject": "Mail preferences: {userid}",
+    "zone-now": "{userid} lives in {zone} from now on: dates in mails to {userid} are its local time.",
+    "quiet-hours-now": (
+        "From now on no mail goes to {userid} between {hours}, local time: what comes then waits until they "
+        "end, except the answers to mail {userid} sends."
+    ),
+    "quiet-hours-ended": "{userid} has no quiet hours any more: mail goes at any hour.",
+    "zone-is": "{userid} lives in {zone}, where it is {now:%Y-%m-%d %H:%M} now.",
+    "quiet-hours-are": "Quiet hours: {hours} ({zone} time); mail that comes then waits until they end.",
+    "no-quiet-hours": "Quiet hours: none; mail goes at any hour.",
+    "mail-preferences-how": (
+        "To change them:  timezone {userid} PASSWORD ZONE        (an IANA name: Europe/Paris)\n"
+        "                 quiet {userid} PASSWORD HH:MM-HH:MM    (22:00-07:00), or off"
+    ),
+}
+
+MESSAGES: Catalogue = merged([PARSING, HELP, REFUSALS, PREFERENCES])
 
 
 def catalogue() -> Catalogue:

@@ -11,6 +11,8 @@ from pbm.facts import Catalogue
 
 MESSAGES: Catalogue = {
     "mail-unreadable": "Your mail could not be read: {why}. Nothing in it was carried out",
+    "held-quiet-hours-yours": "It came in your quiet hours, and waited for them to end.",
+    "held-quiet-hours-theirs": "It came in their quiet hours, and waits for them to end.",
     "too-many-answers": (
         "Your mail caused {count} answers, more than the {limit} one mail may; only the first {sent} were sent"
     ),

@@ -101,6 +101,8 @@ class HoldReason(enum.StrEnum):
     UNCONFIRMED = "unconfirmed"
     """Its recipient has not confirmed the address for the player it is for (`AddressConfirmation`):
     it waits until they do."""
+    QUIET_HOURS = "quiet_hours"
+    """It came in the quiet hours of the player it is for (`Player.quiet_from`): it waits until they end."""
 
 
 _E = TypeVar("_E", bound=enum.StrEnum)
@@ -147,6 +149,13 @@ class Player(Base):
     signup_host: Mapped[str | None] = mapped_column(String(64), default=None)
     """The host that sent the signup, where known (`pbm.mail.sending_host`), so signups per
     host can be counted."""
+
+    time_zone: Mapped[str | None] = mapped_column(String(64), default=None)
+    """The IANA zone the player lives in (`pbm.local_time`); None: UTC."""
+    quiet_from: Mapped[int | None] = mapped_column(Integer, default=None)
+    """The start of the player's quiet hours, in minutes after local midnight: no mail for them
+    goes from then until `quiet_until` (it waits in the outbox). None: no quiet hours."""
+    quiet_until: Mapped[int | None] = mapped_column(Integer, default=None)
 
     addresses: Mapped[list[PlayerAddress]] = relationship(
         back_populates="player", order_by="PlayerAddress.position", cascade="all, delete-orphan"

@@ -306,14 +306,15 @@ def due_held(session: Session, now: datetime, *, limit: int) -> list[str]:
     return list(session.scalars(query))
 
 
-def claim_held(session: Session, key: str) -> list[OutboxMessage]:
-    """The mail held back for the address whose comparable form is `key` that a time releases,
+def claim_held(session: Session, key: str, now: datetime) -> list[OutboxMessage]:
+    """The mail held back for the address whose comparable form is `key` whose time has come,
     oldest first and locked; none when another worker is letting some of it go just now (all of
-    an address's held mail goes together, or none of it)."""
+    an address's held mail that is due goes together, or none of it). Mail whose time is still to
+    come (a player's quiet hours that have not ended) stays held."""
     timed = (
         OutboxMessage.status == OutboxStatus.HELD,
         _RECIPIENT == key,
-        OutboxMessage.release_at.is_not(None),
+        OutboxMessage.release_at <= now,
     )
     rows = list(
         session.scalars(

@@ -139,6 +139,8 @@ SAMPLES = {
     "GAME": GAME,
     "N|inf": "inf",
     "active|next|all": "next",
+    "ZONE": "Europe/Paris",
+    "HH:MM-HH:MM": "22:00-07:00",
 }
 """A word of each kind: every kind a usage line may name has one."""
 

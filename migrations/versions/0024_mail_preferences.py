@@ -1,0 +1,36 @@
+"""mail that respects players' time: a player's zone and quiet hours
+
+A player may name the zone they live in (an IANA name; none: UTC) and the hours of their day
+they want no mail (minutes after local midnight: start and end). Nullable columns without
+defaults: PostgreSQL and SQLite add them without rewriting the table.
+
+Revision ID: 0024
+Revises: 0020
+Create Date: 2026-11-26
+"""
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0024"
+down_revision = "0020"
+branch_labels = None
+depends_on = None
+
+_PLAYER_COLUMNS = (
+    ("time_zone", sa.String(length=64)),
+    ("quiet_from", sa.Integer()),
+    ("quiet_until", sa.Integer()),
+)
+
+
+def upgrade() -> None:
+    for name, kind in _PLAYER_COLUMNS:
+        op.add_column("players", sa.Column(name, kind, nullable=True))
+
+
+def downgrade() -> None:
+    # In place, never by copying the table (see 0020): SQLite 3.35 drops a column itself.
+    with op.batch_alter_table("players", schema=None, recreate="never") as batch_op:
+        for name, _ in reversed(_PLAYER_COLUMNS):
+            batch_op.drop_column(name)

@@ -1,0 +1,72 @@
+"""What a player chose about their mail: the zone they live in and their quiet hours.
+
+Read for many players at once where mail is composed (`quiet_hours_of`): one statement
+for every recipient of a received mail's answers, whatever their number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from pbm.local_time import LocalHours, UnknownZone, zone_named
+from pbm.store.models import Player
+
+
+@dataclass(frozen=True)
+class Quiet:
+    """A player's quiet hours, in the zone they keep them in."""
+
+    hours: LocalHours
+    zone: tzinfo
+
+    def ends_after(self, moment: datetime) -> datetime | None:
+        """When the quiet hours `moment` falls in end (UTC); None when it falls in none."""
+        return self.hours.ends_after(moment, self.zone)
+
+
+def zone_of(player: Player) -> tzinfo:
+    """The zone `player` reads dates in (UTC unless they named one)."""
+    return _zone(player.time_zone)
+
+
+def _zone(name: str | None) -> tzinfo:
+    try:
+        return zone_named(name)
+    except UnknownZone:
+        return zone_named(None)  # a zone the system's database no longer has: UTC, not a failure
+
+
+def quiet_hours(player: Player) -> LocalHours | None:
+    if player.quiet_from is None or player.quiet_until is None:
+        return None
+    return LocalHours.from_minutes(player.quiet_from, player.quiet_until)
+
+
+def set_zone(player: Player, name: str) -> None:
+    """`player` lives in the zone `name` (checked by the caller: `pbm.local_time.zone_named`)."""
+    player.time_zone = name
+
+
+def set_quiet_hours(player: Player, hours: LocalHours | None) -> None:
+    """`player`'s quiet hours from now: `hours`, or none."""
+    player.quiet_from, player.quiet_until = hours.minutes if hours is not None else (None, None)
+
+
+def quiet_hours_of(session: Session, player_ids: Collection[int]) -> dict[int, Quiet]:
+    """The quiet hours of those of `player_ids` who keep some, by player id."""
+    ids = sorted(set(player_ids))
+    if not ids:
+        return {}
+    query = select(Player.id, Player.time_zone, Player.quiet_from, Player.quiet_until).where(
+        Player.id.in_(ids), Player.quiet_from.is_not(None), Player.quiet_until.is_not(None)
+    )
+    return {
+        player_id: Quiet(LocalHours.from_minutes(start, end), _zone(zone))
+        for player_id, zone, start, end in session.execute(query)
+        if start is not None and end is not None  # as the query asked: for the type checker
+    }
