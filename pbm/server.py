@@ -30,6 +30,7 @@ import pbm.games
 from pbm.config import ConfigError, Settings, secret_key
 from pbm.listeners import BACKLOG, AcceptFailures, ConnectionLimits, allow_open_files, bind
 from pbm.mail.answers import Answers
+from pbm.mail.bounces import BounceAddresses
 from pbm.mail.compose import Composer
 from pbm.mail.delivery import Delivery, Transport, transport_for
 from pbm.mail.held import HeldMail
@@ -106,6 +107,7 @@ class Server:
         self.database = Database(settings.database_url, timeout=settings.database_timeout)
         self.addressing = Addressing(settings.address)
         tokens = ReplyTokens(key)
+        self.bounce_addresses = BounceAddresses(key, self.addressing)
         links = Links(settings.public_url)
         self._mail_templates = make_environment(links=links, admin_contact=settings.admin_contact)
         self.composer = composer = Composer(self._mail_templates, self.addressing, tokens, key)
@@ -119,6 +121,7 @@ class Server:
             self.database,
             transport or transport_for(settings.outbound),
             settings.address,
+            envelope_sender=self.bounce_addresses.address_for,
             now=now,
             first_retry=timedelta(seconds=settings.first_retry_seconds),
             worker=worker,
@@ -171,7 +174,7 @@ class Server:
         limits, club = settings.limits, settings.club
         answers = Answers(limits.quoted_lines)
         outgoing = Outgoing(composer, limits, answers, club.confirm_addresses)
-        reply_addresses = ReplyAddresses(self.addressing, tokens, composer, now)
+        reply_addresses = ReplyAddresses(self.addressing, tokens, composer, now, self.bounce_addresses)
         applying = Applying(passwords, limits, answers, reply_addresses, now, club)
         time_pass = TimePass(self.database, passwords, limits, outgoing, HeldMail(composer, limits), club=club, now=now)
         return Processor(

@@ -13,6 +13,15 @@ MESSAGES: Catalogue = {
     "mail-unreadable": "Your mail could not be read: {why}. Nothing in it was carried out",
     "held-quiet-hours-yours": "It came in your quiet hours, and waited for them to end.",
     "held-quiet-hours-theirs": "It came in their quiet hours, and waits for them to end.",
+    "address-bounced-subject": "Mail to one of {userid}'s addresses bounces",
+    "address-bounced": (
+        "Mail for {userid} to {address} came back: its mail system says it does not take our mail "
+        "({status}). No more mail goes there; what comes for it waits."
+    ),
+    "address-bounced-how": (
+        "Mail goes there again as soon as a mail from that address reaches the server (any command "
+        "will do, such as: help). Or write to the server from here: change address {userid} PASSWORD ADDRESS..."
+    ),
     "too-many-answers": (
         "Your mail caused {count} answers, more than the {limit} one mail may; only the first {sent} were sent"
     ),

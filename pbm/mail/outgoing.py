@@ -14,6 +14,9 @@ Only an error answer past its own limit is dropped, which is what breaks a
 loop; it is still written to the outbox, marked suppressed, for the operator
 to see.
 
+Mail to an address whose mail bounced for good (`pbm.store.bounces`) is held back too, until
+mail from it says it works again.
+
 A mail for a player that comes in their quiet hours (`pbm.store.preferences`) waits the same
 way until the hours end, unless it answers mail from that address: what a player just asked
 for reaches them at any hour.
@@ -48,7 +51,7 @@ from pbm.mail import headers
 from pbm.mail.answers import Answers, capital, sentence
 from pbm.mail.compose import Answering, Composer
 from pbm.mail.parse import ParsedMail
-from pbm.store import confirmations, outbox, preferences
+from pbm.store import bounces, confirmations, outbox, preferences
 from pbm.store.models import HoldReason
 
 ERROR_KINDS = ("error", "failure")
@@ -200,6 +203,8 @@ class Outgoing:
             )
             if not suppressed and not asked and not own_reply_address:
                 hold = counted.quiet_hold(outgoing.player_id, now) or hold
+            if not suppressed and comparable(recipient) in counted.bounced:
+                hold = outbox.Hold(HoldReason.BOUNCED, None)  # kept, not sent: the address does not take it
         else:
             suppressed, hold, last = None, outbox.Hold(HoldReason.UNCONFIRMED, None), False
         if last:
@@ -257,6 +262,8 @@ def _hold_note(hold: outbox.Hold, limits: Limits) -> str:
         why = f"{limits.mails_per_address_per_hour} mails were sent to this address within the hour"
     elif hold.reason is HoldReason.QUIET_HOURS:
         why = "it came in its player's quiet hours"
+    elif hold.reason is HoldReason.BOUNCED:
+        why = "mail to its address bounced"
     else:
         why = "its address is not confirmed yet"
     until = f"{hold.release_at:%Y-%m-%d %H:%M} UTC" if hold.release_at is not None else "it is released"
@@ -301,6 +308,8 @@ class _Counted:
     oldest: dict[str, datetime]
     held: dict[str, outbox.Hold]
     quiet: dict[int, preferences.Quiet] = field(default_factory=dict)
+    bounced: set[str] = field(default_factory=set)
+    """The comparable forms of the recipients whose mail stopped after bounces."""
 
     @classmethod
     def load(cls, session: Session, mails: list[OutgoingMail], now: datetime) -> _Counted:
@@ -312,6 +321,7 @@ class _Counted:
             {key: r.oldest for key, r in recent.items()},
             outbox.held_for(session, recipients),
             preferences.quiet_hours_of(session, {m.player_id for m in mails if m.player_id is not None}),
+            bounces.stopped(session, recipients),
         )
 
     def quiet_hold(self, player_id: int | None, now: datetime) -> outbox.Hold | None:

@@ -101,6 +101,9 @@ class HoldReason(enum.StrEnum):
     UNCONFIRMED = "unconfirmed"
     """Its recipient has not confirmed the address for the player it is for (`AddressConfirmation`):
     it waits until they do."""
+    BOUNCED = "bounced"
+    """Its recipient's mail system says our mail does not reach it (`BouncedAddress`): it waits
+    until mail from the address, or the operator, says it works again."""
     QUIET_HOURS = "quiet_hours"
     """It came in the quiet hours of the player it is for (`Player.quiet_from`): it waits until they end."""
 
@@ -593,6 +596,28 @@ class Rating(Base):
     """When the player's last rated game of this type ended: the standings put long-idle players apart."""
 
     player: Mapped[Player] = relationship(lazy="joined")
+
+
+class BouncedAddress(Base):
+    """An address mail systems said our mail does not reach (`pbm.mail.bounces`).
+
+    A permanent failure stops mail to it at once (`stopped_at`); temporary ones are counted,
+    and stop it when they are many in a row. While it is stopped, mail to it is held back in the
+    outbox, not dropped. Mail from the address ends the row (it works again), as does `pbm outbox
+    --resume`.
+    """
+
+    __tablename__ = "bounced_addresses"
+
+    address: Mapped[str] = mapped_column(String(320), primary_key=True)
+    """Lower case: one mailbox however a mail writes it."""
+    temporary_failures: Mapped[int] = mapped_column(Integer, default=0)
+    """Temporary failures reported in a row, since the last mail from the address."""
+    status: Mapped[str] = mapped_column(String(16), default="")
+    """The last status reported (``5.1.1``)."""
+    reported_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    stopped_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    """Since when no mail goes to it; None while its failures are still being counted."""
 
 
 class InboundMessage(Base):

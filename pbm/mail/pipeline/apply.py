@@ -19,6 +19,7 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 import pbm.games
+from pbm.addresses import same
 from pbm.commands import language as lang
 from pbm.commands import verbs
 from pbm.commands.context import Context
@@ -27,12 +28,13 @@ from pbm.commands.plan import Plan, ReplyFacts
 from pbm.config import DEFAULT_CLUB, Club, Limits
 from pbm.facts import Fact
 from pbm.mail.answers import Answers
+from pbm.mail.headers import masked_address
 from pbm.mail.parse import ParsedMail
-from pbm.mail.pipeline.read import ReadMail, plan_of
+from pbm.mail.pipeline.read import Bounce, ReadMail, plan_of
 from pbm.mail.pipeline.reply_address import ReplyAddresses
 from pbm.passwords import Passwords
-from pbm.store import confirmations, players
-from pbm.store.models import InboundStatus
+from pbm.store import bounces, confirmations, players
+from pbm.store.models import InboundStatus, Player
 
 
 @dataclass(frozen=True)
@@ -63,8 +65,11 @@ def apply_mail(session: Session, read: ReadMail, applying: Applying, *, now: dat
     mail is ignored, an unreadable one answered with why; any other is carried out command by
     command."""
     mail = read.mail
+    if read.bounce is not None:
+        return _bounced(session, read.bounce, now)
     if mail.auto_reason:
         return Decision(InboundStatus.IGNORED, [f"not answered: {mail.auto_reason}"])
+    resumed = bounces.resume(session, mail.from_address, now) if mail.from_address else None
     sender = Sender(
         mail.from_address,
         players.with_address(session, mail.from_address) if mail.from_address else [],
@@ -74,7 +79,39 @@ def apply_mail(session: Session, read: ReadMail, applying: Applying, *, now: dat
         reason = Fact("mail-unreadable", why=mail.unreadable)
         error = applying.answers.error(sender.address, mail.body, Plan(), reason)
         return Decision(InboundStatus.FAILED, [f"unreadable: {mail.unreadable}"], [error])
-    return _carry_out(session, read, sender, applying, now)
+    decision = _carry_out(session, read, sender, applying, now)
+    if resumed is not None:
+        decision.notes.append(f"mail from an address that bounced: it works again, {resumed} held mail(s) go")
+    return decision
+
+
+def _bounced(session: Session, bounce: Bounce, now: datetime) -> Decision:
+    """A mail come to the bounce address of one of our mails: what it reports is recorded, and
+    when mail to that address stops now, the player it was for hears of it at their other
+    addresses. Never answered (a bounce is automatic mail)."""
+    report = bounce.report
+    bounced = bounces.bounced_mail(session, bounce.outbox_id)
+    if report is None or bounced is None:
+        why = "no failure reported (an auto-reply?)" if bounced is not None else "its mail is no longer kept"
+        return Decision(InboundStatus.IGNORED, [f"to a bounce address: {why}"])
+    recorded = bounces.record(session, bounced, permanent=report.permanent, status=report.status, now=now)
+    notes = [f"bounce of outbox mail {bounce.outbox_id}: {report.kind} failure ({report.status})"]
+    if not recorded.stopped_now:
+        return Decision(InboundStatus.IGNORED, notes)
+    notes.append("mail to its address stops until mail comes from it")
+    player = session.get(Player, recorded.player_id) if recorded.player_id is not None else None
+    if player is None or not player.active:
+        return Decision(InboundStatus.IGNORED, notes)
+    context = {
+        "player": player.userid,
+        "told": Fact(
+            "address-bounced", userid=player.userid, address=masked_address(recorded.address), status=report.status
+        ),
+        "how": Fact("address-bounced-how", userid=player.userid),
+    }
+    others = [a.address for a in player.addresses if not same(a.address, recorded.address)]
+    mails = [OutgoingMail("address_bounced", other, context, player_id=player.id) for other in others]
+    return Decision(InboundStatus.IGNORED, notes, mails)
 
 
 def _carry_out(session: Session, read: ReadMail, sender: Sender, applying: Applying, now: datetime) -> Decision:

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from pbm.commands.effects import ReplyAs
 from pbm.commands.plan import AnsweredFacts, ConfirmFacts, ReplyFacts, ResetFacts
+from pbm.mail.bounces import BounceAddresses
 from pbm.mail.compose import Composer
 from pbm.mail.parse import ParsedMail
 from pbm.mail.tokens import Addressing, ReplyTokens
@@ -39,6 +40,7 @@ class ReplyAddresses:
     tokens: ReplyTokens
     composer: Composer
     now: Callable[[], datetime]
+    bounce_addresses: BounceAddresses
 
     def _token(self, envelope_to: tuple[str, ...]) -> str | None:
         return next((t for t in map(self.addressing.token_of, envelope_to) if t), None)
