@@ -22,6 +22,10 @@ MESSAGES: Catalogue = {
         "Mail goes there again as soon as a mail from that address reaches the server (any command "
         "will do, such as: help). Or write to the server from here: change address {userid} PASSWORD ADDRESS..."
     ),
+    "mail-bounces-since": (
+        "Mail to one of {userid}'s addresses has bounced since {since:%Y-%m-%d %H:%M} UTC: the server writes "
+        "nothing more to it (what comes for it waits) until a mail from it comes."
+    ),
     "too-many-answers": (
         "Your mail caused {count} answers, more than the {limit} one mail may; only the first {sent} were sent"
     ),

@@ -71,6 +71,12 @@ def of_addresses(session: Session, addresses: Collection[str]) -> dict[str, Boun
     return {row.address: row for row in session.scalars(select(BouncedAddress).where(BouncedAddress.address.in_(keys)))}
 
 
+def reported(session: Session) -> list[BouncedAddress]:
+    """Every address bounces were reported of, stopped ones first, the latest report first."""
+    query = select(BouncedAddress).order_by(BouncedAddress.stopped_at.is_(None), BouncedAddress.reported_at.desc())
+    return list(session.scalars(query))
+
+
 def resume(session: Session, address: str, now: datetime) -> int | None:
     """Mail goes to `address` again: what bounces reported is forgotten, and the mail held back for
     it goes (the time pass lets it go, within the limits). Returns how many mails waited; None when
