@@ -175,7 +175,9 @@ class Server:
         answers = Answers(limits.quoted_lines)
         outgoing = Outgoing(composer, limits, answers, club.confirm_addresses)
         reply_addresses = ReplyAddresses(self.addressing, tokens, composer, now, self.bounce_addresses)
-        applying = Applying(passwords, limits, answers, reply_addresses, now, club)
+        applying = Applying(
+            passwords, limits, answers, reply_addresses, now, club, trusted_authserv_id=settings.trusted_authserv_id
+        )
         time_pass = TimePass(self.database, passwords, limits, outgoing, HeldMail(composer, limits), club=club, now=now)
         return Processor(
             self.database,

@@ -380,6 +380,12 @@ REFUSALS: Catalogue = {
         "{starts:%Y-%m-%d} you can take up to {left}"
     ),
     "not-away": "{userid} is not away and has no vacation booked: there is nothing to end",
+    # -- authenticity (`pbm.mail.pipeline.apply`)
+    "reply-failed-dmarc": (
+        "Your reply came from {userid}'s address, but the mail systems on its way could not vouch that "
+        "it was written there (it failed DMARC: a forged sender, or a mail changed on its way), so "
+        "nothing was done. If it was you, reply to this mail with the same words, and they count"
+    ),
     # -- mail preferences
     "no-quiet-hours-to-end": "{userid} has no quiet hours: there is nothing to end",
     # -- watching

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TypeGuard
 
 from sqlalchemy.orm import Session
 
@@ -58,6 +59,8 @@ class Applying:
     reply_addresses: ReplyAddresses
     now: Callable[[], datetime]
     club: Club = DEFAULT_CLUB
+    trusted_authserv_id: str | None = None
+    """Whose Authentication-Results header to read (`pbm.mail.authentication`); None: nobody's."""
 
 
 def apply_mail(session: Session, read: ReadMail, applying: Applying, *, now: datetime) -> Decision:
@@ -130,6 +133,14 @@ def _carry_out(session: Session, read: ReadMail, sender: Sender, applying: Apply
             mails.append(answers.error(sender.address, quoted, plan, step, about=about, reply_as=again))
             refused += 1
             continue
+        if read.dmarc == "fail" and _acts_by_reply(step):
+            # The From is forged, or the mail was changed on its way: the player is told (at that
+            # address, theirs), and their own reply to this answer plays it.
+            again = applying.reply_addresses.same_reply_address(read.envelope_to)
+            refusal = Refused("reply-failed-dmarc", userid=step.userid, reply_as=again)
+            mails.append(answers.error(sender.address, quoted, plan, refusal, command=step))
+            refused += 1
+            continue
         checks: list[PasswordCheck] = []
         context = Context(
             session,
@@ -157,6 +168,12 @@ def _carry_out(session: Session, read: ReadMail, sender: Sender, applying: Apply
     if not sender.address:
         notes.append("no usable From address, so no answer to the sender")
     return Decision(InboundStatus.PROCESSED, notes, mails, done, refused)
+
+
+def _acts_by_reply(step: lang.Command) -> TypeGuard[lang.ReplyableCommand]:
+    """Whether `step` is a reply to a board mail that acts on the board (moves, resigns, proposes,
+    votes): what only the player may do. A chat says who wrote it, and changes nothing."""
+    return isinstance(step, lang.ReplyableCommand) and step.by_reply and not isinstance(step, lang.Chat)
 
 
 def _quotable(session: Session, mail: ParsedMail, plan: Plan, club: Club) -> str:

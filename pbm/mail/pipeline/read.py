@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from pbm.commands import language as lang
 from pbm.commands.plan import AnsweredFacts, ConfirmFacts, Plan, ReplyFacts, ResetFacts, conflict_keys, plan_mail
 from pbm.config import Limits
+from pbm.mail.authentication import dmarc_result
 from pbm.mail.bounces import Report, read_report
 from pbm.mail.fresh import fresh_text
 from pbm.mail.parse import ParsedMail
@@ -37,6 +38,8 @@ ANSWERED = "answered_mail"
 """The key of `Read.answered`, likewise."""
 HOST = "sending_host"
 """The key of `Read.host` in what is stored of a reading."""
+DMARC = "dmarc"
+"""The key of `Read.dmarc` in what is stored of a reading."""
 BOUNCE = "bounce"
 """The key of `Read.bounce` in what is stored of a reading."""
 
@@ -58,6 +61,8 @@ class Read:
     """The host that sent the mail, where known (`pbm.mail.sending_host`)."""
     bounce: Bounce | None = None
     """What the mail reports, when it came to a bounce address (`pbm.mail.bounces`)."""
+    dmarc: str | None = None
+    """The DMARC result our own MTA found (`pbm.mail.authentication`); None: none trusted."""
 
     def stored(self) -> dict[str, Any]:
         """What is kept of this reading with the mail, for `ReadMail.from_stored`."""
@@ -67,6 +72,7 @@ class Read:
             ANSWERED: _answered_json(self.answered),
             HOST: self.host,
             BOUNCE: _bounce_json(self.bounce),
+            DMARC: self.dmarc,
         }
 
 
@@ -90,6 +96,7 @@ class ReadMail:
     answered: AnsweredFacts | None = None
     host: str | None = None
     bounce: Bounce | None = None
+    dmarc: str | None = None
 
     @classmethod
     def from_stored(cls, ready: inbox.Ready) -> ReadMail:
@@ -103,6 +110,7 @@ class ReadMail:
             _answered_from_json(ready.parsed.get(ANSWERED)),
             host if isinstance(host, str) else None,
             _bounce_from_json(ready.parsed.get(BOUNCE)),
+            dmarc if isinstance(dmarc := ready.parsed.get(DMARC), str) else None,
         )
 
 
@@ -123,6 +131,7 @@ def understand(
     limits: Limits,
     ahead: Ahead,
     now: datetime,
+    trusted_authserv_id: str | None = None,
 ) -> Read:
     """What a read mail asks for: its plan's keys, with its password checks started (`ahead`)."""
     mail = reading.mail
@@ -138,7 +147,9 @@ def understand(
     replied = reply if isinstance(reply, ReplyFacts) else None
     host = sending_host(unread.peer, unread.raw)
     bounce = _bounce(reply_addresses, unread)
-    return Read(mail, keys, reading.cost.seconds, reading.cost.peak_memory_kb, replied, answered, host, bounce)
+    dmarc = dmarc_result(unread.raw, trusted_authserv_id)
+    cost = reading.cost
+    return Read(mail, keys, cost.seconds, cost.peak_memory_kb, replied, answered, host, bounce, dmarc)
 
 
 @dataclass(frozen=True)
