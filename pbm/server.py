@@ -42,6 +42,7 @@ from pbm.mail.processing import Processor
 from pbm.mail.reader import MailReader
 from pbm.mail.time_pass import TimePass
 from pbm.mail.tokens import Addressing, ReplyTokens
+from pbm.mail.unsubscribe import Unsubscribing
 from pbm.mail.worker import Worker
 from pbm.passwords import Passwords
 from pbm.store.database import Database
@@ -110,7 +111,14 @@ class Server:
         self.bounce_addresses = BounceAddresses(key, self.addressing)
         links = Links(settings.public_url)
         self._mail_templates = make_environment(links=links, admin_contact=settings.admin_contact)
-        self.composer = composer = Composer(self._mail_templates, self.addressing, tokens, key)
+        unsubscribing = Unsubscribing(key, settings.public_url) if settings.public_url else None
+        self.composer = composer = Composer(
+            self._mail_templates,
+            self.addressing,
+            tokens,
+            key,
+            unsubscribe_url=unsubscribing.url_for if unsubscribing is not None else None,
+        )
         self.changes = GameChanges(self.database)
         self.reader = MailReader(
             loop_marker=settings.address, seconds=settings.mail_read_seconds, memory_mb=settings.mail_read_memory_mb
@@ -136,6 +144,7 @@ class Server:
             time_control=settings.club.time_control,
             idle_seconds=settings.http_idle_seconds,
             now=now,
+            unsubscribing=unsubscribing,
         )
         self.smtp_limits = ConnectionLimits(
             "SMTP",

@@ -28,7 +28,7 @@ import hashlib
 import hmac
 import quopri
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from email.utils import format_datetime, make_msgid
@@ -58,6 +58,7 @@ _WORD_BYTES = 39
 """UTF-8 bytes per encoded word: 52 base64 characters, so that the first one still fits
 a line after ``Subject: `` (9 + 64 characters)."""
 _TOKEN = re.compile(r"[a-z0-9-]+")
+_URL = re.compile(r"https?://[A-Za-z0-9.:\[\]-]+(?:/[A-Za-z0-9._~-]+)*/unsubscribe/[a-z0-9-]+")
 _THREAD_ROOT = re.compile(r"<pbm\.(\d{1,18})\.(\d{1,18})\.([0-9a-f]{12})@([^<>@]+)>")
 REMOVED_TOKEN = "removed"
 """What stands for a mail's own reply token in the copy of it that is kept once it is sent."""
@@ -92,7 +93,13 @@ class Answering:
 
 class Composer:
     def __init__(
-        self, templates: jinja2.Environment, addressing: Addressing, tokens: ReplyTokens, key: bytes
+        self,
+        templates: jinja2.Environment,
+        addressing: Addressing,
+        tokens: ReplyTokens,
+        key: bytes,
+        *,
+        unsubscribe_url: Callable[[OutgoingMail], str | None] | None = None,
     ) -> None:
         if headers.mail_address(addressing.address) is None:
             raise ValueError(f"the server's address must be a plain local@domain, got {addressing.address!r}")
@@ -100,6 +107,8 @@ class Composer:
         self.addressing = addressing
         self.tokens = tokens
         self._key = key
+        self.unsubscribe_url = unsubscribe_url
+        """The one-click unsubscribe URL of a mail, if it has one (`pbm.mail.unsubscribe`)."""
 
     def render(self, template: str, context: dict[str, Any]) -> tuple[str, str]:
         """The (subject, body) of ``mail/<template>.txt`` rendered with `context`, as the mail
@@ -154,6 +163,11 @@ class Composer:
             fields += [f"In-Reply-To: {in_reply_to}", _folded("References", references)]
         if reply_to is not None:
             fields.append(f"Reply-To: {reply_to}")
+        unsubscribe = self.unsubscribe_url(mail) if self.unsubscribe_url is not None else None
+        if unsubscribe is not None:
+            assert _URL.fullmatch(unsubscribe), "an unsubscribe URL is written into its header as it is"
+            # RFC 8058: a POST to the URL acts at once; the MTA's DKIM signature covers both fields.
+            fields += [f"List-Unsubscribe: <{unsubscribe}>", "List-Unsubscribe-Post: List-Unsubscribe=One-Click"]
         encoding, payload = _body_payload(body)
         fields += [
             "MIME-Version: 1.0",

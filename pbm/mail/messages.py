@@ -26,6 +26,18 @@ MESSAGES: Catalogue = {
         "Mail to one of {userid}'s addresses has bounced since {since:%Y-%m-%d %H:%M} UTC: the server writes "
         "nothing more to it (what comes for it waits) until a mail from it comes."
     ),
+    # one-click unsubscribe (`pbm.web.unsubscribe`)
+    "unsubscribe-title": "Unsubscribe",
+    "unsubscribe-button": "Unsubscribe",
+    "unsubscribe-watching-ask": "Stop mailing {userid} the moves of {title} board {board}?",
+    "unsubscribe-watching-done": "{userid} no longer watches {title} board {board}: no more of its mails.",
+    "unsubscribe-watching-done-every": (
+        "{userid} no longer watches {title} board {board}, nor the new {title} games: no more of their mails."
+    ),
+    "unsubscribe-watching-none": "{userid} does not watch {title} board {board} (any more): nothing to end.",
+    "unsubscribe-endings-ask": "Stop mailing {userid} when {title} games end?",
+    "unsubscribe-endings-done": "{userid} is no longer mailed when {title} games end.",
+    "unsubscribe-endings-none": "{userid} is not mailed when {title} games end (any more): nothing to end.",
     "too-many-answers": (
         "Your mail caused {count} answers, more than the {limit} one mail may; only the first {sent} were sent"
     ),

@@ -32,11 +32,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pbm.clocks import TimeControl
 from pbm.listeners import Refusals
+from pbm.mail.unsubscribe import Unsubscribing
 from pbm.resources import resource_dir
 from pbm.store import inbox, outbox
 from pbm.store.database import Database, DatabaseTimeout
 from pbm.store.models import utcnow
-from pbm.web import api, calendar, params
+from pbm.web import api, calendar, params, unsubscribe
 from pbm.web.api import Api
 from pbm.web.live import GameChanges
 from pbm.web.pages import Pages
@@ -135,6 +136,13 @@ def health(database: Database, *, stuck_after: float) -> dict[str, object]:
     return report
 
 
+def _unsubscribe_routes(database: Database, unsubscribing: Unsubscribing | None, pages: Pages) -> list[Route]:
+    if unsubscribing is None:
+        return []
+    handler = unsubscribe.endpoint(database, unsubscribing, pages.render)
+    return [Route("/unsubscribe/{token}", handler, methods=["GET", "POST"])]
+
+
 def create_app(
     database: Database,
     templates: jinja2.Environment,
@@ -145,13 +153,15 @@ def create_app(
     time_control: TimeControl = DEFAULT_TIME,
     idle_seconds: float = 60.0,
     now: Callable[[], datetime] = utcnow,
+    unsubscribing: Unsubscribing | None = None,
 ) -> Starlette:
     """The web app; `templates` becomes the web's own (its filters are added to it).
 
     ``/healthz`` waits for the database at most `database.timeout` seconds and
     counts mail as stuck after `stuck_after` seconds (`Settings.stuck_after`);
     an event stream with nothing to send ends after `idle_seconds`
-    (`Settings.http_idle_seconds`).
+    (`Settings.http_idle_seconds`). With `unsubscribing` (the server has a public address), the
+    one-click unsubscribe URLs of watchers' mails answer (`pbm.web.unsubscribe`).
     """
     templates.filters["when"] = _when
     reads = Reads(database, time_control=time_control, now=now)
@@ -200,6 +210,7 @@ def create_app(
         Route("/api/{game}/{board:int}", json_api.board),
         Route("/api/{game}/{board:int}/dice", json_api.dice),
         Route("/players/{userid}/deadlines.ics", calendar.endpoint(reads, now)),
+        *_unsubscribe_routes(database, unsubscribing, pages),
         Route("/players/{userid:path}", pages.player),
         Route("/{game}", pages.boards),
         Route("/{game}/standings", pages.standings),
