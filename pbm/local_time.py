@@ -82,6 +82,20 @@ def clock_time(word: str) -> time | None:
     return time(int(found[1]), int(found[2])) if found else None
 
 
+def clock_times(word: str) -> tuple[time, ...] | None:
+    """``07:30,19:00``: times of day, each once, earliest first; None when the word is not that, or
+    names more than `MOST_DIGEST_TIMES`.
+
+    >>> clock_times("19:00,7:30,19:00")
+    (datetime.time(7, 30), datetime.time(19, 0))
+    """
+    words = word.split(",", MOST_DIGEST_TIMES)
+    times = [clock_time(part) for part in words]
+    if len(words) > MOST_DIGEST_TIMES or any(t is None for t in times):
+        return None
+    return tuple(sorted({t for t in times if t is not None}))
+
+
 def at_local(day: date, clock: time, zone: tzinfo) -> datetime:
     """The UTC moment the wall clocks of `zone` show `clock` on `day`: the first such moment when the
     clocks show it twice, the first moment after the jump when they skip it.

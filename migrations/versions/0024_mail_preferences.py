@@ -1,4 +1,4 @@
-"""mail that reaches people and respects their time: a player's zone and quiet hours, bounces
+"""mail that reaches people and respects their time: a player's zone, quiet hours and digests, bounces
 
 A player may name the zone they live in (an IANA name; none: UTC) and the hours of their day
 they want no mail (minutes after local midnight: start and end). Nullable columns without
@@ -22,6 +22,8 @@ _PLAYER_COLUMNS = (
     ("time_zone", sa.String(length=64)),
     ("quiet_from", sa.Integer()),
     ("quiet_until", sa.Integer()),
+    ("digest_times", sa.String(length=64)),
+    ("digest_due_at", sa.DateTime(timezone=True)),
 )
 
 

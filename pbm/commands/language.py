@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, fields
-from datetime import date, timedelta
+from datetime import date, time, timedelta
 from typing import Any
 
 import pbm.games
@@ -166,6 +166,18 @@ class QuietHours(Command):
     userid: str
     secret: str = field(repr=False, metadata=SECRET)
     hours: local_time.LocalHours | None = None
+    off: bool = False
+
+
+@dataclass(frozen=True)
+class Digest(Command):
+    """``digest USERID PASSWORD [HH:MM[,HH:MM...]|off]``: one mail at each of those local times
+    listing the games waiting for the player, instead of a mail for each move; ``off`` for a mail
+    for each again; with neither, what they are."""
+
+    userid: str
+    secret: str = field(repr=False, metadata=SECRET)
+    times: tuple[time, ...] | None = None
     off: bool = False
 
 
@@ -600,6 +612,14 @@ def local_hours(word: str) -> local_time.LocalHours:
     if hours is None:
         raise CommandError("not-local-hours", word=word)
     return hours
+
+
+def digest_times(word: str) -> tuple[time, ...]:
+    """``07:30,19:00``: the local times of a player's digests."""
+    times = local_time.clock_times(word)
+    if times is None:
+        raise CommandError("not-digest-times", word=word, most=local_time.MOST_DIGEST_TIMES)
+    return times
 
 
 def time_rules(words: list[str]) -> tuple[str, ...]:

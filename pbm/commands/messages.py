@@ -38,6 +38,10 @@ PARSING: Catalogue = {
     "not-a-zone": (
         "'{word}' is not a time zone: write its IANA name, such as Europe/Paris, America/New_York or Asia/Tokyo"
     ),
+    "not-digest-times": (
+        "'{word}' is not a list of times of day: write up to {most}, local time, separated by commas, "
+        "such as 07:30,19:00"
+    ),
     "not-local-hours": (
         "'{word}' is not a span of hours: write when it starts and ends, local time, such as 22:00-07:00"
     ),
@@ -133,6 +137,12 @@ HELP: Catalogue = {
         "The time zone you live in, by its IANA name (Europe/Paris, America/New_York): dates in your "
         "mails are its local time, and your quiet hours and digests keep its clock, summer time included."
         " Without a zone, which it is."
+    ),
+    "about-digest": (
+        "One mail at each of these local times (07:30,19:00) instead of a mail for each move: the games"
+        " waiting for you, the most urgent first, each with its board, its time left and a reply address"
+        " of its own. A game you would forfeit within a day is mailed at once. 'off': a mail for each move"
+        " again."
     ),
     "about-quiet": (
         "Hours of your day without mail (22:00-07:00, local time): mail for you that comes then waits "
@@ -388,6 +398,7 @@ REFUSALS: Catalogue = {
     ),
     # -- mail preferences
     "no-quiet-hours-to-end": "{userid} has no quiet hours: there is nothing to end",
+    "no-digest-to-end": "{userid} takes no digest: there is nothing to end",
     # -- watching
     "watches-board-already": "{userid} watches {title} board {board} already",
     "watches-game-already": "{userid} watches every new {title} game already",
@@ -424,9 +435,17 @@ PREFERENCES: Catalogue = {
     "zone-is": "{userid} lives in {zone}, where it is {now:%Y-%m-%d %H:%M} now.",
     "quiet-hours-are": "Quiet hours: {hours} ({zone} time); mail that comes then waits until they end.",
     "no-quiet-hours": "Quiet hours: none; mail goes at any hour.",
+    "digest-now": (
+        "From now on {userid} gets a digest at {times} ({zone} time) instead of a mail for each move; "
+        "the next at {next:%Y-%m-%d %H:%M}."
+    ),
+    "digest-ended": "{userid} gets a mail for each move again, no digest.",
+    "digest-is": "Digests: at {times} ({zone} time); the next at {next:%Y-%m-%d %H:%M}.",
+    "no-digest": "Digests: none; a mail for each move.",
     "mail-preferences-how": (
         "To change them:  timezone {userid} PASSWORD ZONE        (an IANA name: Europe/Paris)\n"
-        "                 quiet {userid} PASSWORD HH:MM-HH:MM    (22:00-07:00), or off"
+        "                 quiet {userid} PASSWORD HH:MM-HH:MM    (22:00-07:00), or off\n"
+        "                 digest {userid} PASSWORD HH:MM,...     (07:30,19:00), or off"
     ),
 }
 

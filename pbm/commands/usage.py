@@ -109,6 +109,7 @@ KINDS: dict[str, Kind] = {
     "active|next|all": Kind("which", _lower, words=frozenset(lang.WHICH_GAMES)),
     "ZONE": Kind("zone", lang.zone),
     "HH:MM-HH:MM": Kind("hours", lang.local_hours),
+    "HH:MM[,HH:MM...]": Kind("times", lang.digest_times),
 }
 """The argument kinds a usage line may name. ``KIND...`` is its own entry (its value is a tuple),
 so that the field it fills is named here too. ``ADDRESS...`` are read together (`lang.addresses`:

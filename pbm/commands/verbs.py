@@ -321,6 +321,7 @@ ACCOUNT_VERBS = (
     ),
     Verb("timezone", "USERID PASSWORD [ZONE]", "about-timezone", lang.TimeZone, preferences.timezone),
     Verb("quiet", "USERID PASSWORD [HH:MM-HH:MM|off]", "about-quiet", lang.QuietHours, preferences.quiet),
+    Verb("digest", "USERID PASSWORD [HH:MM[,HH:MM...]|off]", "about-digest", lang.Digest, preferences.digest),
     Verb("list", "", "about-list", lang.ListGames, accounts.list_games),
     Verb("all show", "USERID [active|next|all]", "about-all-show", lang.AllGames, accounts.all_games),
 )

@@ -36,7 +36,7 @@ from typing import Any
 
 import jinja2
 
-from pbm.commands.effects import OutgoingMail
+from pbm.commands.effects import OutgoingMail, ReplyAs
 from pbm.mail import headers
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.text import one_line
@@ -119,7 +119,13 @@ class Composer:
 
     def written(self, mail: OutgoingMail) -> tuple[str, str]:
         """The (subject, body) `mail` is sent with."""
-        return self.render(mail.template, {**mail.context, "server": self.addressing.address})
+        context = {**mail.context, "server": self.addressing.address, "reply_address_of": self._reply_address_of}
+        return self.render(mail.template, context)
+
+    def _reply_address_of(self, reply_as: ReplyAs) -> str:
+        """The reply address that plays the next move at a board, written in a mail's text (a
+        digest gives one for each game it lists)."""
+        return self.addressing.reply_address(self.tokens.make(reply_as.board_id, reply_as.player_id, reply_as.at_ply))
 
     def compose(self, mail: OutgoingMail, *, now: datetime, answering: Answering | None = None) -> ComposedMail:
         """The mail `mail` asks for; raises `Unaddressable` when its recipient is not an address."""

@@ -7,10 +7,12 @@ through `pbm.words.Words`, at the edge.
 
 from __future__ import annotations
 
-from pbm.facts import Catalogue
+from pbm.facts import Catalogue, Plural
 
 MESSAGES: Catalogue = {
     "mail-unreadable": "Your mail could not be read: {why}. Nothing in it was carried out",
+    "held-digest-yours": "It waited for a digest, which you turned off.",
+    "held-digest-theirs": "It waits for their digest.",
     "held-quiet-hours-yours": "It came in your quiet hours, and waited for them to end.",
     "held-quiet-hours-theirs": "It came in their quiet hours, and waits for them to end.",
     "address-bounced-subject": "Mail to one of {userid}'s addresses bounces",
@@ -38,6 +40,17 @@ MESSAGES: Catalogue = {
     "unsubscribe-endings-ask": "Stop mailing {userid} when {title} games end?",
     "unsubscribe-endings-done": "{userid} is no longer mailed when {title} games end.",
     "unsubscribe-endings-none": "{userid} is not mailed when {title} games end (any more): nothing to end.",
+    # digests (`pbm.commands.digests`)
+    "digest-subject": Plural(
+        "count", "{userid}: {count} game waits for your move", "{userid}: {count} games wait for your move"
+    ),
+    "digest-opening": Plural(
+        "count",
+        "{count} game waits for your move, {userid}.",
+        "{count} games wait for your move, {userid}, the one you would forfeit soonest first.",
+    ),
+    "digest-game": "{number}. {title} board {board}",
+    "digest-reply-address": "To move here, mail your move alone on the first line to: {address}",
     "too-many-answers": (
         "Your mail caused {count} answers, more than the {limit} one mail may; only the first {sent} were sent"
     ),

@@ -14,6 +14,9 @@ Only an error answer past its own limit is dropped, which is what breaks a
 loop; it is still written to the outbox, marked suppressed, for the operator
 to see.
 
+A board mail that makes it the turn of a player who takes digests waits for their digest
+(`pbm.commands.digests`), unless they would forfeit that game within a day.
+
 Mail to an address whose mail bounced for good (`pbm.store.bounces`) is held back too, until
 mail from it says it works again.
 
@@ -59,6 +62,8 @@ ERROR_KINDS = ("error", "failure")
 BULK_KINDS = ("broadcast",)
 """Templates an administrator sends to every player: not bounded by the mails one mail may cause."""
 WINDOW = timedelta(hours=1)
+URGENT = timedelta(days=1)
+"""A board mail whose player would forfeit within this long goes at once, digest or not."""
 
 
 @dataclass(frozen=True)
@@ -202,7 +207,7 @@ class Outgoing:
                 counted, recipient, outgoing.template, own_reply_address=own_reply_address
             )
             if not suppressed and not asked and not own_reply_address:
-                hold = counted.quiet_hold(outgoing.player_id, now) or hold
+                hold = counted.digest_hold(outgoing, now) or counted.quiet_hold(outgoing.player_id, now) or hold
             if not suppressed and comparable(recipient) in counted.bounced:
                 hold = outbox.Hold(HoldReason.BOUNCED, None)  # kept, not sent: the address does not take it
         else:
@@ -262,6 +267,8 @@ def _hold_note(hold: outbox.Hold, limits: Limits) -> str:
         why = f"{limits.mails_per_address_per_hour} mails were sent to this address within the hour"
     elif hold.reason is HoldReason.QUIET_HOURS:
         why = "it came in its player's quiet hours"
+    elif hold.reason is HoldReason.DIGEST:
+        why = "its player takes digests"
     elif hold.reason is HoldReason.BOUNCED:
         why = "mail to its address bounced"
     else:
@@ -310,6 +317,8 @@ class _Counted:
     quiet: dict[int, preferences.Quiet] = field(default_factory=dict)
     bounced: set[str] = field(default_factory=set)
     """The comparable forms of the recipients whose mail stopped after bounces."""
+    digests: set[int] = field(default_factory=set)
+    """The players among the mails' who take digests."""
 
     @classmethod
     def load(cls, session: Session, mails: list[OutgoingMail], now: datetime) -> _Counted:
@@ -322,7 +331,21 @@ class _Counted:
             outbox.held_for(session, recipients),
             preferences.quiet_hours_of(session, {m.player_id for m in mails if m.player_id is not None}),
             bounces.stopped(session, recipients),
+            preferences.taking_digests(session, {m.player_id for m in mails if m.player_id is not None}),
         )
+
+    def digest_hold(self, mail: OutgoingMail, now: datetime) -> outbox.Hold | None:
+        """How a board mail that makes it its player's turn is held back for their digest; not when
+        they would forfeit that game within a day (it goes at once), nor for a watcher's copy."""
+        if mail.template != "board" or mail.to_watcher or mail.player_id not in self.digests:
+            return None
+        view = mail.context.get("view")
+        if view is None or not getattr(view, "viewer_to_move", False):
+            return None
+        forfeit_at = view.time.forfeit_at if view.time is not None else None
+        if forfeit_at is not None and forfeit_at - now < URGENT:
+            return None
+        return outbox.Hold(HoldReason.DIGEST, None)
 
     def quiet_hold(self, player_id: int | None, now: datetime) -> outbox.Hold | None:
         """How a mail for `player_id` is held back when `now` is in their quiet hours: until they end."""

@@ -104,6 +104,9 @@ class HoldReason(enum.StrEnum):
     BOUNCED = "bounced"
     """Its recipient's mail system says our mail does not reach it (`BouncedAddress`): it waits
     until mail from the address, or the operator, says it works again."""
+    DIGEST = "digest"
+    """A board mail for a player who takes digests (`Player.digest_times`): their next digest
+    tells of the game instead, and the mail goes no further (it is marked gathered)."""
     QUIET_HOURS = "quiet_hours"
     """It came in the quiet hours of the player it is for (`Player.quiet_from`): it waits until they end."""
 
@@ -159,6 +162,11 @@ class Player(Base):
     """The start of the player's quiet hours, in minutes after local midnight: no mail for them
     goes from then until `quiet_until` (it waits in the outbox). None: no quiet hours."""
     quiet_until: Mapped[int | None] = mapped_column(Integer, default=None)
+    digest_times: Mapped[str | None] = mapped_column(String(64), default=None)
+    """The local times of the player's digests (``07:30,19:00``): instead of a mail for each move,
+    one mail at each of those times lists the games waiting for them. None: a mail for each."""
+    digest_due_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    """When the next digest goes (UTC): each is due once, at the next of `digest_times` after the last."""
 
     addresses: Mapped[list[PlayerAddress]] = relationship(
         back_populates="player", order_by="PlayerAddress.position", cascade="all, delete-orphan"

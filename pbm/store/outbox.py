@@ -345,6 +345,40 @@ def mark_gathered(rows: Sequence[OutboxMessage], now: datetime) -> None:
         row.release_at = now
 
 
+def release_digest_mail(session: Session, player_id: int, now: datetime) -> int:
+    """The board mails held for `player_id`'s digests go as mails of their own (they took the
+    digest off): the time pass lets them go. Returns how many."""
+    released = session.scalars(
+        update(OutboxMessage)
+        .where(
+            OutboxMessage.status == OutboxStatus.HELD,
+            OutboxMessage.hold_reason == HoldReason.DIGEST,
+            OutboxMessage.player_id == player_id,
+        )
+        .values(release_at=now)
+        .returning(OutboxMessage.id)
+        .execution_options(synchronize_session=False)
+    )
+    return len(released.all())
+
+
+def gather_into_digest(session: Session, player_id: int, now: datetime) -> int:
+    """The board mails held for `player_id`'s digest, told of by the digest going now: marked
+    gathered, never to go on their own. Returns how many."""
+    gathered = session.scalars(
+        update(OutboxMessage)
+        .where(
+            OutboxMessage.status == OutboxStatus.HELD,
+            OutboxMessage.hold_reason == HoldReason.DIGEST,
+            OutboxMessage.player_id == player_id,
+        )
+        .values(status=OutboxStatus.GATHERED, release_at=now)
+        .returning(OutboxMessage.id)
+        .execution_options(synchronize_session=False)
+    )
+    return len(gathered.all())
+
+
 def release(
     session: Session, recipient: str, reason: HoldReason, now: datetime, *, player_id: int | None = None
 ) -> int:

@@ -1,4 +1,4 @@
-"""What a player chose about their mail: the zone they live in and their quiet hours.
+"""What a player chose about their mail: the zone they live in, their quiet hours, their digests.
 
 Read for many players at once where mail is composed (`quiet_hours_of`): one statement
 for every recipient of a received mail's answers, whatever their number.
@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
-from datetime import datetime, tzinfo
+from datetime import datetime, time, tzinfo
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from pbm.local_time import LocalHours, UnknownZone, zone_named
+from pbm.local_time import LocalHours, UnknownZone, clock_times, next_time, zone_named
 from pbm.store.models import Player
 
 
@@ -55,6 +55,41 @@ def set_zone(player: Player, name: str) -> None:
 def set_quiet_hours(player: Player, hours: LocalHours | None) -> None:
     """`player`'s quiet hours from now: `hours`, or none."""
     player.quiet_from, player.quiet_until = hours.minutes if hours is not None else (None, None)
+
+
+def digest_times(player: Player) -> tuple[time, ...]:
+    """The local times of `player`'s digests; none: a mail for each move."""
+    return clock_times(player.digest_times) or () if player.digest_times else ()
+
+
+def set_digest(player: Player, times: tuple[time, ...], due_at: datetime | None) -> None:
+    """`player`'s digests from now on: at `times` (none: a mail for each move), the next at `due_at`."""
+    player.digest_times = ",".join(f"{t:%H:%M}" for t in times) or None
+    player.digest_due_at = due_at if times else None
+
+
+def next_digest(player: Player, after: datetime) -> datetime | None:
+    """When `player`'s next digest is due after `after` (None: they take none)."""
+    return next_time(after, digest_times(player), zone_of(player))
+
+
+def digests_due(session: Session, at: datetime, *, limit: int) -> list[Player]:
+    """Players whose digest is due by `at`, the longest due first (at most `limit`)."""
+    query = (
+        select(Player)
+        .where(Player.digest_due_at <= at, Player.signed_off_at.is_(None))
+        .order_by(Player.digest_due_at, Player.id)
+        .limit(limit)
+    )
+    return list(session.scalars(query))
+
+
+def taking_digests(session: Session, player_ids: Collection[int]) -> set[int]:
+    """Those of `player_ids` who take digests."""
+    ids = sorted(set(player_ids))
+    if not ids:
+        return set()
+    return set(session.scalars(select(Player.id).where(Player.id.in_(ids), Player.digest_times.is_not(None))))
 
 
 def quiet_hours_of(session: Session, player_ids: Collection[int]) -> dict[int, Quiet]:

@@ -3,7 +3,7 @@ its answer says, and each refusal by its code."""
 
 from __future__ import annotations
 
-from datetime import datetime, time
+from datetime import datetime, time, timezone
 
 import pytest
 
@@ -67,3 +67,41 @@ def test_a_wrong_password_changes_nothing(desk: Desk):
     assert desk.code(preferences.timezone, "timezone alice wrong Asia/Tokyo", sender="alice") == "wrong-password"
     player = desk.player("alice")
     assert (player.quiet_from, player.time_zone) == (None, None)
+
+
+def test_digest_keeps_the_times_and_the_next_is_due_at_the_first_of_them_on_the_players_clock(desk: Desk):
+    desk.sign_up("alice")
+    desk.run(preferences.timezone, "timezone alice alice-pw Asia/Tokyo", sender="alice")
+    (answer,) = desk.run(preferences.digest, "digest alice alice-pw 19:00,7:30", sender="alice")
+    player = desk.player("alice")
+    assert player.digest_times == "07:30,19:00"
+    # 12:00 UTC on 22 November is 21:00 in Tokyo: the next is 07:30 there, 22:30 UTC.
+    assert player.digest_due_at == datetime(2026, 11, 22, 22, 30, tzinfo=timezone.utc)
+    assert answer.context["news"] == Fact(
+        "digest-now", userid="alice", times="07:30,19:00", zone="Asia/Tokyo", next=datetime(2026, 11, 23, 7, 30)
+    )
+
+
+def test_a_new_zone_moves_the_next_digest_to_its_clock(desk: Desk):
+    desk.sign_up("alice")
+    desk.run(preferences.digest, "digest alice alice-pw 07:30", sender="alice")
+    assert desk.player("alice").digest_due_at == datetime(2026, 11, 23, 7, 30, tzinfo=timezone.utc)
+    desk.run(preferences.timezone, "timezone alice alice-pw America/New_York", sender="alice")
+    # 12:00 UTC is 07:00 in New York: its 07:30 comes today, at 12:30 UTC.
+    assert desk.player("alice").digest_due_at == datetime(2026, 11, 22, 12, 30, tzinfo=timezone.utc)
+
+
+def test_digest_off_ends_them_and_again_is_refused(desk: Desk):
+    desk.sign_up("alice")
+    desk.run(preferences.digest, "digest alice alice-pw 07:30", sender="alice")
+    (ended,) = desk.run(preferences.digest, "digest alice alice-pw off", sender="alice")
+    assert ended.context["news"] == Fact("digest-ended", userid="alice")
+    assert (desk.player("alice").digest_times, desk.player("alice").digest_due_at) == (None, None)
+    assert desk.code(preferences.digest, "digest alice alice-pw off", sender="alice") == "no-digest-to-end"
+
+
+@pytest.mark.parametrize("word", ["7h", "07:30;19:00", "1:00,2:00,3:00,4:00,5:00,6:00,7:00", "24:00"])
+def test_words_that_are_no_times_of_day_are_refused_by_the_parser(word: str):
+    with pytest.raises(CommandError) as refused:
+        parse_command(f"digest alice alice-pw {word}")
+    assert refused.value.fact.code == "not-digest-times"

@@ -1,0 +1,101 @@
+"""Digests: a player who takes them gets, instead of a mail for each move that makes it their
+turn, one mail at each of their local times listing every game waiting for them, the most
+urgent first, each with its board, time left and own reply address. Daylight-saving changes
+never send one twice nor skip one; a game they would forfeit within a day is mailed at once."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+import pytest
+from sqlalchemy import select
+
+from pbm.store.models import OutboxMessage
+from tests.mail.mailroom import Mailroom
+from tests.support import Clock, body_of, mail
+
+ALICE, BOB = "alice@example.org", "bob@example.net"
+PARIS = ZoneInfo("Europe/Paris")
+
+
+def setup(make_mailroom, clock: Clock, *, times: str = "07:30", forfeit: str = "") -> Mailroom:
+    room = make_mailroom(clock=clock, confirm_addresses=False)
+    room.send(mail(ALICE, "signup alice alice-pw"))
+    room.send(mail(BOB, "signup bob bob-pw"))
+    room.send(mail(ALICE, "timezone alice alice-pw Europe/Paris"))
+    room.send(mail(ALICE, f"digest alice alice-pw {times}"))
+    room.send(mail(BOB, f"cephalopod challenge {forfeit} bob alice".replace("  ", " ")))
+    room.send(mail(BOB, "cephalopod challenge bob alice"))
+    room.send(mail(BOB, "cephalopod move 101 bob bob-pw c3"))
+    room.send(mail(BOB, "cephalopod move 102 bob bob-pw b2"))
+    return room
+
+
+def digests(room: Mailroom) -> list[OutboxMessage]:
+    with room.database.reading() as session:
+        return list(
+            session.scalars(select(OutboxMessage).where(OutboxMessage.kind == "digest").order_by(OutboxMessage.id))
+        )
+
+
+def pass_hours(room: Mailroom, clock: Clock, hours: int, *, every_minutes: int = 15) -> None:
+    for _ in range(hours * 60 // every_minutes):
+        clock.advance(minutes=every_minutes)
+        room.server.processor.time_pass.run()
+
+
+def test_the_moves_wait_for_the_digest_which_lists_every_waiting_game_with_its_reply_address(make_mailroom):
+    clock = Clock(datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc))  # 13:00 in Paris
+    room = setup(make_mailroom, clock)
+    assert [
+        m for m in room.replies_to(ALICE) if "Board 10" in str(m["Subject"]) and "New" not in str(m["Subject"])
+    ] == []
+    pass_hours(room, clock, 19)  # past 07:30 in Paris the next morning
+    (digest,) = [m for m in room.replies_to(ALICE) if "wait for your move" in str(m["Subject"])]
+    text = body_of(digest)
+    assert "1. Cephalopod board 101" in text and "2. Cephalopod board 102" in text
+    assert text.count("To move here, mail your move alone on the first line to: pbm+") == 2
+    (row,) = digests(room)
+    assert row.created_at.astimezone(PARIS).strftime("%H:%M") == "07:30"
+
+
+def test_a_game_forfeited_within_a_day_is_mailed_at_once(make_mailroom):
+    clock = Clock(datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc))
+    room = setup(make_mailroom, clock, forfeit="--forfeittime=12h")
+    subjects = [str(m["Subject"]) for m in room.replies_to(ALICE)]
+    assert any(subject.startswith("Cephalopod Board 101") for subject in subjects)  # 12 hours: at once
+    assert not any(subject.startswith("Cephalopod Board 102") for subject in subjects)  # 21 days: the digest
+
+
+@pytest.mark.parametrize(
+    "start",
+    [
+        datetime(2026, 10, 23, 12, 0, tzinfo=timezone.utc),  # Paris falls back on 25 October
+        datetime(2026, 3, 27, 12, 0, tzinfo=timezone.utc),  # Paris springs forward on 29 March
+    ],
+)
+@pytest.mark.parametrize("times", ["07:30", "02:30"])  # 02:30 is skipped in March and repeated in October
+def test_across_a_daylight_saving_change_one_digest_a_local_day_never_two_never_none(make_mailroom, start, times):
+    clock = Clock(start)
+    room = setup(make_mailroom, clock, times=times)
+    pass_hours(room, clock, 4 * 24)
+    days = Counter(row.created_at.astimezone(PARIS).date() for row in digests(room))
+    first = start.astimezone(PARIS).date() + timedelta(days=1)
+    assert days == Counter({first + timedelta(days=n): 1 for n in range(4)})
+    for row in digests(room):
+        local = row.created_at.astimezone(PARIS)
+        assert local.strftime("%H:%M") in (times, "03:30")  # 02:30 on the spring day is 03:30
+
+
+def test_digest_off_sends_what_waited_as_mails_of_their_own(make_mailroom):
+    clock = Clock(datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc))
+    room = setup(make_mailroom, clock)
+    room.replies()
+    room.send(mail(ALICE, "digest alice alice-pw off"))
+    room.server.processor.time_pass.run()
+    text = "\n".join(body_of(m) for m in room.replies_to(ALICE))
+    assert "Cephalopod Board 101" in text and "It waited for a digest, which you turned off." in text
+    pass_hours(room, clock, 24)
+    assert digests(room) == []
