@@ -54,7 +54,7 @@ def digest_of(ctx: Context, player: Player) -> OutgoingMail | None:
     if not games:
         return None
     context = {"player": player.userid, "games": games}
-    return OutgoingMail("digest", player.primary_address, context, player_id=player.id)
+    return OutgoingMail("digest", player.primary_address, context, player_id=player.id, digest_reply=True)
 
 
 def waiting_games(ctx: Context, player: Player) -> list[DigestGame]:

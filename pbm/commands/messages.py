@@ -57,6 +57,14 @@ PARSING: Catalogue = {
         "or belong to another server); send the move as a command instead: "
         "GAME move BOARD USERID PASSWORD MOVE"
     ),
+    "digest-reply-without-moves": (
+        "Your reply to the digest has no move in it: write one line for each game, its board and your "
+        "move (101 c3), above the quoted digest"
+    ),
+    "digest-board-not-waiting": "Board {board} is not one of the games waiting for your move now",
+    "digest-board-shared": (
+        "Two of your games waiting have the number {board}: write the game's name first (cephalopod {board} c3)"
+    ),
     "no-readable-text": (
         "Your mail has no text the server could read ({why}). Send your commands "
         "as plain text, in the body or as the subject"

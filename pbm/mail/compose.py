@@ -152,6 +152,8 @@ class Composer:
             message_id = make_msgid(domain=self.addressing.domain)
             if answering is not None:
                 in_reply_to, references = _thread_of(answering)
+        if mail.digest_reply and mail.player_id is not None:
+            reply_to = f"{SERVER_NAME} <{self.addressing.reply_address(self.tokens.make_digest(mail.player_id))}>"
         if mail.reply_token is not None:
             assert _TOKEN.fullmatch(mail.reply_token), "a reply token is written into Reply-To as it is"
             reply_to = f"{SERVER_NAME} <{self.addressing.reply_address(mail.reply_token)}>"

@@ -50,6 +50,10 @@ MESSAGES: Catalogue = {
         "{count} games wait for your move, {userid}, the one you would forfeit soonest first.",
     ),
     "digest-game": "{number}. {title} board {board}",
+    "digest-how-to-reply": (
+        "Reply to this mail with one line per game you move in, its board and your move ({example} c3), "
+        "and each is played; or mail a game's own reply address below."
+    ),
     "digest-reply-address": "To move here, mail your move alone on the first line to: {address}",
     "too-many-answers": (
         "Your mail caused {count} answers, more than the {limit} one mail may; only the first {sent} were sent"

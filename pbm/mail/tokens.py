@@ -57,6 +57,29 @@ class ReplyTokens:
             return None
         return board_id, player_id, ply
 
+    def make_digest(self, player_id: int) -> str:
+        """The token of `player_id`'s digests: a reply to one plays a move at each board it names."""
+        return f"{DIGEST_PREFIX}{player_id}-{self._digest_mac(player_id)}"
+
+    def read_digest(self, token: str) -> int | None:
+        """The player a genuine digest token names, or ``None``."""
+        match = _DIGEST.match(token.strip().lower())
+        if match is None or not hmac.compare_digest(match[2], self._digest_mac(int(match[1]))):
+            return None
+        return int(match[1])
+
+    def _digest_mac(self, player_id: int) -> str:
+        digest = hmac.new(self._key, f"digest:{player_id}".encode(), hashlib.sha256).digest()
+        return base64.b32encode(digest).decode()[:20].lower()
+
+
+DIGEST_PREFIX = "digest-"
+_DIGEST = re.compile(r"^digest-(\d{1,18})-([a-z2-7]{20})$")
+
+
+def is_digest_token(token: str | None) -> bool:
+    return token is not None and token.lower().startswith(DIGEST_PREFIX)
+
 
 class Addressing:
     """The server's own address and its ``+token`` forms; nothing else is ours."""

@@ -99,3 +99,45 @@ def test_digest_off_sends_what_waited_as_mails_of_their_own(make_mailroom):
     assert "Cephalopod Board 101" in text and "It waited for a digest, which you turned off." in text
     pass_hours(room, clock, 24)
     assert digests(room) == []
+
+
+def moves_at(room: Mailroom) -> dict[int, int]:
+    from pbm.store.models import Board
+
+    with room.database.reading() as session:
+        return {board.board: board.move_count for board in session.scalars(select(Board))}
+
+
+def the_digest(room: Mailroom, clock: Clock):
+    pass_hours(room, clock, 19)
+    (digest,) = [m for m in room.replies_to(ALICE) if "wait for your move" in str(m["Subject"])]
+    return digest
+
+
+def test_a_reply_to_the_digest_plays_one_move_per_line_and_the_rest_is_the_comment(make_mailroom):
+    clock = Clock(datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc))
+    room = setup(make_mailroom, clock)
+    digest = the_digest(room, clock)
+    reply = "101 d4\n102 c3\n\nTwo at once, Bob!\n\n> quoted digest"
+    room.send(mail(ALICE, reply, subject="Re: digest"), to=digest["Reply-To"].addresses[0].addr_spec)
+    assert moves_at(room) == {101: 2, 102: 2}
+    to_bob = [body_of(m) for m in room.replies_to(BOB)]
+    assert len(to_bob) == 2 and all("Two at once, Bob!" in text for text in to_bob)
+
+
+def test_a_line_naming_a_board_not_waiting_is_refused_and_the_others_play(make_mailroom):
+    clock = Clock(datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc))
+    room = setup(make_mailroom, clock)
+    digest = the_digest(room, clock)
+    room.send(mail(ALICE, "101 d4\n999 c3"), to=digest["Reply-To"].addresses[0].addr_spec)
+    assert moves_at(room) == {101: 2, 102: 1}
+    (error,) = [m for m in room.replies_to(ALICE) if "Error" in str(m["Subject"])]
+    assert "Board 999 is not one of the games waiting for your move now" in body_of(error)
+
+
+def test_a_reply_to_the_digest_from_another_address_plays_nothing(make_mailroom):
+    clock = Clock(datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc))
+    room = setup(make_mailroom, clock)
+    digest = the_digest(room, clock)
+    room.send(mail("mallory@example.com", "101 d4"), to=digest["Reply-To"].addresses[0].addr_spec)
+    assert moves_at(room) == {101: 1, 102: 1}

@@ -16,7 +16,16 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from pbm.commands import language as lang
-from pbm.commands.plan import AnsweredFacts, ConfirmFacts, Plan, ReplyFacts, ResetFacts, conflict_keys, plan_mail
+from pbm.commands.plan import (
+    AnsweredFacts,
+    ConfirmFacts,
+    DigestFacts,
+    Plan,
+    ReplyFacts,
+    ResetFacts,
+    conflict_keys,
+    plan_mail,
+)
 from pbm.config import Limits
 from pbm.mail.authentication import dmarc_result
 from pbm.mail.bounces import Report, read_report
@@ -186,7 +195,7 @@ def plan_of(mail: ParsedMail, reply: ReplyAddress, limits: Limits, answered: Ans
     return plan_mail(
         mail.subject,
         fresh_text(mail.body),
-        reply=reply if isinstance(reply, ReplyFacts | ResetFacts | ConfirmFacts) else None,
+        reply=reply if isinstance(reply, ReplyFacts | ResetFacts | ConfirmFacts | DigestFacts) else None,
         bad_reply_address=reply is True,
         answered=answered,
         max_commands=limits.commands_per_mail,
