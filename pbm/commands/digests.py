@@ -17,8 +17,8 @@ from datetime import datetime
 from pbm import clocks
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, ReplyAs
-from pbm.store import board_lists, outbox, preferences
-from pbm.store.models import Player
+from pbm.store import board_lists, outbox, preferences, turns
+from pbm.store.models import Board, Player
 from pbm.views import BoardView
 
 DIGESTS_PER_PASS = 200
@@ -55,6 +55,17 @@ def digest_of(ctx: Context, player: Player) -> OutgoingMail | None:
         return None
     context = {"player": player.userid, "games": games}
     return OutgoingMail("digest", player.primary_address, context, player_id=player.id, digest_reply=True)
+
+
+def by_time_left(ctx: Context, boards: list[Board]) -> list[Board]:
+    """`boards` (waiting for a move), the one whose player to move forfeits soonest first; those
+    without a forfeit last, by game and number."""
+
+    def forfeit_at(board: Board) -> datetime:
+        turn = turns.turn_of(ctx.session, board, ctx.now(), ctx.club.time_control)
+        return turn.forfeit_at if turn is not None else clocks.FOREVER
+
+    return sorted(boards, key=lambda board: (forfeit_at(board), board.game_type, board.board))
 
 
 def waiting_games(ctx: Context, player: Player) -> list[DigestGame]:

@@ -105,3 +105,16 @@ def test_words_that_are_no_times_of_day_are_refused_by_the_parser(word: str):
     with pytest.raises(CommandError) as refused:
         parse_command(f"digest alice alice-pw {word}")
     assert refused.value.fact.code == "not-digest-times"
+
+
+def test_games_next_lists_the_game_forfeited_soonest_first(desk: Desk):
+    from pbm.commands import accounts, play, queries
+
+    desk.sign_up("alice", "bob")
+    desk.run(play.challenge, "cephalopod challenge --forfeittime=10 alice bob", sender="alice")
+    desk.run(play.challenge, "cephalopod challenge --forfeittime=2 alice bob", sender="alice")
+    desk.run(play.challenge, "cephalopod challenge --forfeittime=5 alice bob", sender="alice")
+    (listed,) = desk.run(queries.games, "cephalopod games alice next", sender="alice")
+    assert [game.board for game in listed.context["games"]] == [102, 103, 101]
+    (every,) = desk.run(accounts.all_games, "all show alice next", sender="alice")
+    assert [game.board for game in every.context["games"]] == [102, 103, 101]
