@@ -37,6 +37,12 @@ MESSAGES: Catalogue = {
         "{userid} no longer watches {title} board {board}, nor the new {title} games: no more of their mails."
     ),
     "unsubscribe-watching-none": "{userid} does not watch {title} board {board} (any more): nothing to end.",
+    "unsubscribe-digest-ask": "Stop {userid}'s digests? Each move in {userid}'s games is mailed on its own again.",
+    "unsubscribe-digest-done": (
+        "{userid} gets no more digests: each move in {userid}'s games is mailed on its own again, so none "
+        "is missed (what waited for the next digest goes now)."
+    ),
+    "unsubscribe-digest-none": "{userid} takes no digest (any more): each move is mailed on its own.",
     "unsubscribe-endings-ask": "Stop mailing {userid} when {title} games end?",
     "unsubscribe-endings-done": "{userid} is no longer mailed when {title} games end.",
     "unsubscribe-endings-none": "{userid} is not mailed when {title} games end (any more): nothing to end.",

@@ -1,5 +1,7 @@
-"""One-click unsubscribe (RFC 8058) for the mails a player asked to watch: a watcher's copy of a
-board's news (``subscribe``), and the mail that a game ended (``notify``).
+"""One-click unsubscribe (RFC 8058) for the mails a player asked for: a watcher's copy of a
+board's news (``subscribe``), the mail that a game ended (``notify``), and a digest (``digest``:
+unsubscribing ends the digests, and the player's turn mails go one a move again, so their own
+games are never silenced).
 
 Each such mail carries ``List-Unsubscribe: <https://.../unsubscribe/TOKEN>`` and
 ``List-Unsubscribe-Post: List-Unsubscribe=One-Click``, where the token names the player and
@@ -31,7 +33,12 @@ WATCHING = "w"
 """A watcher's copy of one board's news: the subscription to that board (and to the new games of its type) ends."""
 ENDINGS = "e"
 """The mail that a game ended: the requests to hear of the type's games' ends end."""
-_TOKEN = re.compile(r"([we])-(\d{1,18})-([a-z0-9]{1,32})-(\d{1,18})-([a-z2-7]{24})")
+DIGESTS = "d"
+"""A player's digest: digests end, and their turn mails go one a move again (their own games are
+never silenced)."""
+EVERY_GAME = "all"
+"""The game type a digest's stop names: it is about every game."""
+_TOKEN = re.compile(r"([wed])-(\d{1,18})-([a-z0-9]{1,32})-(\d{1,18})-([a-z2-7]{24})")
 
 
 @dataclass(frozen=True)
@@ -71,7 +78,10 @@ class Unsubscribing:
 
 
 def stop_of(mail: OutgoingMail) -> Stop | None:
-    """What unsubscribing from `mail` ends: only a watcher's mail has something to end."""
+    """What unsubscribing from `mail` ends: a watcher's mail, or a digest; a player's own board
+    mails have nothing to end."""
+    if mail.template == "digest" and mail.player_id is not None:
+        return Stop(DIGESTS, mail.player_id, EVERY_GAME, 0)
     if not mail.to_watcher or mail.player_id is None:
         return None
     view = mail.context.get("view")

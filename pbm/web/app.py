@@ -136,10 +136,12 @@ def health(database: Database, *, stuck_after: float) -> dict[str, object]:
     return report
 
 
-def _unsubscribe_routes(database: Database, unsubscribing: Unsubscribing | None, pages: Pages) -> list[Route]:
+def _unsubscribe_routes(
+    database: Database, unsubscribing: Unsubscribing | None, pages: Pages, now: Callable[[], datetime]
+) -> list[Route]:
     if unsubscribing is None:
         return []
-    handler = unsubscribe.endpoint(database, unsubscribing, pages.render)
+    handler = unsubscribe.endpoint(database, unsubscribing, pages.render, now)
     return [Route("/unsubscribe/{token}", handler, methods=["GET", "POST"])]
 
 
@@ -210,7 +212,7 @@ def create_app(
         Route("/api/{game}/{board:int}", json_api.board),
         Route("/api/{game}/{board:int}/dice", json_api.dice),
         Route("/players/{userid}/deadlines.ics", calendar.endpoint(reads, now)),
-        *_unsubscribe_routes(database, unsubscribing, pages),
+        *_unsubscribe_routes(database, unsubscribing, pages, now),
         Route("/players/{userid:path}", pages.player),
         Route("/{game}", pages.boards),
         Route("/{game}/standings", pages.standings),

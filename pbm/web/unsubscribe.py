@@ -9,15 +9,17 @@ and is no error: a mail client may send the POST twice.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
+from sqlalchemy.orm import Session
 from starlette.requests import Request
 from starlette.responses import Response
 
 import pbm.games
 from pbm.facts import Fact
-from pbm.mail.unsubscribe import ENDINGS, Stop, Unsubscribing
-from pbm.store import watchers
+from pbm.mail.unsubscribe import DIGESTS, ENDINGS, Stop, Unsubscribing
+from pbm.store import outbox, preferences, watchers
 from pbm.store.database import Database
 from pbm.store.models import Board, Player
 from pbm.web import params
@@ -25,7 +27,9 @@ from pbm.web import params
 Render = Callable[..., Response]
 
 
-def endpoint(database: Database, unsubscribing: Unsubscribing, render: Render) -> Callable[[Request], Any]:
+def endpoint(
+    database: Database, unsubscribing: Unsubscribing, render: Render, now: Callable[[], datetime]
+) -> Callable[[Request], Any]:
     """The route's handler: `render` makes a page (`pbm.web.pages.Pages.render`)."""
 
     async def unsubscribe(request: Request) -> Response:
@@ -33,7 +37,7 @@ def endpoint(database: Database, unsubscribing: Unsubscribing, render: Render) -
         if stop is None:
             raise params.NotFound("This unsubscribe address is not one of this server's.")
         acting = request.method == "POST"
-        said = await database.call(lambda: _stop(database, stop, acting=acting))
+        said = await database.call(lambda: _stop(database, stop, acting=acting, now=now))
         if said is None:
             raise params.NotFound("This unsubscribe address is not one of this server's.")
         return render("unsubscribe.html", said=said, acting=acting, action=request.url.path)
@@ -41,11 +45,26 @@ def endpoint(database: Database, unsubscribing: Unsubscribing, render: Render) -
     return unsubscribe
 
 
-def _stop(database: Database, stop: Stop, *, acting: bool) -> Fact | None:
+def _stop_digests(session: Session, player: Player, *, acting: bool, now: datetime) -> Fact:
+    """Digests end; what waited for the next one goes as mails of their own."""
+    if not acting:
+        return Fact("unsubscribe-digest-ask", userid=player.userid)
+    if not preferences.digest_times(player):
+        return Fact("unsubscribe-digest-none", userid=player.userid)
+    preferences.set_digest(player, (), None)
+    outbox.release_digest_mail(session, player.id, now)
+    return Fact("unsubscribe-digest-done", userid=player.userid)
+
+
+def _stop(database: Database, stop: Stop, *, acting: bool, now: Callable[[], datetime]) -> Fact | None:
     """What ending `stop` does (or, not `acting`, would do), as a fact; None when its player or board is gone."""
     with database.transaction() as session:
         player = session.get(Player, stop.player_id)
-        if player is None or stop.game_type not in pbm.games.names():
+        if player is None:
+            return None
+        if stop.kind == DIGESTS:
+            return _stop_digests(session, player, acting=acting, now=now())
+        if stop.game_type not in pbm.games.names():
             return None
         title = pbm.games.get(stop.game_type).title
         if stop.kind == ENDINGS:

@@ -53,7 +53,7 @@ def test_the_moves_wait_for_the_digest_which_lists_every_waiting_game_with_its_r
         m for m in room.replies_to(ALICE) if "Board 10" in str(m["Subject"]) and "New" not in str(m["Subject"])
     ] == []
     pass_hours(room, clock, 19)  # past 07:30 in Paris the next morning
-    (digest,) = [m for m in room.replies_to(ALICE) if "wait for your move" in str(m["Subject"])]
+    (digest,) = [m for m in room.replies_to(ALICE) if "for your move" in str(m["Subject"])]
     text = body_of(digest)
     assert "1. Cephalopod board 101" in text and "2. Cephalopod board 102" in text
     assert text.count("To move here, mail your move alone on the first line to: pbm+") == 2
@@ -110,7 +110,7 @@ def moves_at(room: Mailroom) -> dict[int, int]:
 
 def the_digest(room: Mailroom, clock: Clock):
     pass_hours(room, clock, 19)
-    (digest,) = [m for m in room.replies_to(ALICE) if "wait for your move" in str(m["Subject"])]
+    (digest,) = [m for m in room.replies_to(ALICE) if "for your move" in str(m["Subject"])]
     return digest
 
 
@@ -141,3 +141,25 @@ def test_a_reply_to_the_digest_from_another_address_plays_nothing(make_mailroom)
     digest = the_digest(room, clock)
     room.send(mail("mallory@example.com", "101 d4"), to=digest["Reply-To"].addresses[0].addr_spec)
     assert moves_at(room) == {101: 1, 102: 1}
+
+
+def test_one_click_on_a_digest_ends_the_digests_and_each_move_is_mailed_again(make_mailroom):
+    from tests.web.conftest import TestClient
+
+    clock = Clock(datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc))
+    site = "https://games.example.org"
+    room = make_mailroom(clock=clock, confirm_addresses=False, public_url=site)
+    room.send(mail(ALICE, "signup alice alice-pw"))
+    room.send(mail(BOB, "signup bob bob-pw"))
+    room.send(mail(ALICE, "timezone alice alice-pw Europe/Paris"))
+    room.send(mail(ALICE, "digest alice alice-pw 07:30"))
+    room.send(mail(BOB, "cephalopod challenge bob alice"))
+    room.send(mail(BOB, "cephalopod move 101 bob bob-pw c3"))
+    digest = the_digest(room, clock)
+    assert digest["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    with TestClient(room.server.web) as client:
+        done = client.post(digest["List-Unsubscribe"].strip("<>")[len(site) :])
+    assert "alice gets no more digests: each move in alice&#39;s games is mailed on its own again" in done.text
+    room.send(mail(ALICE, "cephalopod move 101 alice alice-pw d4"))
+    room.send(mail(BOB, "cephalopod move 101 bob bob-pw b2"))
+    assert any(str(m["Subject"]).startswith("Cephalopod Board 101") for m in room.replies_to(ALICE))

@@ -6,10 +6,10 @@ no such header: nothing silences their own games."""
 from __future__ import annotations
 
 import pytest
-from starlette.testclient import TestClient
 
 from tests.mail.mailroom import Mailroom
 from tests.support import mail
+from tests.web.conftest import TestClient
 
 ALICE, BOB, CAROL = "alice@example.org", "bob@example.net", "carol@example.com"
 SITE = "https://games.example.org"
