@@ -324,14 +324,15 @@ class _Counted:
     def load(cls, session: Session, mails: list[OutgoingMail], now: datetime) -> _Counted:
         recipients = {r for r in (headers.mail_address(m.to) for m in mails) if r is not None}
         recent = outbox.recent_counts(session, recipients, now - WINDOW, kinds=ERROR_KINDS)
+        chose = preferences.choices_of(session, {m.player_id for m in mails if m.player_id is not None})
         return cls(
             Counter({key: r.mails for key, r in recent.items()}),
             Counter({key: r.of_kinds for key, r in recent.items()}),
             {key: r.oldest for key, r in recent.items()},
             outbox.held_for(session, recipients),
-            preferences.quiet_hours_of(session, {m.player_id for m in mails if m.player_id is not None}),
+            chose.quiet,
             bounces.stopped(session, recipients),
-            preferences.taking_digests(session, {m.player_id for m in mails if m.player_id is not None}),
+            chose.digests,
         )
 
     def digest_hold(self, mail: OutgoingMail, now: datetime) -> outbox.Hold | None:

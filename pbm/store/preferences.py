@@ -1,6 +1,6 @@
 """What a player chose about their mail: the zone they live in, their quiet hours, their digests.
 
-Read for many players at once where mail is composed (`quiet_hours_of`): one statement
+Read for many players at once where mail is composed (`choices_of`): one statement
 for every recipient of a received mail's answers, whatever their number.
 """
 
@@ -84,24 +84,27 @@ def digests_due(session: Session, at: datetime, *, limit: int) -> list[Player]:
     return list(session.scalars(query))
 
 
-def taking_digests(session: Session, player_ids: Collection[int]) -> set[int]:
-    """Those of `player_ids` who take digests."""
-    ids = sorted(set(player_ids))
-    if not ids:
-        return set()
-    return set(session.scalars(select(Player.id).where(Player.id.in_(ids), Player.digest_times.is_not(None))))
+@dataclass(frozen=True)
+class Choices:
+    """What the players a received mail's answers are for chose about their mail, by player id:
+    the quiet hours of those who keep some, and who takes digests."""
+
+    quiet: dict[int, Quiet]
+    digests: set[int]
 
 
-def quiet_hours_of(session: Session, player_ids: Collection[int]) -> dict[int, Quiet]:
-    """The quiet hours of those of `player_ids` who keep some, by player id."""
+def choices_of(session: Session, player_ids: Collection[int]) -> Choices:
+    """What those of `player_ids` who chose anything chose, in one statement."""
     ids = sorted(set(player_ids))
     if not ids:
-        return {}
-    query = select(Player.id, Player.time_zone, Player.quiet_from, Player.quiet_until).where(
-        Player.id.in_(ids), Player.quiet_from.is_not(None), Player.quiet_until.is_not(None)
+        return Choices({}, set())
+    query = select(Player.id, Player.time_zone, Player.quiet_from, Player.quiet_until, Player.digest_times).where(
+        Player.id.in_(ids), (Player.quiet_from.is_not(None)) | (Player.digest_times.is_not(None))
     )
-    return {
-        player_id: Quiet(LocalHours.from_minutes(start, end), _zone(zone))
-        for player_id, zone, start, end in session.execute(query)
-        if start is not None and end is not None  # as the query asked: for the type checker
-    }
+    quiet, digests = {}, set()
+    for player_id, zone, start, end, times in session.execute(query):
+        if start is not None and end is not None:
+            quiet[player_id] = Quiet(LocalHours.from_minutes(start, end), _zone(zone))
+        if times is not None:
+            digests.add(player_id)
+    return Choices(quiet, digests)
