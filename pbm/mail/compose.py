@@ -119,13 +119,14 @@ class Composer:
 
     def written(self, mail: OutgoingMail) -> tuple[str, str]:
         """The (subject, body) `mail` is sent with."""
-        context = {**mail.context, "server": self.addressing.address, "reply_address_of": self._reply_address_of}
-        return self.render(mail.template, context)
+        def reply_address_of(reply_as: ReplyAs) -> str:
+            """The reply address that plays the next move at a board, written in the mail's text (a
+            digest gives one for each game it lists), tied to the address the mail goes to."""
+            token = self.tokens.make(reply_as.board_id, reply_as.player_id, reply_as.at_ply, mail.to)
+            return self.addressing.reply_address(token)
 
-    def _reply_address_of(self, reply_as: ReplyAs) -> str:
-        """The reply address that plays the next move at a board, written in a mail's text (a
-        digest gives one for each game it lists)."""
-        return self.addressing.reply_address(self.tokens.make(reply_as.board_id, reply_as.player_id, reply_as.at_ply))
+        context = {**mail.context, "server": self.addressing.address, "reply_address_of": reply_address_of}
+        return self.render(mail.template, context)
 
     def compose(self, mail: OutgoingMail, *, now: datetime, answering: Answering | None = None) -> ComposedMail:
         """The mail `mail` asks for; raises `Unaddressable` when its recipient is not an address."""
@@ -145,7 +146,7 @@ class Composer:
                 message_id = make_msgid(domain=self.addressing.domain)
                 in_reply_to, references = root, (root,)
             if mail.at_ply is not None:
-                token = self.tokens.make(mail.board_id, mail.player_id, mail.at_ply)
+                token = self.tokens.make(mail.board_id, mail.player_id, mail.at_ply, recipient)
                 assert _TOKEN.fullmatch(token), "a reply token is written into Reply-To as it is"
                 reply_to = f"{SERVER_NAME} <{self.addressing.reply_address(token)}>"
         else:

@@ -100,3 +100,33 @@ def test_the_topmost_header_of_the_trusted_id_is_read_and_comments_say_nothing()
 def test_any_header_bytes_read_as_a_known_result_or_none(junk, repeat):
     raw = results(MTA, "fail")[:40] + junk * repeat
     assert dmarc_result(raw, MTA) in (None, "pass", "fail", "none", "temperror", "permerror", "bestguesspass")
+
+
+# -- reply tokens are tied to the address they were mailed to ------------------------------------
+
+ALICE_AT_WORK = "alice@work.example"
+
+
+@pytest.fixture
+def two_addresses(make_mailroom) -> Mailroom:
+    room = make_mailroom()
+    room.send(mail(ALICE, f"signup alice alice-pw {ALICE} {ALICE_AT_WORK}"))
+    room.send(mail(BOB, "signup bob bob-pw"))
+    room.send(mail(ALICE, "cephalopod challenge alice bob"))
+    return room
+
+
+def test_a_reply_address_counts_only_from_the_address_it_was_mailed_to(two_addresses):
+    board_mail = alices_board_mail(two_addresses)
+    address = board_mail["Reply-To"].addresses[0].addr_spec
+    two_addresses.send(reply_to_board(board_mail, ALICE_AT_WORK, "c3"), to=address)
+    assert moves(two_addresses) == 0  # alice's, but not the address that mail went to
+    two_addresses.send(reply_to_board(board_mail, ALICE.upper(), "c3"), to=address)
+    assert moves(two_addresses) == 1  # that address, in any letter case
+
+
+def test_removing_an_address_ends_the_reply_addresses_mailed_to_it(two_addresses):
+    board_mail = alices_board_mail(two_addresses)
+    two_addresses.send(mail(ALICE_AT_WORK, f"change address alice alice-pw {ALICE_AT_WORK}"))
+    two_addresses.send(reply_to_board(board_mail, ALICE, "c3"), to=board_mail["Reply-To"].addresses[0].addr_spec)
+    assert moves(two_addresses) == 0

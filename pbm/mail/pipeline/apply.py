@@ -118,7 +118,11 @@ def _bounced(session: Session, bounce: Bounce, now: datetime) -> Decision:
 
 
 def _carry_out(session: Session, read: ReadMail, sender: Sender, applying: Applying, now: datetime) -> Decision:
-    reply = read.replied if read.replied is not None else applying.reply_addresses.resolve(session, read.envelope_to)
+    reply = (
+        read.replied
+        if read.replied is not None
+        else applying.reply_addresses.resolve(session, read.envelope_to, sender.address)
+    )
     plan = plan_of(read.mail, reply, applying.limits, read.answered)
     quoted = _quotable(session, read.mail, plan, applying.club)
     answers, limits = applying.answers, applying.limits
@@ -129,14 +133,14 @@ def _carry_out(session: Session, read: ReadMail, sender: Sender, applying: Apply
             about = BoardRef(reply.game_type, reply.board) if isinstance(reply, ReplyFacts) else None
             # Only to the player's own address: a reply address is handed to no one else.
             own = isinstance(reply, ReplyFacts) and reply.userid in {p.userid for p in sender.players}
-            again = applying.reply_addresses.same_reply_address(read.envelope_to) if own else None
+            again = applying.reply_addresses.same_reply_address(read.envelope_to, sender.address) if own else None
             mails.append(answers.error(sender.address, quoted, plan, step, about=about, reply_as=again))
             refused += 1
             continue
         if read.dmarc == "fail" and _acts_by_reply(step):
             # The From is forged, or the mail was changed on its way: the player is told (at that
             # address, theirs), and their own reply to this answer plays it.
-            again = applying.reply_addresses.same_reply_address(read.envelope_to)
+            again = applying.reply_addresses.same_reply_address(read.envelope_to, sender.address)
             refusal = Refused("reply-failed-dmarc", userid=step.userid, reply_as=again)
             mails.append(answers.error(sender.address, quoted, plan, refusal, command=step))
             refused += 1

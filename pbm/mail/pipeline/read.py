@@ -145,7 +145,7 @@ def understand(
     """What a read mail asks for: its plan's keys, with its password checks started (`ahead`)."""
     mail = reading.mail
     sender = mail.from_address or unread.envelope_from
-    reply = reply_addresses.resolve(session, unread.envelope_to)
+    reply = reply_addresses.resolve(session, unread.envelope_to, mail.from_address)
     plan = plan_of(mail, reply, limits)
     answered = None
     if reply is None and not any(isinstance(step, lang.Command) for step in plan.steps):

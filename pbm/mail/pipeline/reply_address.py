@@ -45,8 +45,8 @@ class ReplyAddresses:
     def _token(self, envelope_to: tuple[str, ...]) -> str | None:
         return next((t for t in map(self.addressing.token_of, envelope_to) if t), None)
 
-    def resolve(self, session: Session, envelope_to: tuple[str, ...]) -> ReplyAddress:
-        """What the reply address a mail came to stands for (see `ReplyAddress`)."""
+    def resolve(self, session: Session, envelope_to: tuple[str, ...], sender: str | None) -> ReplyAddress:
+        """What the reply address a mail from `sender` came to stands for (see `ReplyAddress`)."""
         token = self._token(envelope_to)
         if token is None:
             return None
@@ -57,7 +57,7 @@ class ReplyAddresses:
             return ConfirmFacts(token, confirmations.userid_of(session, token, self.now()))
         if is_digest_token(token):
             return self._digest(session, token)
-        ids = self.tokens.read(token)
+        ids = self.tokens.read(token, sender)
         if ids is None:
             return True
         board_id, player_id, at_ply = ids
@@ -75,11 +75,11 @@ class ReplyAddresses:
         waiting = board_lists.waiting_for(session, named[0].id)
         return DigestFacts(named[0].userid, tuple((g.game_type, g.board, g.move_count) for g in waiting))
 
-    def same_reply_address(self, envelope_to: tuple[str, ...]) -> ReplyAs | None:
+    def same_reply_address(self, envelope_to: tuple[str, ...], sender: str | None) -> ReplyAs | None:
         """The board mail a reply came to the reply address of, for an error answering it to carry
         the same (none for a token of the older kind, which is not handed out again)."""
         token = self._token(envelope_to)
-        ids = self.tokens.read(token) if token is not None else None
+        ids = self.tokens.read(token, sender) if token is not None else None
         if ids is None:
             return None
         board_id, player_id, at_ply = ids
