@@ -24,7 +24,7 @@ from urllib.parse import SplitResult, urlsplit
 from pydantic import BeforeValidator, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from pbm import clocks
+from pbm import clocks, languages
 from pbm.durations import DAY, HOUR, SECOND, in_units_of, parse_duration
 from pbm.mail import headers
 from pbm.mail.authentication import is_authserv_id
@@ -187,6 +187,10 @@ class Settings(BaseSettings):
     8601; ``mx.example.org``): its DMARC result is read from the topmost header naming it, and
     a reply-address move that fails DMARC is not played. Unset, no such header is read: anyone
     can write one."""
+    language: str = "en"
+    """The club's language (`pbm.languages`): what a player who chose none reads, and what the web
+    shows a browser that prefers none of pbm's languages. Each player may choose their own
+    (``language USERID PASSWORD fr``)."""
     outbound: Annotated[Outbound, NoDecode, BeforeValidator(_outbound)] = Outbound("maildir", path=Path("var/outbox"))
     secret_key: str | None = Field(default=None, repr=False)
     max_message_size: int = Field(default=1024 * 1024, gt=1024)
@@ -330,6 +334,14 @@ class Settings(BaseSettings):
         if address is None:
             raise ValueError(f"expected a plain address such as admin@example.org, got {value!r}")
         return address
+
+    @field_validator("language")
+    @classmethod
+    def _language(cls, value: str) -> str:
+        code = languages.language_named(value)
+        if code is None:
+            raise ValueError(f"expected one of {', '.join(languages.LANGUAGES)}, got {value!r}")
+        return code
 
     @field_validator("database_url")
     @classmethod

@@ -48,7 +48,7 @@ from pbm.passwords import Passwords
 from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
 from pbm.store.models import utcnow
-from pbm.templating import load_templates, make_environment
+from pbm.templating import Templates
 from pbm.web.app import HTTP_REFUSALS, create_app
 from pbm.web.links import Links
 from pbm.web.live import GameChanges
@@ -102,7 +102,10 @@ class Server:
         transport: Transport | None = None,
         var_dir: Path = Path("var"),
         now: Callable[[], datetime] = utcnow,
+        reader: MailReader | None = None,
     ) -> None:
+        """`reader`: a mail reader to share (its child process) instead of one of the server's own;
+        whoever made it closes it. It must read with this server's address and limits."""
         self.settings = settings
         key = secret_key(settings, var_dir)
         self.database = Database(settings.database_url, timeout=settings.database_timeout)
@@ -110,17 +113,20 @@ class Server:
         tokens = ReplyTokens(key)
         self.bounce_addresses = BounceAddresses(key, self.addressing)
         links = Links(settings.public_url)
-        self._mail_templates = make_environment(links=links, admin_contact=settings.admin_contact)
+        self.templates = Templates(
+            links=links, admin_contact=settings.admin_contact, default_language=settings.language
+        )
         unsubscribing = Unsubscribing(key, settings.public_url) if settings.public_url else None
         self.composer = composer = Composer(
-            self._mail_templates,
+            self.templates,
             self.addressing,
             tokens,
             key,
             unsubscribe_url=unsubscribing.url_for if unsubscribing is not None else None,
         )
         self.changes = GameChanges(self.database)
-        self.reader = MailReader(
+        self._owns_reader = reader is None
+        self.reader = reader or MailReader(
             loop_marker=settings.address, seconds=settings.mail_read_seconds, memory_mb=settings.mail_read_memory_mb
         )
         worker = Worker.here()  # one name for this process's claims, reading and sending alike
@@ -134,10 +140,9 @@ class Server:
             first_retry=timedelta(seconds=settings.first_retry_seconds),
             worker=worker,
         )
-        self._page_templates = make_environment(links=links, admin_contact=settings.admin_contact)
         self.web = create_app(
             self.database,
-            self._page_templates,
+            self.templates,
             self.changes,
             address=settings.address,
             stuck_after=settings.stuck_after,
@@ -292,7 +297,8 @@ class Server:
 
     def close(self) -> None:
         """Let go of what the server holds: the mail reader's process, the database connections."""
-        self.reader.close()
+        if self._owns_reader:
+            self.reader.close()
         self.database.dispose()
 
     def warm_up(self) -> None:
@@ -303,8 +309,7 @@ class Server:
         wait. Called once by `run`, like `settle`; tests that start many servers skip it."""
         self.reader.start()
         pbm.games.all_games()
-        load_templates(self._mail_templates, "mail", "help")
-        load_templates(self._page_templates, "web")
+        self.templates.load("mail", "help", "web")
 
     def settle(self) -> None:
         """Keep what start-up made out of the garbage collector's full passes.

@@ -52,6 +52,9 @@ class OutgoingMail:
     to_watcher: bool = False
     """A watcher's copy of a board's news: the mail answered did not ask for it, so it is not one
     of that mail's answers (`Limits.replies_per_mail`)."""
+    language: str | None = None
+    """The language the mail is written in; None until the mail layer looks up its reader's (the
+    player's choice, else the club's default) just before composing it."""
 
 
 @dataclass(frozen=True)

@@ -34,11 +34,10 @@ from datetime import datetime
 from email.utils import format_datetime, make_msgid
 from typing import Any
 
-import jinja2
-
 from pbm.commands.effects import OutgoingMail, ReplyAs
 from pbm.mail import headers
 from pbm.mail.tokens import Addressing, ReplyTokens
+from pbm.templating import Templates
 from pbm.text import one_line
 
 LOOP_HEADER = "X-PBM-Loop"
@@ -94,7 +93,7 @@ class Answering:
 class Composer:
     def __init__(
         self,
-        templates: jinja2.Environment,
+        templates: Templates,
         addressing: Addressing,
         tokens: ReplyTokens,
         key: bytes,
@@ -110,10 +109,12 @@ class Composer:
         self.unsubscribe_url = unsubscribe_url
         """The one-click unsubscribe URL of a mail, if it has one (`pbm.mail.unsubscribe`)."""
 
-    def render(self, template: str, context: dict[str, Any]) -> tuple[str, str]:
-        """The (subject, body) of ``mail/<template>.txt`` rendered with `context`, as the mail
-        carries them: the subject one line, the body `_plain_text`."""
-        module = self.templates.get_template(f"mail/{template}.txt").make_module(context)
+    def render(self, template: str, context: dict[str, Any], language: str | None = None) -> tuple[str, str]:
+        """The (subject, body) of ``mail/<template>.txt`` rendered with `context` in `language`
+        (the club's default when None), as the mail carries them: the subject one line, the
+        body `_plain_text`."""
+        environment = self.templates.speaking(language)
+        module = environment.get_template(f"mail/{template}.txt").make_module(context)
         subject = one_line(str(getattr(module, "subject", "")), limit=MAX_SUBJECT)
         return subject or SERVER_NAME, _plain_text(str(module))
 
@@ -126,7 +127,7 @@ class Composer:
             return self.addressing.reply_address(token)
 
         context = {**mail.context, "server": self.addressing.address, "reply_address_of": reply_address_of}
-        return self.render(mail.template, context)
+        return self.render(mail.template, context, mail.language)
 
     def compose(self, mail: OutgoingMail, *, now: datetime, answering: Answering | None = None) -> ComposedMail:
         """The mail `mail` asks for; raises `Unaddressable` when its recipient is not an address."""

@@ -155,6 +155,8 @@ class Player(Base):
     signup_host: Mapped[str | None] = mapped_column(String(64), default=None)
     """The host that sent the signup, where known (`pbm.mail.sending_host`), so signups per
     host can be counted."""
+    language: Mapped[str | None] = mapped_column(String(8), default=None)
+    """The language the player reads (`pbm.languages`); None: the club's default."""
 
     time_zone: Mapped[str | None] = mapped_column(String(64), default=None)
     """The IANA zone the player lives in (`pbm.local_time`); None: UTC."""
@@ -488,7 +490,8 @@ class BoardEvent(Base):
     id: Mapped[int] = mapped_column(Id, primary_key=True)
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
     after_move: Mapped[int] = mapped_column(Integer)
-    text: Mapped[str] = mapped_column(Text)
+    fact: Mapped[dict[str, Any]] = mapped_column(JSON)
+    """What happened, as a fact (`pbm.facts.Fact.to_json`): the move list says it in its reader's words."""
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
@@ -580,7 +583,6 @@ class MoveRecord(Base):
     who was eliminated, or why. Facts, never words."""
     auto: Mapped[bool] = mapped_column(default=False, server_default=false())
     """Played for the player from their queue (shown ``(Auto)``), not sent as a move."""
-
 
 
 class Rating(Base):
@@ -686,9 +688,7 @@ class InboundKey(Base):
     __tablename__ = "inbound_keys"
     __table_args__ = (Index("ix_inbound_keys_key_inbound", "key", "inbound_id"),)
 
-    inbound_id: Mapped[int] = mapped_column(
-        ForeignKey("inbound_messages.id", ondelete="CASCADE"), primary_key=True
-    )
+    inbound_id: Mapped[int] = mapped_column(ForeignKey("inbound_messages.id", ondelete="CASCADE"), primary_key=True)
     key: Mapped[str] = mapped_column(String(MAX_KEY), primary_key=True)
 
 
@@ -725,9 +725,7 @@ class OutboxMessage(Base):
     release_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
     """When a mail held back may go; None: when code releases it (`pbm.store.outbox.release`)."""
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
-    inbound_id: Mapped[int | None] = mapped_column(
-        ForeignKey("inbound_messages.id"), default=None, index=True
-    )
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"), default=None, index=True)
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"), default=None, index=True)
     player_id: Mapped[int | None] = mapped_column(Id, default=None)
     """The player it is for, when it is for one (`pbm.commands.effects.OutgoingMail.player_id`): a mail

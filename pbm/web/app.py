@@ -18,9 +18,8 @@ hands it the database, a template environment of its own and the change feed.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import datetime
 
-import jinja2
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -31,12 +30,14 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pbm.clocks import TimeControl
+from pbm.facts import Fact
 from pbm.listeners import Refusals
 from pbm.mail.unsubscribe import Unsubscribing
 from pbm.resources import resource_dir
 from pbm.store import inbox, outbox
 from pbm.store.database import Database, DatabaseTimeout
 from pbm.store.models import utcnow
+from pbm.templating import Templates
 from pbm.web import api, calendar, params, unsubscribe
 from pbm.web.api import Api
 from pbm.web.live import GameChanges
@@ -95,11 +96,6 @@ HTTP_REFUSALS = Refusals(
 """What the web server answers a connection past its caps (`pbm.listeners`), before closing it."""
 
 
-def _when(value: datetime) -> str:
-    """A timestamp as the pages print it: ``2026-11-21 10:32 UTC``."""
-    return value.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-
-
 def health(database: Database, *, stuck_after: float) -> dict[str, object]:
     """What ``/healthz`` reports: the queues, and whether mail is stuck in them.
 
@@ -147,7 +143,7 @@ def _unsubscribe_routes(
 
 def create_app(
     database: Database,
-    templates: jinja2.Environment,
+    templates: Templates,
     changes: GameChanges,
     *,
     address: str = "pbm@localhost",
@@ -157,7 +153,7 @@ def create_app(
     now: Callable[[], datetime] = utcnow,
     unsubscribing: Unsubscribing | None = None,
 ) -> Starlette:
-    """The web app; `templates` becomes the web's own (its filters are added to it).
+    """The web app; its pages are rendered from `templates`, in each visitor's language.
 
     ``/healthz`` waits for the database at most `database.timeout` seconds and
     counts mail as stuck after `stuck_after` seconds (`Settings.stuck_after`);
@@ -165,7 +161,6 @@ def create_app(
     (`Settings.http_idle_seconds`). With `unsubscribing` (the server has a public address), the
     one-click unsubscribe URLs of watchers' mails answer (`pbm.web.unsubscribe`).
     """
-    templates.filters["when"] = _when
     reads = Reads(database, time_control=time_control, now=now)
     pages = Pages(reads, templates, changes, address)
     json_api = Api(reads, changes, idle_seconds=idle_seconds)
@@ -182,23 +177,25 @@ def create_app(
         return request.url.path.startswith("/api/")
 
     async def not_found(request: Request, error: Exception) -> Response:
-        message = str(error) if isinstance(error, params.NotFound) else "There is no page at this address."
+        fact = error.fact if isinstance(error, params.NotFound) else Fact("web-no-page")
         if wants_json(request):
-            return api.error_json(404, message)
-        return pages.render("error.html", status_code=404, heading="Not found", message=message)
+            return api.error_json(404, fact)
+        return pages.error(request, 404, Fact("web-not-found"), fact)
 
     async def bad_request(request: Request, error: Exception) -> Response:
+        assert isinstance(error, params.BadRequest)
         if wants_json(request):
-            return api.error_json(400, str(error))
-        return pages.render("error.html", status_code=400, heading="Bad request", message=str(error))
+            return api.error_json(400, error.fact)
+        return pages.error(request, 400, Fact("web-bad-request"), error.fact)
 
     async def http_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, HTTPException)
         if error.status_code == 404:
             return await not_found(request, error)
+        heading = Fact("web-http-error", status=str(error.status_code), reason=str(error.detail))
         if wants_json(request):
-            return api.error_json(error.status_code, str(error.detail))
-        return pages.render("error.html", status_code=error.status_code, heading=str(error.detail), message="")
+            return api.error_json(error.status_code, heading)
+        return pages.error(request, error.status_code, heading, None)
 
     routes = [
         Route("/", pages.index),
@@ -211,7 +208,7 @@ def create_app(
         Route("/api/{game}/standings", json_api.standings),
         Route("/api/{game}/{board:int}", json_api.board),
         Route("/api/{game}/{board:int}/dice", json_api.dice),
-        Route("/players/{userid}/deadlines.ics", calendar.endpoint(reads, now)),
+        Route("/players/{userid}/deadlines.ics", calendar.endpoint(reads, now, templates.default_language)),
         *_unsubscribe_routes(database, unsubscribing, pages, now),
         Route("/players/{userid:path}", pages.player),
         Route("/{game}", pages.boards),

@@ -35,12 +35,12 @@ def endpoint(
     async def unsubscribe(request: Request) -> Response:
         stop = unsubscribing.read(request.path_params["token"])
         if stop is None:
-            raise params.NotFound("This unsubscribe address is not one of this server's.")
+            raise params.NotFound("web-no-unsubscribe")
         acting = request.method == "POST"
         said = await database.call(lambda: _stop(database, stop, acting=acting, now=now))
         if said is None:
-            raise params.NotFound("This unsubscribe address is not one of this server's.")
-        return render("unsubscribe.html", said=said, acting=acting, action=request.url.path)
+            raise params.NotFound("web-no-unsubscribe")
+        return render(request, "unsubscribe.html", said=said, acting=acting, action=request.url.path)
 
     return unsubscribe
 

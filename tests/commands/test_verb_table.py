@@ -138,6 +138,7 @@ SAMPLES = {
     "MOVE[#N]": "c3",
     "GAME": GAME,
     "N|inf": "inf",
+    "LANGUAGE": "fr",
     "active|next|all": "next",
     "ZONE": "Europe/Paris",
     "HH:MM-HH:MM": "22:00-07:00",
