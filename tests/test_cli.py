@@ -1,6 +1,10 @@
 """The operator's view from the command line: what is stuck in the inbox and the outbox."""
 
 import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from sqlalchemy import update
@@ -113,3 +117,20 @@ def test_outbox_lists_the_addresses_that_bounced_and_resume_sends_to_one_again(o
     assert pbm_main(["outbox", "--resume", "Alice@Example.org"]) == 0
     out = capsys.readouterr().out
     assert "Alice@Example.org: resumed, 0 held mail(s) go" in out and "\nbounced" not in out
+
+
+def test_commands_say_nothing_of_alembic_unless_a_migration_runs(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PBM_")}
+    env.update(PBM_HOME=str(tmp_path / "home"), PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+
+    def pbm(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "pbm", *args], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
+        )
+
+    first = pbm("db", "upgrade")
+    assert "Running upgrade  -> 0001" in first.stderr
+    assert "Context impl" not in first.stderr and "setup plugin" not in first.stderr
+    for args in (("db", "upgrade"), ("outbox",), ("inbox",)):
+        again = pbm(*args)
+        assert (again.returncode, again.stderr) == (0, ""), args

@@ -36,7 +36,7 @@ SAME_IN_BOTH = set(
     # Words an English template and its French share, spelled the same and French too.
     """capture captures options option position notation formation face place
     cube tetra octo dodeca dodecas cephalopod cubeo chat message messages utc ascii from reply votes
-    confirmation rotation type second machine""".split()
+    confirmation rotation type second machine page""".split()
 )
 """``from`` and ``reply`` are the mail headers' own names (From, Reply-To), kept as a mail program shows them."""
 
@@ -48,6 +48,8 @@ SERVER_WORDS = {
     *(word for verb in (*ACCOUNT_VERBS, *GAME_VERBS) for word in verb.name.split()),
     *"""now off inf all next open games then roll reset time queue seats players ply in_play swap start
     propose undo accept reject userid password address""".split(),
+    # The web pages' query parameters (``?status=finished&before=...``), written as a browser sends them.
+    *"status before after player".split(),
 }
 
 
