@@ -158,6 +158,13 @@ def _parser() -> argparse.ArgumentParser:
 
     outbox = commands.add_parser("outbox", help="show mail waiting for delivery, held back, or failed")
     outbox.add_argument("--all", action="store_true", help="also list delivered mail")
+    outbox.add_argument(
+        "--resume",
+        metavar="ADDRESS",
+        action="append",
+        default=[],
+        help="mail goes to ADDRESS again, though it bounced; what waited for it goes",
+    )
 
     backup = commands.add_parser(
         "backup",
@@ -524,13 +531,22 @@ def _retry(retry: list[int]) -> int:
 
 def _outbox(args: argparse.Namespace) -> int:
     """``pbm outbox``: what waits, is held or failed (and with ``--all`` what went), from the database alone."""
-    from pbm.store import outbox
+    from pbm.store import bounces, outbox
 
     database = _database(load_settings())
-    with _disposed(database), database.reading() as session:
-        for row in outbox.rows(session, include_sent=args.all):
-            why = _held_why(row) if row.status == "held" else row.last_error
-            print(f"{row.id:6d} {row.status:8s} {row.attempts:3d} {row.recipient:30s} {_whole(why)}")
+    with _disposed(database):
+        for address in args.resume:
+            with database.transaction() as session:
+                waited = bounces.resume(session, address, datetime.now(timezone.utc))
+            print(f"{address}: " + ("nothing bounced" if waited is None else f"resumed, {waited} held mail(s) go"))
+        with database.reading() as session:
+            for row in outbox.rows(session, include_sent=args.all):
+                why = _held_why(row) if row.status == "held" else row.last_error
+                print(f"{row.id:6d} {row.status:8s} {row.attempts:3d} {row.recipient:30s} {_whole(why)}")
+            for bounced in bounces.reported(session):
+                state = f"stopped since {bounced.stopped_at:%Y-%m-%d %H:%M} UTC" if bounced.stopped_at else "still sent"
+                failures = f"{bounced.temporary_failures} temporary failure(s)"
+                print(f"bounced {bounced.address:30s} {bounced.status:8s} {state}; {failures}")
     return 0
 
 

@@ -39,6 +39,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from pbm import clocks, languages
 from pbm.durations import DAY, HOUR, SECOND, in_units_of, parse_duration
 from pbm.mail import headers
+from pbm.mail.authentication import is_authserv_id
 
 
 class ConfigError(Exception):
@@ -205,6 +206,11 @@ class Settings(BaseSettings):
     """The address players write to about the server itself, named wherever a mail tells them
     to write to the administrator (unset: the mail says so without an address). No default: the
     server accepts mail for PBM_ADDRESS alone, so a guess such as postmaster@ may bounce."""
+    trusted_authserv_id: str | None = None
+    """The authserv-id our own MTA writes in the Authentication-Results headers it adds (RFC
+    8601; ``mx.example.org``): its DMARC result is read from the topmost header naming it, and
+    a reply-address move that fails DMARC is not played. Unset, no such header is read: anyone
+    can write one."""
     language: str = "en"
     """The club's language (`pbm.languages`): what a player who chose none reads, and what the web
     shows a browser that prefers none of pbm's languages. Each player may choose their own
@@ -350,6 +356,15 @@ class Settings(BaseSettings):
         if parts.query or parts.fragment or not re.fullmatch(r"[A-Za-z0-9._~/-]*", parts.path):
             raise ValueError(f"expected a plain path, without ?query or #fragment, got {text!r}")
         return f"{parts.scheme}://{parts.netloc.lower()}{parts.path.rstrip('/')}"
+
+    @field_validator("trusted_authserv_id")
+    @classmethod
+    def _trusted_authserv_id(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if not is_authserv_id(value):
+            raise ValueError(f"expected the host name the MTA names itself by, such as mx.example.org, got {value!r}")
+        return value.lower()
 
     @field_validator("admin_contact")
     @classmethod

@@ -30,6 +30,7 @@ import pbm.games
 from pbm.config import ConfigError, Settings, secret_key
 from pbm.listeners import BACKLOG, AcceptFailures, ConnectionLimits, allow_open_files, bind
 from pbm.mail.answers import Answers
+from pbm.mail.bounces import BounceAddresses
 from pbm.mail.compose import Composer
 from pbm.mail.delivery import Delivery, Transport, transport_for
 from pbm.mail.held import HeldMail
@@ -41,6 +42,7 @@ from pbm.mail.processing import Processor
 from pbm.mail.reader import MailReader
 from pbm.mail.time_pass import TimePass
 from pbm.mail.tokens import Addressing, ReplyTokens
+from pbm.mail.unsubscribe import Unsubscribing
 from pbm.mail.worker import Worker
 from pbm.metrics import DatabaseState, Metrics, MetricsServer
 from pbm.passwords import Passwords
@@ -112,11 +114,19 @@ class Server:
         self.database = Database(settings.database_url, timeout=settings.database_timeout)
         self.addressing = Addressing(settings.address)
         tokens = ReplyTokens(key)
+        self.bounce_addresses = BounceAddresses(key, self.addressing)
         links = Links(settings.public_url)
         self.templates = Templates(
             links=links, admin_contact=settings.admin_contact, default_language=settings.language
         )
-        self.composer = composer = Composer(self.templates, self.addressing, tokens, key)
+        unsubscribing = Unsubscribing(key, settings.public_url) if settings.public_url else None
+        self.composer = composer = Composer(
+            self.templates,
+            self.addressing,
+            tokens,
+            key,
+            unsubscribe_url=unsubscribing.url_for if unsubscribing is not None else None,
+        )
         self.changes = GameChanges(self.database)
         self._owns_reader = reader is None
         self.reader = reader or MailReader(
@@ -130,6 +140,7 @@ class Server:
             self.database,
             transport or transport_for(settings.outbound),
             settings.address,
+            envelope_sender=self.bounce_addresses.address_for,
             now=now,
             first_retry=timedelta(seconds=settings.first_retry_seconds),
             worker=worker,
@@ -144,6 +155,7 @@ class Server:
             time_control=settings.club.time_control,
             idle_seconds=settings.http_idle_seconds,
             now=now,
+            unsubscribing=unsubscribing,
         )
         self.smtp_limits = ConnectionLimits(
             "SMTP",
@@ -184,8 +196,10 @@ class Server:
         limits, club = settings.limits, settings.club
         answers = Answers(limits.quoted_lines)
         outgoing = Outgoing(composer, limits, answers, club.confirm_addresses)
-        reply_addresses = ReplyAddresses(self.addressing, tokens, composer, now)
-        applying = Applying(passwords, limits, answers, reply_addresses, now, club)
+        reply_addresses = ReplyAddresses(self.addressing, tokens, composer, now, self.bounce_addresses)
+        applying = Applying(
+            passwords, limits, answers, reply_addresses, now, club, trusted_authserv_id=settings.trusted_authserv_id
+        )
         time_pass = TimePass(self.database, passwords, limits, outgoing, HeldMail(composer, limits), club=club, now=now)
         return Processor(
             self.database,

@@ -19,6 +19,7 @@ import jinja2
 
 from pbm import elo, languages
 from pbm.commands import verbs
+from pbm.facts import Fact
 from pbm.games import Game
 from pbm.resources import resource_dir
 from pbm.text import sentence
@@ -98,6 +99,8 @@ def make_environment(
     environment.filters["sentence"] = sentence
     environment.globals["links"] = links or Links()
     environment.globals["admin_contact"] = admin_contact
+    # A fact a template decides itself (``say(fact("held-quiet-hours-yours"))``): words still come from a catalogue.
+    environment.globals["fact"] = Fact
     return environment
 
 

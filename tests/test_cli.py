@@ -104,6 +104,21 @@ def test_every_subcommand_has_one_function_and_every_function_a_subcommand():
     assert set(SUBCOMMANDS) == set(commands.choices)
 
 
+def test_outbox_lists_the_addresses_that_bounced_and_resume_sends_to_one_again(operator, capsys):
+    from pbm.store import bounces
+
+    operator.send(mail("alice@example.org", "help"))
+    with operator.database.transaction() as session:
+        row = session.query(OutboxMessage).first()
+        bounces.record(session, row, permanent=True, status="5.1.1", now=row.created_at)
+    assert pbm_main(["outbox"]) == 0
+    (line,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("bounced")]
+    assert "alice@example.org" in line and "5.1.1" in line and "stopped since" in line
+    assert pbm_main(["outbox", "--resume", "Alice@Example.org"]) == 0
+    out = capsys.readouterr().out
+    assert "Alice@Example.org: resumed, 0 held mail(s) go" in out and "\nbounced" not in out
+
+
 def test_commands_say_nothing_of_alembic_unless_a_migration_runs(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("PBM_")}
     env.update(PBM_HOME=str(tmp_path / "home"), PYTHONPATH=str(Path(__file__).resolve().parents[1]))

@@ -9,8 +9,8 @@ from typing import Any
 
 import pbm.games
 from pbm.addresses import comparable, distinct, same
+from pbm.commands import digests, play, recipients
 from pbm.commands import language as lang
-from pbm.commands import play, recipients
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Refused, listed, utc_time
 from pbm.facts import Fact
@@ -265,7 +265,7 @@ def add_address(ctx: Context, command: lang.AddAddress) -> list[OutgoingMail]:
 def all_games(ctx: Context, command: lang.AllGames) -> list[OutgoingMail]:
     (player,) = ctx.named_players([command.userid])
     if command.which == "next":
-        found = board_lists.waiting_for(ctx.session, player.id)
+        found = digests.by_time_left(ctx, board_lists.waiting_for(ctx.session, player.id))
     elif command.which == "all":
         found = board_lists.games_of(ctx.session, player, statuses=board_lists.STATUSES, limit=200)
     else:

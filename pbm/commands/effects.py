@@ -47,6 +47,8 @@ class OutgoingMail:
     """This mail tells the sender what became of the mails of this template that the same
     received mail caused: it is composed after the limits were applied to them, with their
     `pbm.mail.outgoing.Reach` in its context as ``reach`` (and the ``limits`` that held any back)."""
+    digest_reply: bool = False
+    """A digest to `player_id`: its reply address takes a move for each board it lists (``101 c3``)."""
     to_watcher: bool = False
     """A watcher's copy of a board's news: the mail answered did not ask for it, so it is not one
     of that mail's answers (`Limits.replies_per_mail`)."""

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, fields
-from datetime import date, timedelta
+from datetime import date, time, timedelta
 from typing import Any
 
 import pbm.games
-from pbm import clocks
+from pbm import clocks, local_time
 from pbm.addresses import distinct
 from pbm.commands import messages
 from pbm.facts import Catalogue, Fact, Factual
@@ -155,6 +155,39 @@ class Vacation(Command):
     @property
     def books(self) -> bool:
         return self.until is not None or self.days is not None
+
+
+@dataclass(frozen=True)
+class TimeZone(Command):
+    """``timezone USERID PASSWORD [ZONE]``: the zone the player lives in (an IANA name), in which they
+    read dates and keep their quiet hours and digests; without one, which it is."""
+
+    userid: str
+    secret: str = field(repr=False, metadata=SECRET)
+    zone: str | None = None
+
+
+@dataclass(frozen=True)
+class QuietHours(Command):
+    """``quiet USERID PASSWORD [HH:MM-HH:MM|off]``: the hours of the player's day in which no mail goes
+    to them (it waits), ``off`` for none; with neither, what they are."""
+
+    userid: str
+    secret: str = field(repr=False, metadata=SECRET)
+    hours: local_time.LocalHours | None = None
+    off: bool = False
+
+
+@dataclass(frozen=True)
+class Digest(Command):
+    """``digest USERID PASSWORD [HH:MM[,HH:MM...]|off]``: one mail at each of those local times
+    listing the games waiting for the player, instead of a mail for each move; ``off`` for a mail
+    for each again; with neither, what they are."""
+
+    userid: str
+    secret: str = field(repr=False, metadata=SECRET)
+    times: tuple[time, ...] | None = None
+    off: bool = False
 
 
 @dataclass(frozen=True)
@@ -572,6 +605,30 @@ def addresses(words: list[str]) -> tuple[str, ...]:
         local, _, domain = address.rpartition("@")
         found.append(f"{local}@{domain.lower()}")
     return tuple(distinct(found))
+
+
+def zone(word: str) -> str:
+    """An IANA time zone's name, in any letter case: ``europe/paris`` is ``Europe/Paris``."""
+    name = local_time.zone_name(word)
+    if name is None:
+        raise CommandError("not-a-zone", word=word)
+    return name
+
+
+def local_hours(word: str) -> local_time.LocalHours:
+    """``22:00-07:00``: hours of the day, local time, running over midnight when they end earlier."""
+    hours = local_time.LocalHours.parse(word)
+    if hours is None:
+        raise CommandError("not-local-hours", word=word)
+    return hours
+
+
+def digest_times(word: str) -> tuple[time, ...]:
+    """``07:30,19:00``: the local times of a player's digests."""
+    times = local_time.clock_times(word)
+    if times is None:
+        raise CommandError("not-digest-times", word=word, most=local_time.MOST_DIGEST_TIMES)
+    return times
 
 
 def time_rules(words: list[str]) -> tuple[str, ...]:

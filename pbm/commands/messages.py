@@ -37,6 +37,16 @@ PARSING: Catalogue = {
     "not-a-limit": "The last word is not a limit: write a number of games, or inf for none",
     "not-a-language": "'{word}' is not a language the server speaks: write one of {known}",
     "not-a-day": "'{word}' is not a day: write it as 2026-12-20 (or 'now' to start now)",
+    "not-a-zone": (
+        "'{word}' is not a time zone: write its IANA name, such as Europe/Paris, America/New_York or Asia/Tokyo"
+    ),
+    "not-digest-times": (
+        "'{word}' is not a list of times of day: write up to {most}, local time, separated by commas, "
+        "such as 07:30,19:00"
+    ),
+    "not-local-hours": (
+        "'{word}' is not a span of hours: write when it starts and ends, local time, such as 22:00-07:00"
+    ),
     # a queue's lines
     "queue-line-without-then": "'{part}' has no 'then': write 'if MOVES then MOVE'",
     "queue-line-incomplete": "'{part}' needs the moves after 'if' and your move after 'then'",
@@ -48,6 +58,14 @@ PARSING: Catalogue = {
         "The address you replied to is not a reply address of this server (it may be damaged, "
         "or belong to another server); send the move as a command instead: "
         "GAME move BOARD USERID PASSWORD MOVE"
+    ),
+    "digest-reply-without-moves": (
+        "Your reply to the digest has no move in it: write one line for each game, its board and your "
+        "move (101 c3), above the quoted digest"
+    ),
+    "digest-board-not-waiting": "Board {board} is not one of the games waiting for your move now",
+    "digest-board-shared": (
+        "Two of your games waiting have the number {board}: write the game's name first (cephalopod {board} c3)"
     ),
     "no-readable-text": (
         "Your mail has no text the server could read ({why}). Send your commands "
@@ -125,6 +143,21 @@ HELP: Catalogue = {
         "Whoever asks learns nothing."
     ),
     "about-broadcast": "For the server's administrators: mail the text below the command to every player.",
+    "about-timezone": (
+        "The time zone you live in, by its IANA name (Europe/Paris, America/New_York): dates in your "
+        "mails are its local time, and your quiet hours and digests keep its clock, summer time included."
+        " Without a zone, which it is."
+    ),
+    "about-digest": (
+        "One mail at each of these local times (07:30,19:00) instead of a mail for each move: the games"
+        " waiting for you, the most urgent first, each with its board, its time left and a reply address"
+        " of its own. A game you would forfeit within a day is mailed at once. 'off': a mail for each move"
+        " again."
+    ),
+    "about-quiet": (
+        "Hours of your day without mail (22:00-07:00, local time): mail for you that comes then waits "
+        "until they end, except the answers to mail you send. 'off': mail at any hour again."
+    ),
     "about-vacation": (
         "Going away? Book it: FROM is now or a day (2026-12-20), UNTIL your last day away or a number"
         " of days (14d). While you are away your clocks stand still, nobody reminds you and you "
@@ -217,6 +250,9 @@ USAGE: Catalogue = {
     "arguments-password-reset": "USERID",
     "arguments-broadcast": "USERID PASSWORD",
     "arguments-vacation": "USERID PASSWORD [FROM UNTIL | off]",
+    "arguments-timezone": "USERID PASSWORD [ZONE]",
+    "arguments-quiet": "USERID PASSWORD [HH:MM-HH:MM|off]",
+    "arguments-digest": "USERID PASSWORD [HH:MM[,HH:MM...]|off]",
     "arguments-all-show": "USERID [active|next|all]",
     "arguments-challenge": "[-options] USERID1 USERID2 [...]",
     "arguments-join": "BOARD USERID PASSWORD",
@@ -411,6 +447,15 @@ REFUSALS: Catalogue = {
         "{starts:%Y-%m-%d} you can take up to {left}"
     ),
     "not-away": "{userid} is not away and has no vacation booked: there is nothing to end",
+    # -- authenticity (`pbm.mail.pipeline.apply`)
+    "reply-failed-dmarc": (
+        "Your reply came from {userid}'s address, but the mail systems on its way could not vouch that "
+        "it was written there (it failed DMARC: a forged sender, or a mail changed on its way), so "
+        "nothing was done. If it was you, reply to this mail with the same words, and they count"
+    ),
+    # -- mail preferences
+    "no-quiet-hours-to-end": "{userid} has no quiet hours: there is nothing to end",
+    "no-digest-to-end": "{userid} takes no digest: there is nothing to end",
     # -- watching
     "watches-board-already": "{userid} watches {title} board {board} already",
     "watches-game-already": "{userid} watches every new {title} game already",
@@ -435,13 +480,39 @@ REFUSALS: Catalogue = {
     "preview-illegal": "Illegal move: {reason} (at '{word}', {userid} to move, after {count} moves previewed)",
 }
 
+PREFERENCES: Catalogue = {
+    # What the answer to ``timezone`` and ``quiet`` says (`pbm.commands.preferences`).
+    "mail-preferences-subject": "Mail preferences: {userid}",
+    "zone-now": "{userid} lives in {zone} from now on: dates in mails to {userid} are its local time.",
+    "quiet-hours-now": (
+        "From now on no mail goes to {userid} between {hours}, local time: what comes then waits until they "
+        "end, except the answers to mail {userid} sends."
+    ),
+    "quiet-hours-ended": "{userid} has no quiet hours any more: mail goes at any hour.",
+    "zone-is": "{userid} lives in {zone}, where it is {now:%Y-%m-%d %H:%M} now.",
+    "quiet-hours-are": "Quiet hours: {hours} ({zone} time); mail that comes then waits until they end.",
+    "no-quiet-hours": "Quiet hours: none; mail goes at any hour.",
+    "digest-now": (
+        "From now on {userid} gets a digest at {times} ({zone} time) instead of a mail for each move; "
+        "the next at {next:%Y-%m-%d %H:%M}."
+    ),
+    "digest-ended": "{userid} gets a mail for each move again, no digest.",
+    "digest-is": "Digests: at {times} ({zone} time); the next at {next:%Y-%m-%d %H:%M}.",
+    "no-digest": "Digests: none; a mail for each move.",
+    "mail-preferences-how": (
+        "To change them:  timezone {userid} PASSWORD ZONE        (an IANA name: Europe/Paris)\n"
+        "                 quiet {userid} PASSWORD HH:MM-HH:MM    (22:00-07:00), or off\n"
+        "                 digest {userid} PASSWORD HH:MM,...     (07:30,19:00), or off"
+    ),
+}
+
 EVENTS: Catalogue = {
     # What happened at a board between moves: its move list shows it (`pbm.commands.deadlines`).
     "event-away": "{userid} is away until {until:%Y-%m-%d %H:%M} UTC: their time stands still",
     "event-back": "{userid} is back from vacation: their time runs again",
 }
 
-MESSAGES: Catalogue = merged([PARSING, HELP, USAGE, REFUSALS, EVENTS])
+MESSAGES: Catalogue = merged([PARSING, HELP, USAGE, REFUSALS, PREFERENCES, EVENTS])
 
 
 def catalogue() -> Catalogue:

@@ -93,6 +93,15 @@ class ConfirmFacts:
     userid: str | None
 
 
+@dataclass(frozen=True)
+class DigestFacts:
+    """The reply address of a digest: the player it was mailed to, and the games waiting for their
+    move as they stand now (game, board, move number), which its lines name by board."""
+
+    userid: str
+    games: tuple[tuple[str, int, int], ...] = ()
+
+
 Step = lang.Command | lang.CommandError
 """A command to run, or a line meant as one that could not be read (answered with why)."""
 
@@ -119,7 +128,7 @@ def plan_mail(
     subject: str,
     text: str,
     *,
-    reply: ReplyFacts | ResetFacts | ConfirmFacts | None = None,
+    reply: ReplyFacts | ResetFacts | ConfirmFacts | DigestFacts | None = None,
     bad_reply_address: bool = False,
     answered: AnsweredFacts | None = None,
     max_commands: int,
@@ -140,6 +149,8 @@ def plan_mail(
         plan = _reset_plan(reply, text)
     elif isinstance(reply, ConfirmFacts):
         plan = _confirm_plan(reply, text, max_commands)
+    elif isinstance(reply, DigestFacts):
+        plan = _digest_plan(reply, text, max_commands)
     elif reply is not None:
         plan = _reply_plan(reply, text, max_commands)
     else:
@@ -182,6 +193,52 @@ def _reply_plan(reply: ReplyFacts, text: str, max_commands: int) -> Plan:
     else:
         command = lang.Move(game, board, userid, None, line, replied_at=at_ply, line=line)
     return Plan([command], comment)
+
+
+def _digest_plan(digest: DigestFacts, text: str, max_commands: int) -> Plan:
+    """A reply to a digest: one line per game, ``BOARD MOVE`` (``GAME BOARD MOVE`` where two
+    games share the number), each a move by reply at that board; the first line that is neither
+    ends them, and the rest is the comment sent with the boards."""
+    lines = text.splitlines()
+    written = [i for i, line in enumerate(lines) if line.strip()]
+    if written and lang.is_greeting(lines[written[0]]):
+        written = written[1:]
+    steps: list[Step] = []
+    end = written[0] if written else len(lines)
+    for index in range(end, len(lines)):
+        line = lines[index].strip()
+        if not line:
+            if steps:
+                end = index
+                break
+            continue
+        step = _digest_line(digest, line)
+        if step is None:
+            end = index
+            break
+        steps.append(step)
+        end = index + 1
+    if not steps:
+        return Plan([lang.CommandError("digest-reply-without-moves", _first_line(text))])
+    comment = "\n".join(lines[end:]).strip("\n")
+    return Plan(steps[:max_commands], comment, skipped=steps[max_commands:])
+
+
+def _digest_line(digest: DigestFacts, line: str) -> Step | None:
+    """The move a line of a digest's reply writes; None when the line is no such line."""
+    words = line.split()
+    game = words[0].lower() if words and words[0].lower() in pbm.games.names() else None
+    rest = words[1:] if game else words
+    if len(rest) < 2 or not rest[0].isdecimal() or len(rest[0]) > 9:
+        return None
+    board = int(rest[0])
+    found = [g for g in digest.games if g[1] == board and (game is None or g[0] == game)]
+    if len(found) != 1:
+        code = "digest-board-shared" if found else "digest-board-not-waiting"
+        return lang.CommandError(code, line, board=board)
+    game_type, _, at_ply = found[0]
+    move = " ".join(rest[1:])
+    return lang.Move(game_type, board, digest.userid, None, move, replied_at=at_ply, line=line)
 
 
 def _reset_plan(reset: ResetFacts, text: str) -> Plan:

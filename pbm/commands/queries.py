@@ -6,8 +6,8 @@ from typing import Any
 
 import pbm.games
 from pbm import live
+from pbm.commands import digests, recipients
 from pbm.commands import language as lang
-from pbm.commands import recipients
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Refused
 from pbm.store import board_lists, boards, players, policies, ratings, seeks
@@ -42,6 +42,7 @@ def games(ctx: Context, command: lang.Games) -> list[OutgoingMail]:
         if not waiting:
             raise Refused("games-next-nobody")
         found = [b for player in waiting for b in board_lists.waiting_for(ctx.session, player.id, command.game)]
+        found = digests.by_time_left(ctx, found)
     else:
         statuses = (BoardStatus.ACTIVE,) if command.which == "active" else board_lists.STATUSES
         found = board_lists.of_players(ctx.session, command.game, player_ids=[p.id for p in named], statuses=statuses)

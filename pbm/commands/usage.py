@@ -115,6 +115,9 @@ KINDS: dict[str, Kind] = {
     "GAME": Kind("topic", _lower),
     "N|inf": Kind("most", _limit),
     "active|next|all": Kind("which", _lower, words=frozenset(lang.WHICH_GAMES)),
+    "ZONE": Kind("zone", lang.zone),
+    "HH:MM-HH:MM": Kind("hours", lang.local_hours),
+    "HH:MM[,HH:MM...]": Kind("times", lang.digest_times),
     "LANGUAGE": Kind("language", _language),
 }
 """The argument kinds a usage line may name. ``KIND...`` is its own entry (its value is a tuple),

@@ -31,7 +31,20 @@ from typing import Any
 
 import pbm.games
 from pbm import clocks
-from pbm.commands import accounts, finding, play, policy, previews, queries, queueing, talk, vacations, votes, watching
+from pbm.commands import (
+    accounts,
+    finding,
+    play,
+    policy,
+    preferences,
+    previews,
+    queries,
+    queueing,
+    talk,
+    vacations,
+    votes,
+    watching,
+)
 from pbm.commands import language as lang
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail
@@ -322,6 +335,9 @@ ACCOUNT_VERBS = (
         vacations.vacation,
         parse=_vacation,
     ),
+    Verb("timezone", "USERID PASSWORD [ZONE]", "about-timezone", lang.TimeZone, preferences.timezone),
+    Verb("quiet", "USERID PASSWORD [HH:MM-HH:MM|off]", "about-quiet", lang.QuietHours, preferences.quiet),
+    Verb("digest", "USERID PASSWORD [HH:MM[,HH:MM...]|off]", "about-digest", lang.Digest, preferences.digest),
     Verb("list", "", "about-list", lang.ListGames, accounts.list_games, aliases=("liste",)),
     Verb("all show", "USERID [active|next|all]", "about-all-show", lang.AllGames, accounts.all_games),
 )

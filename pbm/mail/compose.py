@@ -28,13 +28,13 @@ import hashlib
 import hmac
 import quopri
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from email.utils import format_datetime, make_msgid
 from typing import Any
 
-from pbm.commands.effects import OutgoingMail
+from pbm.commands.effects import OutgoingMail, ReplyAs
 from pbm.mail import headers
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.templating import Templates
@@ -57,6 +57,7 @@ _WORD_BYTES = 39
 """UTF-8 bytes per encoded word: 52 base64 characters, so that the first one still fits
 a line after ``Subject: `` (9 + 64 characters)."""
 _TOKEN = re.compile(r"[a-z0-9-]+")
+_URL = re.compile(r"https?://[A-Za-z0-9.:\[\]-]+(?:/[A-Za-z0-9._~-]+)*/unsubscribe/[a-z0-9-]+")
 _THREAD_ROOT = re.compile(r"<pbm\.(\d{1,18})\.(\d{1,18})\.([0-9a-f]{12})@([^<>@]+)>")
 REMOVED_TOKEN = "removed"
 """What stands for a mail's own reply token in the copy of it that is kept once it is sent."""
@@ -90,13 +91,23 @@ class Answering:
 
 
 class Composer:
-    def __init__(self, templates: Templates, addressing: Addressing, tokens: ReplyTokens, key: bytes) -> None:
+    def __init__(
+        self,
+        templates: Templates,
+        addressing: Addressing,
+        tokens: ReplyTokens,
+        key: bytes,
+        *,
+        unsubscribe_url: Callable[[OutgoingMail], str | None] | None = None,
+    ) -> None:
         if headers.mail_address(addressing.address) is None:
             raise ValueError(f"the server's address must be a plain local@domain, got {addressing.address!r}")
         self.templates = templates
         self.addressing = addressing
         self.tokens = tokens
         self._key = key
+        self.unsubscribe_url = unsubscribe_url
+        """The one-click unsubscribe URL of a mail, if it has one (`pbm.mail.unsubscribe`)."""
 
     def render(self, template: str, context: dict[str, Any], language: str | None = None) -> tuple[str, str]:
         """The (subject, body) of ``mail/<template>.txt`` rendered with `context` in `language`
@@ -109,7 +120,14 @@ class Composer:
 
     def written(self, mail: OutgoingMail) -> tuple[str, str]:
         """The (subject, body) `mail` is sent with."""
-        return self.render(mail.template, {**mail.context, "server": self.addressing.address}, mail.language)
+        def reply_address_of(reply_as: ReplyAs) -> str:
+            """The reply address that plays the next move at a board, written in the mail's text (a
+            digest gives one for each game it lists), tied to the address the mail goes to."""
+            token = self.tokens.make(reply_as.board_id, reply_as.player_id, reply_as.at_ply, mail.to)
+            return self.addressing.reply_address(token)
+
+        context = {**mail.context, "server": self.addressing.address, "reply_address_of": reply_address_of}
+        return self.render(mail.template, context, mail.language)
 
     def compose(self, mail: OutgoingMail, *, now: datetime, answering: Answering | None = None) -> ComposedMail:
         """The mail `mail` asks for; raises `Unaddressable` when its recipient is not an address."""
@@ -129,13 +147,15 @@ class Composer:
                 message_id = make_msgid(domain=self.addressing.domain)
                 in_reply_to, references = root, (root,)
             if mail.at_ply is not None:
-                token = self.tokens.make(mail.board_id, mail.player_id, mail.at_ply)
+                token = self.tokens.make(mail.board_id, mail.player_id, mail.at_ply, recipient)
                 assert _TOKEN.fullmatch(token), "a reply token is written into Reply-To as it is"
                 reply_to = f"{SERVER_NAME} <{self.addressing.reply_address(token)}>"
         else:
             message_id = make_msgid(domain=self.addressing.domain)
             if answering is not None:
                 in_reply_to, references = _thread_of(answering)
+        if mail.digest_reply and mail.player_id is not None:
+            reply_to = f"{SERVER_NAME} <{self.addressing.reply_address(self.tokens.make_digest(mail.player_id))}>"
         if mail.reply_token is not None:
             assert _TOKEN.fullmatch(mail.reply_token), "a reply token is written into Reply-To as it is"
             reply_to = f"{SERVER_NAME} <{self.addressing.reply_address(mail.reply_token)}>"
@@ -153,6 +173,11 @@ class Composer:
             fields += [f"In-Reply-To: {in_reply_to}", _folded("References", references)]
         if reply_to is not None:
             fields.append(f"Reply-To: {reply_to}")
+        unsubscribe = self.unsubscribe_url(mail) if self.unsubscribe_url is not None else None
+        if unsubscribe is not None:
+            assert _URL.fullmatch(unsubscribe), "an unsubscribe URL is written into its header as it is"
+            # RFC 8058: a POST to the URL acts at once; the MTA's DKIM signature covers both fields.
+            fields += [f"List-Unsubscribe: <{unsubscribe}>", "List-Unsubscribe-Post: List-Unsubscribe=One-Click"]
         encoding, payload = _body_payload(body)
         fields += [
             "MIME-Version: 1.0",

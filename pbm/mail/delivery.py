@@ -261,6 +261,7 @@ class Delivery:
         transport: Transport,
         sender: str,
         *,
+        envelope_sender: Callable[[int], str] | None = None,
         now: Callable[[], datetime] = utcnow,
         lease: timedelta = outbox.LEASE,
         first_retry: timedelta = FIRST_RETRY,
@@ -272,6 +273,9 @@ class Delivery:
         self.worker = worker or Worker.here()
         self.transport = transport
         self.sender = sender
+        self.envelope_sender = envelope_sender or (lambda outbox_id: sender)
+        """The envelope sender of each outbox row's mail: its bounce address (`pbm.mail.bounces`),
+        where bounces say which mail did not arrive."""
         self.now = now
         self.lease = lease
         self.first_retry = first_retry
@@ -329,7 +333,7 @@ class Delivery:
     async def _deliver(self, message: _Outgoing) -> bool:
         """Hand `message` over; True when it went (to be recorded), False when the failure is recorded."""
         try:
-            await self.transport.send(self.sender, message.recipient, message.raw)
+            await self.transport.send(self.envelope_sender(message.id), message.recipient, message.raw)
         except PermanentFailure as error:
             log.warning(
                 "outbox %s to %s failed for good: %s",

@@ -60,7 +60,7 @@ class HeldMail:
         done = []
         for key in outbox.due_held(session, now, limit=ADDRESSES_PER_PASS):
             session.flush()  # what was let go before counts in the plain statements below
-            held = outbox.claim_held(session, key)
+            held = outbox.claim_held(session, key, now)
             if not held:
                 continue  # another worker is letting it go
             recent = outbox.recent_counts(session, [key], now - WINDOW, kinds=()).get(key)

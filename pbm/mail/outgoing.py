@@ -14,6 +14,16 @@ Only an error answer past its own limit is dropped, which is what breaks a
 loop; it is still written to the outbox, marked suppressed, for the operator
 to see.
 
+A board mail that makes it the turn of a player who takes digests waits for their digest
+(`pbm.commands.digests`), unless they would forfeit that game within a day.
+
+Mail to an address whose mail bounced for good (`pbm.store.bounces`) is held back too, until
+mail from it says it works again.
+
+A mail for a player that comes in their quiet hours (`pbm.store.preferences`) waits the same
+way until the hours end, unless it answers mail from that address: what a player just asked
+for reaches them at any hour.
+
 Every mail passes here, so here an address that has not confirmed it wants
 the server's mail gets nothing but the request to confirm it (`Reachable`):
 a mail for a player goes only to an address that player confirmed, and is
@@ -44,7 +54,7 @@ from pbm.mail import headers
 from pbm.mail.answers import Answers
 from pbm.mail.compose import Answering, Composer
 from pbm.mail.parse import ParsedMail
-from pbm.store import confirmations, outbox, players
+from pbm.store import bounces, confirmations, outbox, players, preferences
 from pbm.store.models import HoldReason
 from pbm.text import capital, sentence
 from pbm.words import Words
@@ -54,6 +64,8 @@ ERROR_KINDS = ("error", "failure")
 BULK_KINDS = ("broadcast",)
 """Templates an administrator sends to every player: not bounded by the mails one mail may cause."""
 WINDOW = timedelta(hours=1)
+URGENT = timedelta(days=1)
+"""A board mail whose player would forfeit within this long goes at once, digest or not."""
 
 
 @dataclass(frozen=True)
@@ -171,7 +183,7 @@ class Outgoing:
             told = [sentence(capital(words.say(note))) for note in mail.noted]
             outgoing = replace(outgoing, context={**outgoing.context, "mail_notes": told})
         answering = Answering(mail.message_id, mail.references)
-        return self._composed(outgoing, counted, reachable, notes, now=now, answering=answering)
+        return self._composed(outgoing, counted, reachable, notes, now=now, answering=answering, asked=True)
 
     def _composed(
         self,
@@ -182,18 +194,25 @@ class Outgoing:
         *,
         now: datetime,
         answering: Answering | None = None,
+        asked: bool = False,
     ) -> outbox.Queued | None:
         """`outgoing` composed for the outbox (None if it has no address), counted in `counted`
-        unless the limits keep it back or it waits for its address to be confirmed (`reachable`);
-        what was kept back is said in `notes`."""
+        unless the limits keep it back, it waits for its address to be confirmed (`reachable`) or
+        for its player's quiet hours to end (unless it was `asked` for: it answers mail from its
+        address); what was kept back is said in `notes`."""
         recipient = headers.mail_address(outgoing.to)
         if recipient is None:
             notes.append("a reply to an address that cannot be written to was not sent")
             return None
         if reachable(outgoing, recipient):
+            own_reply_address = outgoing.reply_token is not None
             suppressed, hold, last = self._limited(
-                counted, recipient, outgoing.template, own_reply_address=outgoing.reply_token is not None
+                counted, recipient, outgoing.template, own_reply_address=own_reply_address
             )
+            if not suppressed and not asked and not own_reply_address:
+                hold = counted.digest_hold(outgoing, now) or counted.quiet_hold(outgoing.player_id, now) or hold
+            if not suppressed and comparable(recipient) in counted.bounced:
+                hold = outbox.Hold(HoldReason.BOUNCED, None)  # kept, not sent: the address does not take it
         else:
             suppressed, hold, last = None, outbox.Hold(HoldReason.UNCONFIRMED, None), False
         if last:
@@ -259,6 +278,12 @@ def _hold_note(hold: outbox.Hold, limits: Limits) -> str:
     """Why a mail is held back and until when, for the received mail's record (no address)."""
     if hold.reason is HoldReason.HOURLY_LIMIT:
         why = f"{limits.mails_per_address_per_hour} mails were sent to this address within the hour"
+    elif hold.reason is HoldReason.QUIET_HOURS:
+        why = "it came in its player's quiet hours"
+    elif hold.reason is HoldReason.DIGEST:
+        why = "its player takes digests"
+    elif hold.reason is HoldReason.BOUNCED:
+        why = "mail to its address bounced"
     else:
         why = "its address is not confirmed yet"
     until = f"{hold.release_at:%Y-%m-%d %H:%M} UTC" if hold.release_at is not None else "it is released"
@@ -294,24 +319,53 @@ def _reach(results: list[tuple[OutgoingMail, outbox.Queued | None]]) -> Reach:
 @dataclass
 class _Counted:
     """By the comparable form of each recipient: the mails queued to it within the window, of them
-    the error answers, when the oldest was queued, and how mail to it is held back if it is: read
-    for all of one mail's recipients at once, and counted on as its replies are queued."""
+    the error answers, when the oldest was queued, and how mail to it is held back if it is; and
+    the quiet hours of the players the mails are for: read for all of one mail's recipients at
+    once, and counted on as its replies are queued."""
 
     mails: Counter[str]
     errors: Counter[str]
     oldest: dict[str, datetime]
     held: dict[str, outbox.Hold]
+    quiet: dict[int, preferences.Quiet] = field(default_factory=dict)
+    bounced: set[str] = field(default_factory=set)
+    """The comparable forms of the recipients whose mail stopped after bounces."""
+    digests: set[int] = field(default_factory=set)
+    """The players among the mails' who take digests."""
 
     @classmethod
     def load(cls, session: Session, mails: list[OutgoingMail], now: datetime) -> _Counted:
         recipients = {r for r in (headers.mail_address(m.to) for m in mails) if r is not None}
         recent = outbox.recent_counts(session, recipients, now - WINDOW, kinds=ERROR_KINDS)
+        chose = preferences.choices_of(session, {m.player_id for m in mails if m.player_id is not None})
         return cls(
             Counter({key: r.mails for key, r in recent.items()}),
             Counter({key: r.of_kinds for key, r in recent.items()}),
             {key: r.oldest for key, r in recent.items()},
             outbox.held_for(session, recipients),
+            chose.quiet,
+            bounces.stopped(session, recipients),
+            chose.digests,
         )
+
+    def digest_hold(self, mail: OutgoingMail, now: datetime) -> outbox.Hold | None:
+        """How a board mail that makes it its player's turn is held back for their digest; not when
+        they would forfeit that game within a day (it goes at once), nor for a watcher's copy."""
+        if mail.template != "board" or mail.to_watcher or mail.player_id not in self.digests:
+            return None
+        view = mail.context.get("view")
+        if view is None or not getattr(view, "viewer_to_move", False):
+            return None
+        forfeit_at = view.time.forfeit_at if view.time is not None else None
+        if forfeit_at is not None and forfeit_at - now < URGENT:
+            return None
+        return outbox.Hold(HoldReason.DIGEST, None)
+
+    def quiet_hold(self, player_id: int | None, now: datetime) -> outbox.Hold | None:
+        """How a mail for `player_id` is held back when `now` is in their quiet hours: until they end."""
+        quiet = self.quiet.get(player_id) if player_id is not None else None
+        ends = quiet.ends_after(now) if quiet is not None else None
+        return outbox.Hold(HoldReason.QUIET_HOURS, ends) if ends is not None else None
 
     def add(self, recipient: str, kind: str, now: datetime) -> None:
         key = comparable(recipient)

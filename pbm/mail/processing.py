@@ -232,6 +232,7 @@ class Processor:
             limits=applying.limits,
             ahead=ahead,
             now=self.now(),
+            trusted_authserv_id=applying.trusted_authserv_id,
         )
         if isinstance(understood, Exception):
             session.rollback()

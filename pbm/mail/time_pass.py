@@ -22,7 +22,7 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session
 
-from pbm.commands import deadlines, finding
+from pbm.commands import deadlines, digests, finding
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Sender
 from pbm.config import DEFAULT_CLUB, Club, Limits
@@ -102,6 +102,8 @@ class TimePass:
         self._step(report, "open challenges", unit, expire)
         tell = self._queued(lambda session: deadlines.tell_of_vacations(self._context(session, at)), at)
         self._step(report, "vacations", unit, tell)
+        send = self._queued(lambda session: digests.due(self._context(session, at)), at)
+        self._step(report, "digests", unit, send)
         looked: set[int] = set()
         while True:
             with self.database.reading() as session:

@@ -16,6 +16,15 @@ cannot be forged without the key.
 >>> tokens.read("12-3-8-" + tokens.make(12, 3, 7).rsplit("-", 1)[1]) is None
 True
 
+A token made for one address (``101-3-7-t<mac>``: every board mail since tokens were tied) is
+tied to it: a reply from any other address, even another of the player's, does not count, and
+removing the address from the account ends its tokens (a reply from an address the player no
+longer has is refused). Tokens made before carry no ``t`` and are read as they were.
+
+>>> tied = tokens.make(12, 3, 7, "Bob@example.org")
+>>> tokens.read(tied, "bob@example.org"), tokens.read(tied, "eve@example.org"), tokens.read(tied)
+((12, 3, 7), None, None)
+
 Tokens of mails sent before boards were numbered in them (``game-player-mac``)
 are still read, without a move number: nobody can tell which board such a
 reply answers, so it may show the board or chat, and anything else is
@@ -29,33 +38,66 @@ import hashlib
 import hmac
 import re
 
-_FORMAT = re.compile(r"^(\d{1,18})-(\d{1,18})(?:-(\d{1,9}))?-([a-z2-7]{20})$")
+from pbm.addresses import comparable
+
+_FORMAT = re.compile(r"^(\d{1,18})-(\d{1,18})(?:-(\d{1,9}))?-(t?)([a-z2-7]{20})$")
 
 
 class ReplyTokens:
     def __init__(self, key: bytes) -> None:
         self._key = key
 
-    def _mac(self, board_id: int, player_id: int, ply: int | None) -> str:
+    def _mac(self, board_id: int, player_id: int, ply: int | None, address: str | None = None) -> str:
         message = f"reply:{board_id}:{player_id}" + (f":{ply}" if ply is not None else "")
+        if address is not None:
+            message += f":to:{comparable(address)}"
         digest = hmac.new(self._key, message.encode(), hashlib.sha256).digest()
         # 100 bits in lower-case base32: mail systems may lower-case local parts.
         return base64.b32encode(digest).decode()[:20].lower()
 
-    def make(self, board_id: int, player_id: int, ply: int) -> str:
-        """The token of a board mail to `player_id` showing `board_id` after `ply` moves."""
-        return f"{board_id}-{player_id}-{ply}-{self._mac(board_id, player_id, ply)}"
+    def make(self, board_id: int, player_id: int, ply: int, address: str | None = None) -> str:
+        """The token of a board mail to `player_id` showing `board_id` after `ply` moves; mailed to
+        `address`, it is tied to it (``t`` before its MAC): only a reply from that address counts."""
+        tied = "t" if address is not None else ""
+        return f"{board_id}-{player_id}-{ply}-{tied}{self._mac(board_id, player_id, ply, address)}"
 
-    def read(self, token: str) -> tuple[int, int, int | None] | None:
-        """The (game id, player id, move number) a genuine token names, or ``None``."""
+    def read(self, token: str, sender: str | None = None) -> tuple[int, int, int | None] | None:
+        """The (game id, player id, move number) a genuine token names, or ``None``; a token tied
+        to an address is genuine only in a reply from `sender` that is that address (any case)."""
         match = _FORMAT.match(token.strip().lower())
         if match is None:
             return None
         board_id, player_id = int(match[1]), int(match[2])
         ply = int(match[3]) if match[3] is not None else None
-        if not hmac.compare_digest(match[4], self._mac(board_id, player_id, ply)):
+        tied = bool(match[4])
+        if tied and sender is None:
+            return None
+        if not hmac.compare_digest(match[5], self._mac(board_id, player_id, ply, sender if tied else None)):
             return None
         return board_id, player_id, ply
+
+    def make_digest(self, player_id: int) -> str:
+        """The token of `player_id`'s digests: a reply to one plays a move at each board it names."""
+        return f"{DIGEST_PREFIX}{player_id}-{self._digest_mac(player_id)}"
+
+    def read_digest(self, token: str) -> int | None:
+        """The player a genuine digest token names, or ``None``."""
+        match = _DIGEST.match(token.strip().lower())
+        if match is None or not hmac.compare_digest(match[2], self._digest_mac(int(match[1]))):
+            return None
+        return int(match[1])
+
+    def _digest_mac(self, player_id: int) -> str:
+        digest = hmac.new(self._key, f"digest:{player_id}".encode(), hashlib.sha256).digest()
+        return base64.b32encode(digest).decode()[:20].lower()
+
+
+DIGEST_PREFIX = "digest-"
+_DIGEST = re.compile(r"^digest-(\d{1,18})-([a-z2-7]{20})$")
+
+
+def is_digest_token(token: str | None) -> bool:
+    return token is not None and token.lower().startswith(DIGEST_PREFIX)
 
 
 class Addressing:

@@ -101,6 +101,14 @@ class HoldReason(enum.StrEnum):
     UNCONFIRMED = "unconfirmed"
     """Its recipient has not confirmed the address for the player it is for (`AddressConfirmation`):
     it waits until they do."""
+    BOUNCED = "bounced"
+    """Its recipient's mail system says our mail does not reach it (`BouncedAddress`): it waits
+    until mail from the address, or the operator, says it works again."""
+    DIGEST = "digest"
+    """A board mail for a player who takes digests (`Player.digest_times`): their next digest
+    tells of the game instead, and the mail goes no further (it is marked gathered)."""
+    QUIET_HOURS = "quiet_hours"
+    """It came in the quiet hours of the player it is for (`Player.quiet_from`): it waits until they end."""
 
 
 _E = TypeVar("_E", bound=enum.StrEnum)
@@ -149,6 +157,18 @@ class Player(Base):
     host can be counted."""
     language: Mapped[str | None] = mapped_column(String(8), default=None)
     """The language the player reads (`pbm.languages`); None: the club's default."""
+
+    time_zone: Mapped[str | None] = mapped_column(String(64), default=None)
+    """The IANA zone the player lives in (`pbm.local_time`); None: UTC."""
+    quiet_from: Mapped[int | None] = mapped_column(Integer, default=None)
+    """The start of the player's quiet hours, in minutes after local midnight: no mail for them
+    goes from then until `quiet_until` (it waits in the outbox). None: no quiet hours."""
+    quiet_until: Mapped[int | None] = mapped_column(Integer, default=None)
+    digest_times: Mapped[str | None] = mapped_column(String(64), default=None)
+    """The local times of the player's digests (``07:30,19:00``): instead of a mail for each move,
+    one mail at each of those times lists the games waiting for them. None: a mail for each."""
+    digest_due_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    """When the next digest goes (UTC): each is due once, at the next of `digest_times` after the last."""
 
     addresses: Mapped[list[PlayerAddress]] = relationship(
         back_populates="player", order_by="PlayerAddress.position", cascade="all, delete-orphan"
@@ -586,6 +606,28 @@ class Rating(Base):
     """When the player's last rated game of this type ended: the standings put long-idle players apart."""
 
     player: Mapped[Player] = relationship(lazy="joined")
+
+
+class BouncedAddress(Base):
+    """An address mail systems said our mail does not reach (`pbm.mail.bounces`).
+
+    A permanent failure stops mail to it at once (`stopped_at`); temporary ones are counted,
+    and stop it when they are many in a row. While it is stopped, mail to it is held back in the
+    outbox, not dropped. Mail from the address ends the row (it works again), as does `pbm outbox
+    --resume`.
+    """
+
+    __tablename__ = "bounced_addresses"
+
+    address: Mapped[str] = mapped_column(String(320), primary_key=True)
+    """Lower case: one mailbox however a mail writes it."""
+    temporary_failures: Mapped[int] = mapped_column(Integer, default=0)
+    """Temporary failures reported in a row, since the last mail from the address."""
+    status: Mapped[str] = mapped_column(String(16), default="")
+    """The last status reported (``5.1.1``)."""
+    reported_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    stopped_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    """Since when no mail goes to it; None while its failures are still being counted."""
 
 
 class InboundMessage(Base):

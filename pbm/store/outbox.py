@@ -306,14 +306,15 @@ def due_held(session: Session, now: datetime, *, limit: int) -> list[str]:
     return list(session.scalars(query))
 
 
-def claim_held(session: Session, key: str) -> list[OutboxMessage]:
-    """The mail held back for the address whose comparable form is `key` that a time releases,
+def claim_held(session: Session, key: str, now: datetime) -> list[OutboxMessage]:
+    """The mail held back for the address whose comparable form is `key` whose time has come,
     oldest first and locked; none when another worker is letting some of it go just now (all of
-    an address's held mail goes together, or none of it)."""
+    an address's held mail that is due goes together, or none of it). Mail whose time is still to
+    come (a player's quiet hours that have not ended) stays held."""
     timed = (
         OutboxMessage.status == OutboxStatus.HELD,
         _RECIPIENT == key,
-        OutboxMessage.release_at.is_not(None),
+        OutboxMessage.release_at <= now,
     )
     rows = list(
         session.scalars(
@@ -342,6 +343,40 @@ def mark_gathered(rows: Sequence[OutboxMessage], now: datetime) -> None:
     for row in rows:
         row.status = OutboxStatus.GATHERED
         row.release_at = now
+
+
+def release_digest_mail(session: Session, player_id: int, now: datetime) -> int:
+    """The board mails held for `player_id`'s digests go as mails of their own (they took the
+    digest off): the time pass lets them go. Returns how many."""
+    released = session.scalars(
+        update(OutboxMessage)
+        .where(
+            OutboxMessage.status == OutboxStatus.HELD,
+            OutboxMessage.hold_reason == HoldReason.DIGEST,
+            OutboxMessage.player_id == player_id,
+        )
+        .values(release_at=now)
+        .returning(OutboxMessage.id)
+        .execution_options(synchronize_session=False)
+    )
+    return len(released.all())
+
+
+def gather_into_digest(session: Session, player_id: int, now: datetime) -> int:
+    """The board mails held for `player_id`'s digest, told of by the digest going now: marked
+    gathered, never to go on their own. Returns how many."""
+    gathered = session.scalars(
+        update(OutboxMessage)
+        .where(
+            OutboxMessage.status == OutboxStatus.HELD,
+            OutboxMessage.hold_reason == HoldReason.DIGEST,
+            OutboxMessage.player_id == player_id,
+        )
+        .values(status=OutboxStatus.GATHERED, release_at=now)
+        .returning(OutboxMessage.id)
+        .execution_options(synchronize_session=False)
+    )
+    return len(gathered.all())
 
 
 def release(

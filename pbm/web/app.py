@@ -32,12 +32,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from pbm.clocks import TimeControl
 from pbm.facts import Fact
 from pbm.listeners import Refusals
+from pbm.mail.unsubscribe import Unsubscribing
 from pbm.resources import resource_dir
 from pbm.store import inbox, outbox
 from pbm.store.database import Database, DatabaseTimeout
 from pbm.store.models import utcnow
 from pbm.templating import Templates
-from pbm.web import api, calendar, params
+from pbm.web import api, calendar, params, unsubscribe
 from pbm.web.api import Api
 from pbm.web.live import GameChanges
 from pbm.web.pages import Pages
@@ -131,6 +132,15 @@ def health(database: Database, *, stuck_after: float) -> dict[str, object]:
     return report
 
 
+def _unsubscribe_routes(
+    database: Database, unsubscribing: Unsubscribing | None, pages: Pages, now: Callable[[], datetime]
+) -> list[Route]:
+    if unsubscribing is None:
+        return []
+    handler = unsubscribe.endpoint(database, unsubscribing, pages.render, now)
+    return [Route("/unsubscribe/{token}", handler, methods=["GET", "POST"])]
+
+
 def create_app(
     database: Database,
     templates: Templates,
@@ -141,13 +151,15 @@ def create_app(
     time_control: TimeControl = DEFAULT_TIME,
     idle_seconds: float = 60.0,
     now: Callable[[], datetime] = utcnow,
+    unsubscribing: Unsubscribing | None = None,
 ) -> Starlette:
     """The web app; its pages are rendered from `templates`, in each visitor's language.
 
     ``/healthz`` waits for the database at most `database.timeout` seconds and
     counts mail as stuck after `stuck_after` seconds (`Settings.stuck_after`);
     an event stream with nothing to send ends after `idle_seconds`
-    (`Settings.http_idle_seconds`).
+    (`Settings.http_idle_seconds`). With `unsubscribing` (the server has a public address), the
+    one-click unsubscribe URLs of watchers' mails answer (`pbm.web.unsubscribe`).
     """
     reads = Reads(database, time_control=time_control, now=now)
     pages = Pages(reads, templates, changes, address)
@@ -197,6 +209,7 @@ def create_app(
         Route("/api/{game}/{board:int}", json_api.board),
         Route("/api/{game}/{board:int}/dice", json_api.dice),
         Route("/players/{userid}/deadlines.ics", calendar.endpoint(reads, now, templates.default_language)),
+        *_unsubscribe_routes(database, unsubscribing, pages, now),
         Route("/players/{userid:path}", pages.player),
         Route("/{game}", pages.boards),
         Route("/{game}/standings", pages.standings),

@@ -26,6 +26,30 @@ MESSAGES: Catalogue = {
     "web-not-a-number": "'{name}' must be a whole number from {minimum}, not '{text}'.",
     "web-unknown-status": "'status' must be one of {statuses}, not '{status}'.",
     "web-before-and-after": "Give 'before' or 'after', not both.",
+    "web-no-unsubscribe": "This unsubscribe address is not one of this server's.",
+    # What a player's page says of mail to them that bounces (`pbm.web.reads.PlayerPage`).
+    "mail-bounces-since": (
+        "Mail to one of {userid}'s addresses has bounced since {since:%Y-%m-%d %H:%M} UTC: the server writes "
+        "nothing more to it (what comes for it waits) until a mail from it comes."
+    ),
+    # one-click unsubscribe (`pbm.web.unsubscribe`)
+    "unsubscribe-title": "Unsubscribe",
+    "unsubscribe-button": "Unsubscribe",
+    "unsubscribe-watching-ask": "Stop mailing {userid} the moves of {title} board {board}?",
+    "unsubscribe-watching-done": "{userid} no longer watches {title} board {board}: no more of its mails.",
+    "unsubscribe-watching-done-every": (
+        "{userid} no longer watches {title} board {board}, nor the new {title} games: no more of their mails."
+    ),
+    "unsubscribe-watching-none": "{userid} does not watch {title} board {board} (any more): nothing to end.",
+    "unsubscribe-digest-ask": "Stop {userid}'s digests? Each move in {userid}'s games is mailed on its own again.",
+    "unsubscribe-digest-done": (
+        "{userid} gets no more digests: each move in {userid}'s games is mailed on its own again, so none "
+        "is missed (what waited for the next digest goes now)."
+    ),
+    "unsubscribe-digest-none": "{userid} takes no digest (any more): each move is mailed on its own.",
+    "unsubscribe-endings-ask": "Stop mailing {userid} when {title} games end?",
+    "unsubscribe-endings-done": "{userid} is no longer mailed when {title} games end.",
+    "unsubscribe-endings-none": "{userid} is not mailed when {title} games end (any more): nothing to end.",
     # A player's deadlines as a calendar (`pbm.web.calendar`).
     "calendar-name": "{userid}: moves due",
     "calendar-deadline": "Move in {game} board {board}, or forfeit",

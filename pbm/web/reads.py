@@ -22,7 +22,7 @@ from pbm import clocks, live
 from pbm.facts import Fact
 from pbm.games import Game, all_games
 from pbm.games import get as get_game
-from pbm.store import board_lists, players, ratings, turns, vacations
+from pbm.store import board_lists, bounces, players, ratings, turns, vacations
 from pbm.store.database import Database
 from pbm.store.models import Board, BoardStatus, utcnow
 from pbm.views import (
@@ -114,6 +114,8 @@ class PlayerPage:
     active: list[GameSummary]
     finished: list[GameSummary]
     """The most recent games that are over (finished or cancelled)."""
+    mail_stopped_at: datetime | None = None
+    """Since when mail to one of the player's addresses stopped, as bounces told (no address shown)."""
 
 
 @dataclass(frozen=True)
@@ -232,6 +234,14 @@ class Reads:
                 active=_summaries(active),
                 finished=_summaries(
                     board_lists.games_of(session, player, statuses=board_lists.ENDED, limit=self.player_recent)
+                ),
+                mail_stopped_at=min(
+                    (
+                        row.stopped_at
+                        for row in bounces.of_addresses(session, [a.address for a in player.addresses]).values()
+                        if row.stopped_at is not None
+                    ),
+                    default=None,
                 ),
             )
 

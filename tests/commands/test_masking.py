@@ -46,6 +46,9 @@ FILLERS = {
     "UNTIL": st.sampled_from(["14d", "2027-01-04"]),
     "all": st.just("all"),
     "[BOARD...|off]": st.sampled_from(["", "101 102", "off"]),
+    "[ZONE]": st.sampled_from(["", "Europe/Paris", "europe/nowhere"]),
+    "[HH:MM-HH:MM|off]": st.sampled_from(["", "22:00-07:00", "off", "25:00"]),
+    "[HH:MM[,HH:MM...]|off]": st.sampled_from(["", "07:30,19:00", "off", "7h"]),
     "LANGUAGE": st.sampled_from(["fr", "en", "Français", "klingon"]),
 }
 """What a player writes for each argument of a usage after the password (a new one fails here first)."""

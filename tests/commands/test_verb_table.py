@@ -140,6 +140,9 @@ SAMPLES = {
     "N|inf": "inf",
     "LANGUAGE": "fr",
     "active|next|all": "next",
+    "ZONE": "Europe/Paris",
+    "HH:MM-HH:MM": "22:00-07:00",
+    "HH:MM[,HH:MM...]": "07:30,19:00",
 }
 """A word of each kind: every kind a usage line may name has one."""
 

@@ -277,6 +277,32 @@ def test_language_chooses_the_language_of_every_mail_to_the_player_and_refuses_o
     club.refused("bob", "language bob", "PBeM Server Error", "Usage: language USERID PASSWORD LANGUAGE.")
 
 
+@specifies("timezone", "quiet", "digest")
+def test_timezone_quiet_and_digest_set_when_and_how_mail_comes_and_refuse_what_is_no_time(club: Club):
+    club.say(
+        "bob",
+        "timezone bob bob-pw Europe/Paris",
+        mail_to("bob", "Mail preferences: bob", "bob lives in Europe/Paris from now on"),
+    )
+    club.say(
+        "bob",
+        "quiet bob bob-pw 22:00-07:00",
+        mail_to("bob", "Mail preferences: bob", "From now on no mail goes to bob between 22:00-07:00"),
+    )
+    club.say(
+        "bob",
+        "digest bob bob-pw 07:30,19:00",
+        mail_to("bob", "Mail preferences: bob", "From now on bob gets a digest at 07:30"),
+    )
+    club.say(
+        "bob", "digest bob bob-pw off", mail_to("bob", "Mail preferences: bob", "bob gets a mail for each move again")
+    )
+    club.say("bob", "quiet bob bob-pw off", mail_to("bob", "Mail preferences: bob", "bob has no quiet hours any more"))
+    club.refused("bob", "timezone bob bob-pw Mars/Olympus", "PBeM Server Error", "'Mars/Olympus' is not a time zone")
+    club.refused("bob", "quiet bob bob-pw 25:00-07:00", "PBeM Server Error", "'25:00-07:00' is not a span of hours")
+    club.refused("bob", "digest bob wrong-pw 07:30", "PBeM Server Error", "Wrong password for bob")
+
+
 @specifies("aide", "liste", "GAME aide")
 def test_a_french_speakers_obvious_words_for_help_and_list_are_the_verbs(newcomers: Club):
     """``aide`` is help and ``liste`` is list, with what follows them read as after help and list;

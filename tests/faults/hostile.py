@@ -404,14 +404,19 @@ def newer_verb_line(rng: random.Random, players: Sequence[str] = ()) -> str:
         lambda: f"{game} preview new {number} {rng.choice(OPTIONS)} {hostile_moves(rng)}",
         lambda: f"password reset {user}",
         lambda: f"password reset {rng.choice(HOSTILE_WORDS)}",
+        lambda: f"timezone {user} {secret} {rng.choice(HOSTILE_WORDS)}",
+        lambda: f"timezone {user} {secret} " + "../" * rng.randrange(1, 400) + "etc/passwd",
+        lambda: f"quiet {user} {secret} {rng.choice(HOSTILE_WORDS)}-{rng.choice(HOSTILE_WORDS)}",
+        lambda: f"digest {user} {secret} " + ",".join(["07:30"] * rng.randrange(1, 2000)),
     ]
     return rng.choice(verbs)()
 
 
 def newer_verbs(rng: random.Random, players: Sequence[str] = ()) -> bytes:
     """Commands of the verbs added since the first audit (message, broadcast, subscribe, seek,
-    vacation, queue, preview, password reset) with hostile arguments, in the body or the Subject,
-    in a charset that may be wrong, with a comment that tries to inject. Some name `players`."""
+    vacation, queue, preview, password reset, timezone, quiet, digest) with hostile arguments, in
+    the body or the Subject, in a charset that may be wrong, with a comment that tries to inject.
+    Some name `players`."""
     lines = [newer_verb_line(rng, players) for _ in range(rng.randrange(1, 8))]
     comment = "\n".join([rng.choice(HOSTILE_WORDS), "Bcc: eve@evil.test", nasty_text(rng, 30)])
     text = "\n".join(lines) + "\n\n" + comment + "\n"

@@ -54,6 +54,8 @@ OUR_HEADERS = {
     "mime-version",
     "content-type",
     "content-transfer-encoding",
+    "list-unsubscribe",
+    "list-unsubscribe-post",
 }
 """The header fields a reply is written with (`pbm.mail.compose`): any other came from a sender."""
 PAGES = [

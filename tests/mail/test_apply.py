@@ -15,6 +15,7 @@ from sqlalchemy import select
 from pbm.config import Settings
 from pbm.facts import Fact
 from pbm.mail.answers import Answers
+from pbm.mail.bounces import BounceAddresses
 from pbm.mail.compose import Composer
 from pbm.mail.parse import ParsedMail
 from pbm.mail.pipeline.apply import Applying, Decision, apply_mail
@@ -43,7 +44,7 @@ def applying() -> Applying:
         fast_passwords(),
         settings.limits,
         Answers(quoted_lines=40),
-        ReplyAddresses(addressing, tokens, composer, lambda: NOW),
+        ReplyAddresses(addressing, tokens, composer, lambda: NOW, BounceAddresses(b"k" * 32, addressing)),
         lambda: NOW,
         settings.club,
     )

@@ -322,6 +322,26 @@ def test_player_page_shows_ratings_and_finished_games(client, club):
     assert 'href="/cephalopod/101"' in finished
 
 
+def test_player_page_says_when_mail_to_the_player_bounces_without_the_address(client, club):
+    from datetime import datetime, timezone
+
+    from pbm.store import bounces
+    from pbm.store.models import OutboxMessage
+
+    club.signup("alice")
+    page = client.get("/players/alice").text
+    assert "bounced" not in page
+    with club.database.transaction() as session:
+        mail = OutboxMessage(recipient="alice@example.org", message_id="<b@x>", raw=b"", player_id=None)
+        session.add(mail)
+        session.flush()
+        stopped_at = datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc)
+        bounces.record(session, mail, permanent=True, status="5.1.1", now=stopped_at)
+    page = client.get("/players/alice").text
+    assert "Mail to one of alice&#39;s addresses has bounced since 2026-11-22 12:00 UTC" in page
+    assert "alice@example.org" not in page
+
+
 def test_player_page_finds_the_player_whatever_the_case(client, played):
     page = client.get("/players/Alice")
     assert page.status_code == 200

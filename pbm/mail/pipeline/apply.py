@@ -15,10 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TypeGuard
 
 from sqlalchemy.orm import Session
 
 import pbm.games
+from pbm.addresses import same
 from pbm.commands import language as lang
 from pbm.commands import verbs
 from pbm.commands.context import Context
@@ -27,12 +29,13 @@ from pbm.commands.plan import Plan, ReplyFacts
 from pbm.config import DEFAULT_CLUB, Club, Limits
 from pbm.facts import Fact
 from pbm.mail.answers import Answers
+from pbm.mail.headers import masked_address
 from pbm.mail.parse import ParsedMail
-from pbm.mail.pipeline.read import ReadMail, plan_of
+from pbm.mail.pipeline.read import Bounce, ReadMail, plan_of
 from pbm.mail.pipeline.reply_address import ReplyAddresses
 from pbm.passwords import Passwords
-from pbm.store import confirmations, players
-from pbm.store.models import InboundStatus
+from pbm.store import bounces, confirmations, players
+from pbm.store.models import InboundStatus, Player
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,8 @@ class Applying:
     reply_addresses: ReplyAddresses
     now: Callable[[], datetime]
     club: Club = DEFAULT_CLUB
+    trusted_authserv_id: str | None = None
+    """Whose Authentication-Results header to read (`pbm.mail.authentication`); None: nobody's."""
 
 
 def apply_mail(session: Session, read: ReadMail, applying: Applying, *, now: datetime) -> Decision:
@@ -63,8 +68,11 @@ def apply_mail(session: Session, read: ReadMail, applying: Applying, *, now: dat
     mail is ignored, an unreadable one answered with why; any other is carried out command by
     command."""
     mail = read.mail
+    if read.bounce is not None:
+        return _bounced(session, read.bounce, now)
     if mail.auto_reason:
         return Decision(InboundStatus.IGNORED, [f"not answered: {mail.auto_reason}"])
+    resumed = bounces.resume(session, mail.from_address, now) if mail.from_address else None
     sender = Sender(
         mail.from_address,
         players.with_address(session, mail.from_address) if mail.from_address else [],
@@ -74,11 +82,47 @@ def apply_mail(session: Session, read: ReadMail, applying: Applying, *, now: dat
         reason = Fact("mail-unreadable", why=mail.unread_because)
         error = applying.answers.error(sender.address, mail.body, Plan(), reason)
         return Decision(InboundStatus.FAILED, [f"unreadable: {mail.unreadable}"], [error])
-    return _carry_out(session, read, sender, applying, now)
+    decision = _carry_out(session, read, sender, applying, now)
+    if resumed is not None:
+        decision.notes.append(f"mail from an address that bounced: it works again, {resumed} held mail(s) go")
+    return decision
+
+
+def _bounced(session: Session, bounce: Bounce, now: datetime) -> Decision:
+    """A mail come to the bounce address of one of our mails: what it reports is recorded, and
+    when mail to that address stops now, the player it was for hears of it at their other
+    addresses. Never answered (a bounce is automatic mail)."""
+    report = bounce.report
+    bounced = bounces.bounced_mail(session, bounce.outbox_id)
+    if report is None or bounced is None:
+        why = "no failure reported (an auto-reply?)" if bounced is not None else "its mail is no longer kept"
+        return Decision(InboundStatus.IGNORED, [f"to a bounce address: {why}"])
+    recorded = bounces.record(session, bounced, permanent=report.permanent, status=report.status, now=now)
+    notes = [f"bounce of outbox mail {bounce.outbox_id}: {report.kind} failure ({report.status})"]
+    if not recorded.stopped_now:
+        return Decision(InboundStatus.IGNORED, notes)
+    notes.append("mail to its address stops until mail comes from it")
+    player = session.get(Player, recorded.player_id) if recorded.player_id is not None else None
+    if player is None or not player.active:
+        return Decision(InboundStatus.IGNORED, notes)
+    context = {
+        "player": player.userid,
+        "told": Fact(
+            "address-bounced", userid=player.userid, address=masked_address(recorded.address), status=report.status
+        ),
+        "how": Fact("address-bounced-how", userid=player.userid),
+    }
+    others = [a.address for a in player.addresses if not same(a.address, recorded.address)]
+    mails = [OutgoingMail("address_bounced", other, context, player_id=player.id) for other in others]
+    return Decision(InboundStatus.IGNORED, notes, mails)
 
 
 def _carry_out(session: Session, read: ReadMail, sender: Sender, applying: Applying, now: datetime) -> Decision:
-    reply = read.replied if read.replied is not None else applying.reply_addresses.resolve(session, read.envelope_to)
+    reply = (
+        read.replied
+        if read.replied is not None
+        else applying.reply_addresses.resolve(session, read.envelope_to, sender.address)
+    )
     plan = plan_of(read.mail, reply, applying.limits, read.answered)
     quoted = _quotable(session, read.mail, plan, applying.club)
     answers, limits = applying.answers, applying.limits
@@ -89,8 +133,16 @@ def _carry_out(session: Session, read: ReadMail, sender: Sender, applying: Apply
             about = BoardRef(reply.game_type, reply.board) if isinstance(reply, ReplyFacts) else None
             # Only to the player's own address: a reply address is handed to no one else.
             own = isinstance(reply, ReplyFacts) and reply.userid in {p.userid for p in sender.players}
-            again = applying.reply_addresses.same_reply_address(read.envelope_to) if own else None
+            again = applying.reply_addresses.same_reply_address(read.envelope_to, sender.address) if own else None
             mails.append(answers.error(sender.address, quoted, plan, step, about=about, reply_as=again))
+            refused += 1
+            continue
+        if read.dmarc == "fail" and _acts_by_reply(step):
+            # The From is forged, or the mail was changed on its way: the player is told (at that
+            # address, theirs), and their own reply to this answer plays it.
+            again = applying.reply_addresses.same_reply_address(read.envelope_to, sender.address)
+            refusal = Refused("reply-failed-dmarc", userid=step.userid, reply_as=again)
+            mails.append(answers.error(sender.address, quoted, plan, refusal, command=step))
             refused += 1
             continue
         checks: list[PasswordCheck] = []
@@ -120,6 +172,12 @@ def _carry_out(session: Session, read: ReadMail, sender: Sender, applying: Apply
     if not sender.address:
         notes.append("no usable From address, so no answer to the sender")
     return Decision(InboundStatus.PROCESSED, notes, mails, done, refused)
+
+
+def _acts_by_reply(step: lang.Command) -> TypeGuard[lang.ReplyableCommand]:
+    """Whether `step` is a reply to a board mail that acts on the board (moves, resigns, proposes,
+    votes): what only the player may do. A chat says who wrote it, and changes nothing."""
+    return isinstance(step, lang.ReplyableCommand) and step.by_reply and not isinstance(step, lang.Chat)
 
 
 def _quotable(session: Session, mail: ParsedMail, plan: Plan, club: Club) -> str:

@@ -17,9 +17,20 @@ from sqlalchemy.orm import Session
 
 from pbm.commands import language as lang
 from pbm.commands.effects import listed
-from pbm.commands.plan import AnsweredFacts, ConfirmFacts, Plan, ReplyFacts, ResetFacts, conflict_keys, plan_mail
+from pbm.commands.plan import (
+    AnsweredFacts,
+    ConfirmFacts,
+    DigestFacts,
+    Plan,
+    ReplyFacts,
+    ResetFacts,
+    conflict_keys,
+    plan_mail,
+)
 from pbm.config import Limits
 from pbm.facts import Fact
+from pbm.mail.authentication import dmarc_result
+from pbm.mail.bounces import Report, read_report
 from pbm.mail.fresh import fresh_text
 from pbm.mail.parse import ParsedMail
 from pbm.mail.pipeline.passwords_ahead import check_passwords_ahead
@@ -38,6 +49,10 @@ ANSWERED = "answered_mail"
 """The key of `Read.answered`, likewise."""
 HOST = "sending_host"
 """The key of `Read.host` in what is stored of a reading."""
+DMARC = "dmarc"
+"""The key of `Read.dmarc` in what is stored of a reading."""
+BOUNCE = "bounce"
+"""The key of `Read.bounce` in what is stored of a reading."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +70,10 @@ class Read:
     """Which of our mails a mail to the plain address answers, when it holds no command."""
     host: str | None = None
     """The host that sent the mail, where known (`pbm.mail.sending_host`)."""
+    bounce: Bounce | None = None
+    """What the mail reports, when it came to a bounce address (`pbm.mail.bounces`)."""
+    dmarc: str | None = None
+    """The DMARC result our own MTA found (`pbm.mail.authentication`); None: none trusted."""
 
     def stored(self) -> dict[str, Any]:
         """What is kept of this reading with the mail, for `ReadMail.from_stored`."""
@@ -63,6 +82,8 @@ class Read:
             REPLIED: _facts_json(self.replied),
             ANSWERED: _answered_json(self.answered),
             HOST: self.host,
+            BOUNCE: _bounce_json(self.bounce),
+            DMARC: self.dmarc,
         }
 
 
@@ -85,6 +106,8 @@ class ReadMail:
     replied: ReplyFacts | None = None
     answered: AnsweredFacts | None = None
     host: str | None = None
+    bounce: Bounce | None = None
+    dmarc: str | None = None
 
     @classmethod
     def from_stored(cls, ready: inbox.Ready) -> ReadMail:
@@ -97,6 +120,8 @@ class ReadMail:
             _facts_from_json(ready.parsed.get(REPLIED)),
             _answered_from_json(ready.parsed.get(ANSWERED)),
             host if isinstance(host, str) else None,
+            _bounce_from_json(ready.parsed.get(BOUNCE)),
+            dmarc if isinstance(dmarc := ready.parsed.get(DMARC), str) else None,
         )
 
 
@@ -117,11 +142,12 @@ def understand(
     limits: Limits,
     ahead: Ahead,
     now: datetime,
+    trusted_authserv_id: str | None = None,
 ) -> Read:
     """What a read mail asks for: its plan's keys, with its password checks started (`ahead`)."""
     mail = reading.mail
     sender = mail.from_address or unread.envelope_from
-    reply = reply_addresses.resolve(session, unread.envelope_to)
+    reply = reply_addresses.resolve(session, unread.envelope_to, mail.from_address)
     plan = plan_of(mail, reply, limits)
     answered = None
     if reply is None and not any(isinstance(step, lang.Command) for step in plan.steps):
@@ -131,7 +157,39 @@ def understand(
     keys = conflict_keys(plan, sender=sender)
     replied = reply if isinstance(reply, ReplyFacts) else None
     host = sending_host(unread.peer, unread.raw)
-    return Read(mail, keys, reading.cost.seconds, reading.cost.peak_memory_kb, replied, answered, host)
+    bounce = _bounce(reply_addresses, unread)
+    dmarc = dmarc_result(unread.raw, trusted_authserv_id)
+    cost = reading.cost
+    return Read(mail, keys, cost.seconds, cost.peak_memory_kb, replied, answered, host, bounce, dmarc)
+
+
+@dataclass(frozen=True)
+class Bounce:
+    """A mail come to a bounce address: the outbox row the address names, and what it reports of
+    that row's mail (None: no failure, as an auto-reply)."""
+
+    outbox_id: int
+    report: Report | None
+
+
+def _bounce(reply_addresses: ReplyAddresses, unread: inbox.Unread) -> Bounce | None:
+    outbox_id = reply_addresses.bounce_addresses.outbox_id_in(unread.envelope_to)
+    return None if outbox_id is None else Bounce(outbox_id, read_report(unread.raw))
+
+
+def _bounce_json(bounce: Bounce | None) -> list[object] | None:
+    if bounce is None:
+        return None
+    report = bounce.report
+    return [bounce.outbox_id, report.kind if report else None, report.status if report else None]
+
+
+def _bounce_from_json(stored: object) -> Bounce | None:
+    if not isinstance(stored, list) or len(stored) != 3 or not isinstance(stored[0], int):
+        return None
+    outbox_id, kind, status = stored
+    report = Report(kind, status) if isinstance(kind, str) and isinstance(status, str) else None
+    return Bounce(outbox_id, report)
 
 
 def plan_of(mail: ParsedMail, reply: ReplyAddress, limits: Limits, answered: AnsweredFacts | None = None) -> Plan:
@@ -139,7 +197,7 @@ def plan_of(mail: ParsedMail, reply: ReplyAddress, limits: Limits, answered: Ans
     return plan_mail(
         mail.subject,
         fresh_text(mail.body),
-        reply=reply if isinstance(reply, ReplyFacts | ResetFacts | ConfirmFacts) else None,
+        reply=reply if isinstance(reply, ReplyFacts | ResetFacts | ConfirmFacts | DigestFacts) else None,
         bad_reply_address=reply is True,
         answered=answered,
         max_commands=limits.commands_per_mail,

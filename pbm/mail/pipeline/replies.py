@@ -26,4 +26,6 @@ def queue_replies(
     notes = list(decision.notes)
     if decision.status is not InboundStatus.IGNORED:
         notes.extend(outgoing.queue(session, inbound_id, mail, decision.mails, now=now))
+    elif decision.mails:  # what an automatic mail (a bounce) makes others hear: no answer to it
+        notes.extend(outgoing.queue_unprompted(session, decision.mails, now=now))
     inbox.finish(session, inbound_id, decision.status, "; ".join(notes), now)

@@ -1,7 +1,7 @@
 """Step 3: what the address a mail came to stands for, and which of our mails it answers.
 
 A reply address carries a token (`pbm.mail.tokens`): a player's board, signed; a password
-reset; or a request to confirm an address. A mail to the plain address may still answer one
+reset; a request to confirm an address; or a player's digest. A mail to the plain address may still answer one
 of our mails, named in its In-Reply-To or References. Each answer is looked up in the
 database once, while the mail is read, and kept with the reading.
 """
@@ -15,17 +15,18 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from pbm.commands.effects import ReplyAs
-from pbm.commands.plan import AnsweredFacts, ConfirmFacts, ReplyFacts, ResetFacts
+from pbm.commands.plan import AnsweredFacts, ConfirmFacts, DigestFacts, ReplyFacts, ResetFacts
+from pbm.mail.bounces import BounceAddresses
 from pbm.mail.compose import Composer
 from pbm.mail.parse import ParsedMail
-from pbm.mail.tokens import Addressing, ReplyTokens
-from pbm.store import boards, confirmations, outbox, players, resets
+from pbm.mail.tokens import Addressing, ReplyTokens, is_digest_token
+from pbm.store import board_lists, boards, confirmations, outbox, players, resets
 
 ANSWERED_LOOKUPS = 10
 """Message-IDs of a mail's In-Reply-To and References (the newest) looked up as ours: the mail
 it answers is among the newest, and the header is the sender's to fill."""
 
-ReplyAddress = ReplyFacts | ResetFacts | ConfirmFacts | bool | None
+ReplyAddress = ReplyFacts | ResetFacts | ConfirmFacts | DigestFacts | bool | None
 """What a reply address stands for: a player's board, a password reset, a request to confirm an
 address; True when it is damaged or forged, or stands for nothing here; None for the plain
 address."""
@@ -39,12 +40,13 @@ class ReplyAddresses:
     tokens: ReplyTokens
     composer: Composer
     now: Callable[[], datetime]
+    bounce_addresses: BounceAddresses
 
     def _token(self, envelope_to: tuple[str, ...]) -> str | None:
         return next((t for t in map(self.addressing.token_of, envelope_to) if t), None)
 
-    def resolve(self, session: Session, envelope_to: tuple[str, ...]) -> ReplyAddress:
-        """What the reply address a mail came to stands for (see `ReplyAddress`)."""
+    def resolve(self, session: Session, envelope_to: tuple[str, ...], sender: str | None) -> ReplyAddress:
+        """What the reply address a mail from `sender` came to stands for (see `ReplyAddress`)."""
         token = self._token(envelope_to)
         if token is None:
             return None
@@ -53,7 +55,9 @@ class ReplyAddresses:
             return ResetFacts(token, player.userid if player is not None and player.active else None)
         if confirmations.is_confirmation_token(token):
             return ConfirmFacts(token, confirmations.userid_of(session, token, self.now()))
-        ids = self.tokens.read(token)
+        if is_digest_token(token):
+            return self._digest(session, token)
+        ids = self.tokens.read(token, sender)
         if ids is None:
             return True
         board_id, player_id, at_ply = ids
@@ -62,11 +66,20 @@ class ReplyAddresses:
             return True
         return ReplyFacts(names.userid, names.game_type, names.board, at_ply)
 
-    def same_reply_address(self, envelope_to: tuple[str, ...]) -> ReplyAs | None:
+    def _digest(self, session: Session, token: str) -> DigestFacts | bool:
+        """A digest's reply address: its player, and the games waiting for their move now."""
+        player_id = self.tokens.read_digest(token)
+        named = players.by_ids(session, [player_id]) if player_id is not None else []
+        if not named or not named[0].active:
+            return True
+        waiting = board_lists.waiting_for(session, named[0].id)
+        return DigestFacts(named[0].userid, tuple((g.game_type, g.board, g.move_count) for g in waiting))
+
+    def same_reply_address(self, envelope_to: tuple[str, ...], sender: str | None) -> ReplyAs | None:
         """The board mail a reply came to the reply address of, for an error answering it to carry
         the same (none for a token of the older kind, which is not handed out again)."""
         token = self._token(envelope_to)
-        ids = self.tokens.read(token) if token is not None else None
+        ids = self.tokens.read(token, sender) if token is not None else None
         if ids is None:
             return None
         board_id, player_id, at_ply = ids

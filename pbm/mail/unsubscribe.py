@@ -1,0 +1,95 @@
+"""One-click unsubscribe (RFC 8058) for the mails a player asked for: a watcher's copy of a
+board's news (``subscribe``), the mail that a game ended (``notify``), and a digest (``digest``:
+unsubscribing ends the digests, and the player's turn mails go one a move again, so their own
+games are never silenced).
+
+Each such mail carries ``List-Unsubscribe: <https://.../unsubscribe/TOKEN>`` and
+``List-Unsubscribe-Post: List-Unsubscribe=One-Click``, where the token names the player and
+what the mail is about, signed with the server's key: a POST to that URL ends it at once,
+without a login (`pbm.web.unsubscribe`), and nobody can make up a URL for someone else's
+subscription. The URL needs the server's public address (``PBM_PUBLIC_URL``); without one,
+mails carry no such header. A player's own games are never among what it ends: their board
+mails carry no such header.
+
+>>> unsubscribing = Unsubscribing(b"k" * 32, "https://games.example.org")
+>>> token = unsubscribing.token(Stop(WATCHING, 7, "cephalopod", 12))
+>>> unsubscribing.read(token)
+Stop(kind='w', player_id=7, game_type='cephalopod', board_id=12)
+>>> unsubscribing.read(token.replace("-7-", "-8-")) is None
+True
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import re
+from dataclasses import dataclass
+
+from pbm.commands.effects import OutgoingMail
+
+WATCHING = "w"
+"""A watcher's copy of one board's news: the subscription to that board (and to the new games of its type) ends."""
+ENDINGS = "e"
+"""The mail that a game ended: the requests to hear of the type's games' ends end."""
+DIGESTS = "d"
+"""A player's digest: digests end, and their turn mails go one a move again (their own games are
+never silenced)."""
+EVERY_GAME = "all"
+"""The game type a digest's stop names: it is about every game."""
+_TOKEN = re.compile(r"([wed])-(\d{1,18})-([a-z0-9]{1,32})-(\d{1,18})-([a-z2-7]{24})")
+
+
+@dataclass(frozen=True)
+class Stop:
+    """What one click ends: `kind`, for the player, about a game type and (watching) a board."""
+
+    kind: str
+    player_id: int
+    game_type: str
+    board_id: int
+
+
+class Unsubscribing:
+    def __init__(self, key: bytes, public_url: str) -> None:
+        self._key = key
+        self.public_url = public_url
+
+    def _mac(self, stop: Stop) -> str:
+        message = f"unsubscribe:{stop.kind}:{stop.player_id}:{stop.game_type}:{stop.board_id}"
+        return base64.b32encode(hmac.new(self._key, message.encode(), hashlib.sha256).digest()).decode()[:24].lower()
+
+    def token(self, stop: Stop) -> str:
+        return f"{stop.kind}-{stop.player_id}-{stop.game_type}-{stop.board_id}-{self._mac(stop)}"
+
+    def read(self, token: str) -> Stop | None:
+        """What a genuine token ends; None for any other word."""
+        found = _TOKEN.fullmatch(token[:120].lower())
+        if found is None:
+            return None
+        stop = Stop(found[1], int(found[2]), found[3], int(found[4]))
+        return stop if hmac.compare_digest(found[5], self._mac(stop)) else None
+
+    def url_for(self, mail: OutgoingMail) -> str | None:
+        """The one-click URL `mail` carries; None for a mail that is not a watcher's."""
+        stop = stop_of(mail)
+        return None if stop is None else f"{self.public_url}/unsubscribe/{self.token(stop)}"
+
+
+def stop_of(mail: OutgoingMail) -> Stop | None:
+    """What unsubscribing from `mail` ends: a watcher's mail, or a digest; a player's own board
+    mails have nothing to end."""
+    if mail.template == "digest" and mail.player_id is not None:
+        return Stop(DIGESTS, mail.player_id, EVERY_GAME, 0)
+    if not mail.to_watcher or mail.player_id is None:
+        return None
+    view = mail.context.get("view")
+    game_type = getattr(view, "game_type", None)
+    if not isinstance(game_type, str) or not re.fullmatch(r"[a-z0-9]{1,32}", game_type):
+        return None
+    if mail.template == "board" and mail.board_id is not None:
+        return Stop(WATCHING, mail.player_id, game_type, mail.board_id)
+    if mail.template == "game_over":
+        return Stop(ENDINGS, mail.player_id, game_type, 0)
+    return None
