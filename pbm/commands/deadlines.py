@@ -179,15 +179,18 @@ def tell_of_vacations(ctx: Context) -> list[OutgoingMail]:
         away = vacations.away_at(ctx.session, player_id, now)
         if away is not None and away is not heard:
             until = f"{away.ends_at:%Y-%m-%d %H:%M} UTC"
-            mails += _tell(ctx, player, f"{player.userid} is away until {until}: their time stands still", away=True)
+            mails += _tell(
+                ctx, player, f"{player.userid} is away until {until}: their time stands still", away=away.ends_at
+            )
         elif away is None and heard is not None:
-            mails += _tell(ctx, player, f"{player.userid} is back from vacation: their time runs again", away=False)
+            mails += _tell(ctx, player, f"{player.userid} is back from vacation: their time runs again", away=None)
     return mails
 
 
-def _tell(ctx: Context, player: Player, text: str, *, away: bool) -> list[OutgoingMail]:
-    """`text` in the move list of each active game of `player`, and mailed to the others.
-    The text is the move list's record; the mails' subjects come from their template."""
+def _tell(ctx: Context, player: Player, text: str, *, away: datetime | None) -> list[OutgoingMail]:
+    """`text` in the move list of each active game of `player`, and mailed to the others, who
+    read it in their own language: the mail says it from `away`, when the player is away until
+    (None: back). The text is the move list's record; the mails' subjects come from their template."""
     mails = []
     for board in vacations.shared_boards(ctx.session, player):
         if board.status != BoardStatus.ACTIVE:
@@ -197,7 +200,7 @@ def _tell(ctx: Context, player: Player, text: str, *, away: bool) -> list[Outgoi
         view = ctx.view(LiveBoard(board))
         for seat in board.seats:
             if seat.player_id != player.id:
-                context = {"view": view, "news": text, "player": player.userid, "away": away}
+                context = {"view": view, "player": player.userid, "away": away is not None, "until": away}
                 to = seat.player.primary_address
                 mails.append(OutgoingMail("vacation_news", to, context, board_id=board.id, player_id=seat.player_id))
     return mails
