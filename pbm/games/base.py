@@ -530,5 +530,10 @@ class Game(ABC, Generic[S]):
         """How every help text and page credits the game: ``Cephalopod, a game by Mark Steere``."""
         return f"{self.title}, a game by {self.designer}"
 
+    @property
+    def attribution_fact(self) -> Fact:
+        """`attribution` as a fact, for a reader of any language."""
+        return Fact("game-by", game=self.title, designer=self.designer)
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} game {self.name!r}>"

@@ -36,6 +36,8 @@ EVERY_GAME: Catalogue = {
     "one-or-other": "{first} or {other}",
     # What a move did (`MoveReport`).
     "played": "played {move}",
+    # How the list of games credits a game (`Game.attribution_fact`).
+    "game-by": "{game}, a game by {designer}",
 }
 
 _FILLED_TIE = "when the board filled up with a tie for first place"
@@ -183,6 +185,7 @@ CUBEO: Catalogue = {
 _DODECA_CAPTURED = "played {move}: the {kind} captured the {taken} on {square} and shows {face}"
 
 DODECA: Catalogue = {
+    "dodeca-attribution": "Dodeca, from the Warpspawn games pages",
     # Positions (`from_position`).
     "dodeca-not-a-position": (
         "'{position}' is not a Dodeca position: write '<rows> <to-move> <rerolled>',"
