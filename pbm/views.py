@@ -53,7 +53,7 @@ def joined_names(names: Iterable[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-SEAT_WORDS = {"South": "seat-south", "North": "seat-north"}
+SEAT_WORDS = {"South": "dodeca-south", "North": "dodeca-north"}
 """Seat names that are words of a language (Dodeca's South and North), by their catalogue code;
 every other seat name (Paren, Angle ...) is a proper name, said as it is in every language."""
 
@@ -325,6 +325,8 @@ class BoardView(Standing):
     moves: list[MoveView]
     board_text: str
     notes: list[str]
+    note_facts: list[Fact]
+    """`notes` as facts, said in the reader's language (`Game.public_facts`)."""
     created_at: datetime
     updated_at: datetime
     cells: list[BoardCell] = field(default_factory=list)
@@ -535,6 +537,7 @@ def board_view(
     def shown_at(move: int) -> bool:
         return at_move is None or move <= at_move
 
+    note_facts = engine.public_facts(state, game_over=current and not active)
     move_views = [
         MoveView(m.number, m.seat, m.notation, m.comment, m.created_at, move_report(m.report), bool(m.auto))
         for m in moves
@@ -550,7 +553,8 @@ def board_view(
         moves=move_views,
         board_text=engine.render(state, viewer=viewer),
         cells=engine.cells(state) if with_cells else [],
-        notes=engine.public_notes(state, game_over=current and not active),
+        notes=[Words().say(note) for note in note_facts],
+        note_facts=note_facts,
         to_move=to_move,
         winners=[seats[i] for i in (game.winners or [])] if current else [],
         end_fact=end_fact(game) if current else None,

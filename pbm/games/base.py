@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
-from pbm.facts import Catalogue, Fact, Factual, english, merged
+from pbm.facts import UNCONVERTED, Catalogue, Fact, Factual, english, merged
 from pbm.games.messages import MESSAGES
 
 if TYPE_CHECKING:
@@ -518,12 +518,19 @@ class Game(ABC, Generic[S]):
         return None
 
     def public_notes(self, state: S, *, game_over: bool = False) -> list[str]:
-        """Lines to print with the board in mails and pages (e.g. a dice commitment).
+        """Lines to print with the board in mails and pages (e.g. a dice commitment), in English:
+        `public_facts` said. A game may override this one instead, with lines written in English.
 
         `game_over` says the game has ended by other means than the rules (a
         resignation), so hidden state may now be revealed.
         """
-        return []
+        facts = type(self).public_facts is not Game.public_facts
+        return [english(fact, catalogue()) for fact in self.public_facts(state, game_over=game_over)] if facts else []
+
+    def public_facts(self, state: S, *, game_over: bool = False) -> list[Fact]:
+        """`public_notes` as facts, each said in its reader's language. A game that writes its notes
+        in English (`public_notes`) has them passed on as written."""
+        return [Fact(UNCONVERTED, text=note) for note in self.public_notes(state, game_over=game_over)]
 
     @property
     def attribution(self) -> str:

@@ -186,6 +186,19 @@ _DODECA_CAPTURED = "played {move}: the {kind} captured the {taken} on {square} a
 
 DODECA: Catalogue = {
     "dodeca-attribution": "Dodeca, from the Warpspawn games pages",
+    # The seats, and the notes below the board (`Dodeca.public_facts`).
+    "dodeca-south": "South",
+    "dodeca-north": "North",
+    "dodeca-roll-off-pair": "South {south}, North {north}",
+    "dodeca-roll-off-then": "{first}; {then}",
+    "dodeca-who-starts": "Who starts (a d10 each): {pairs}. {seat} moves first.",
+    "dodeca-may-reroll-only-if-stuck": "{seat} rerolled last turn, so may reroll now only if no die of theirs can move.",
+    "dice-commitment": "Dice commitment: SHA-256 of the secret dice seed is {hash}",
+    "dice-seed-revealed": "Dice seed (revealed): {seed}",
+    "dice-check-every-roll": (
+        'Check every roll: roll i is HMAC-SHA256(seed, "roll:<i>") mapped onto the die'
+        " (recipe in pbm/games/fairdice.py, or run: pbm verify-dice)"
+    ),
     # Positions (`from_position`).
     "dodeca-not-a-position": (
         "'{position}' is not a Dodeca position: write '<rows> <to-move> <rerolled>',"

@@ -10,6 +10,8 @@ from __future__ import annotations
 from pbm.facts import Catalogue, merged
 
 READING: Catalogue = {
+    # What an error mail shows as the command of a reply that is all one answer (a password reset's).
+    "your-reply": "(your reply)",
     "mail-unreadable": "Your mail could not be read: {why}. Nothing in it was carried out",
     "too-many-answers": (
         "Your mail caused {count} answers, more than the {limit} one mail may; only the first {sent} were sent"
@@ -31,8 +33,6 @@ BOARDS: Catalogue = {
     "standing-cancelled": "cancelled",
     "standing-active": "active",
     # Seats (`SeatView`): Dodeca's are words, the others proper names.
-    "seat-south": "South",
-    "seat-north": "North",
     "seat-name": "{name}",
     "seat-out": "{seat} (out)",
     # What a move did, after the mover's name (`MoveView.did`); the engines say the rest.
