@@ -324,6 +324,9 @@ class BoardView(Standing):
     seats: list[SeatView]
     moves: list[MoveView]
     board_text: str
+    drawing: str
+    """`board_text` without the lines below it that are words: those are `drawing_facts` (`Game.drawing`)."""
+    drawing_facts: list[Fact]
     notes: list[str]
     note_facts: list[Fact]
     """`notes` as facts, said in the reader's language (`Game.public_facts`)."""
@@ -538,6 +541,7 @@ def board_view(
         return at_move is None or move <= at_move
 
     note_facts = engine.public_facts(state, game_over=current and not active)
+    drawing, below = engine.drawing(state, viewer=viewer)
     move_views = [
         MoveView(m.number, m.seat, m.notation, m.comment, m.created_at, move_report(m.report), bool(m.auto))
         for m in moves
@@ -552,6 +556,8 @@ def board_view(
         seats=seats,
         moves=move_views,
         board_text=engine.render(state, viewer=viewer),
+        drawing=drawing,
+        drawing_facts=below,
         cells=engine.cells(state) if with_cells else [],
         notes=[Words().say(note) for note in note_facts],
         note_facts=note_facts,

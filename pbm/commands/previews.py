@@ -121,6 +121,7 @@ def _preview(
         "game": engine.name,
         "played": played,
         "board_text": engine.render(state, viewer=viewer),
+        "drawing": engine.drawing(state, viewer=viewer),
         "result": Fact("winners-result", winners=[names[seat] for seat in result.winners], result=result.fact)
         if result
         else None,

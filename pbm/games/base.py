@@ -469,6 +469,12 @@ class Game(ABC, Generic[S]):
     def render(self, state: S, viewer: int | None = None) -> str:
         """The ASCII board of the mail replies (`viewer` is the reader's seat, if any)."""
 
+    def drawing(self, state: S, viewer: int | None = None) -> tuple[str, list[Fact]]:
+        """`render` in two parts, for a reader of any language: the drawing (notation, the same in
+        every language) and the lines below it that are words (Cubeo's dice in hand), as facts.
+        A game whose drawing has no words keeps the default: all of `render`, no facts."""
+        return self.render(state, viewer=viewer), []
+
     @abstractmethod
     def cells(self, state: S) -> list[BoardCell]:
         """The cells `render` draws, as data for pictures that are not ASCII (the web page).

@@ -171,6 +171,8 @@ CUBEO: Catalogue = {
     "cubeo-remove-not-allowed": "-{cell} takes a die off the board, which only the -remove option allows",
     "cubeo-remove-last-die": "you cannot remove your last die on the board",
     "cubeo-remove-not-legal": "-{cell} is not a legal removal here",
+    # The line below the board (`pbm.games.cubeo.in_hand`).
+    "cubeo-in-hand": "In hand: {first} (n) {first_count}, {second} <n> {second_count} (of {dice} each)",
     # What a move did.
     "cubeo-adding": "played {move}, adding a die at {cell} ({left} left in hand)",
     "cubeo-adding-the-last": "played {move}, adding a die at {cell} (none left in hand)",
