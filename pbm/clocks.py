@@ -110,13 +110,17 @@ class TimeControl:
 
     def sentence_facts(self) -> list[Fact]:
         """The rules as facts, one a rule, for the reader's language: what `sentence` says in English."""
-        facts = [Fact("time-rule-nag", span=_span_fact(self.nag)), Fact("time-rule-forfeit", span=_span_fact(self.forfeit))]
+        facts = [
+            Fact("time-rule-nag", span=_span_fact(self.nag)),
+            Fact("time-rule-forfeit", span=_span_fact(self.forfeit)),
+        ]
         if self.total is not None:
             facts.append(Fact("time-rule-total", span=_span_fact(self.total)))
         if self.bank is not None:
             start, increment = _span_fact(self.bank.start), _span_fact(self.bank.increment)
             if self.bank.cap is not None:
-                facts.append(Fact("time-rule-clock-capped", start=start, increment=increment, cap=_span_fact(self.bank.cap)))
+                cap = _span_fact(self.bank.cap)
+                facts.append(Fact("time-rule-clock-capped", start=start, increment=increment, cap=cap))
             else:
                 facts.append(Fact("time-rule-clock", start=start, increment=increment))
         return facts

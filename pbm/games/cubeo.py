@@ -96,7 +96,6 @@ from functools import cached_property
 from typing import Any
 
 from pbm.facts import Fact, english
-from pbm.games.messages import MESSAGES
 from pbm.games.base import (
     DIE,
     BoardCell,
@@ -109,6 +108,7 @@ from pbm.games.base import (
     Option,
     Result,
 )
+from pbm.games.messages import MESSAGES
 
 Cell = tuple[int, int]
 

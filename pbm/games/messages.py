@@ -194,7 +194,9 @@ DODECA: Catalogue = {
     "dodeca-roll-off-pair": "South {south}, North {north}",
     "dodeca-roll-off-then": "{first}; {then}",
     "dodeca-who-starts": "Who starts (a d10 each): {pairs}. {seat} moves first.",
-    "dodeca-may-reroll-only-if-stuck": "{seat} rerolled last turn, so may reroll now only if no die of theirs can move.",
+    "dodeca-may-reroll-only-if-stuck": (
+        "{seat} rerolled last turn, so may reroll now only if no die of theirs can move."
+    ),
     "dice-commitment": "Dice commitment: SHA-256 of the secret dice seed is {hash}",
     "dice-seed-revealed": "Dice seed (revealed): {seed}",
     "dice-check-every-roll": (

@@ -200,4 +200,5 @@ def test_the_check_finds_english_words_outside_notation_and_names():
         "is",
         "turn",
     ]
-    assert english_left("     1 c3          2 b2=a2+c2 (Auto)\nenvoyez :  cephalopod move 101 bob MOTDEPASSE COUP", []) == []
+    notation = "     1 c3          2 b2=a2+c2 (Auto)\nenvoyez :  cephalopod move 101 bob MOTDEPASSE COUP"
+    assert english_left(notation, []) == []
