@@ -202,3 +202,38 @@ def test_the_check_finds_english_words_outside_notation_and_names():
     ]
     notation = "     1 c3          2 b2=a2+c2 (Auto)\nenvoyez :  cephalopod move 101 bob MOTDEPASSE COUP"
     assert english_left(notation, []) == []
+
+
+def test_a_french_players_lists_are_french_and_their_columns_line_up(table):
+    players = table("cephalopod", {"alice": "fr", "bob": "fr"})
+    players.challenge()
+    for _ in range(3):  # past the first round: a resignation then counts
+        players.play()
+    players.room.send(mail(ADDRESSES["carol"], "signup carol carol-pw"))
+    players.room.send(mail(ADDRESSES["bob"], "cephalopod resign 101 bob bob-pw"))
+    players.room.send(mail(ADDRESSES["carol"], "cephalopod challenge carol bob"))
+    players.room.replies()
+    lists = {}
+    for command in ("cephalopod games all", "cephalopod history", "cephalopod standings", "all show alice all"):
+        players.room.send(mail(ADDRESSES["alice"], command))
+        (answer,) = players.room.replies()
+        lists[command] = body_of(answer)
+        assert not english_left(_said(answer), players.names()), _said(answer)
+    # Each heading starts where the values under it do (numbers end under theirs).
+    games = lists["cephalopod games all"].splitlines()
+    heading = next(line for line in games if "Joueurs" in line)
+    rows = [line for line in games if "alice, bob" in line or "carol, bob" in line]
+    assert len(rows) == 2
+    assert sorted(row[heading.index("Au trait") :].split()[0] for row in rows) == ["-", "carol"]
+    assert sorted(row[heading.index("Joueurs") :] for row in rows) == ["alice, bob", "carol, bob"]
+    assert sorted(row[heading.index("État") :].split()[0] for row in rows) == ["en", "terminée"]
+    history = lists["cephalopod history"].splitlines()
+    heading = next(line for line in history if "Résultat" in line)
+    (row,) = [line for line in history if "alice, bob" in line]
+    assert row.index("alice, bob") == heading.index("Joueurs")
+    assert row[heading.index("Résultat") :].startswith("alice a gagné quand bob a abandonné")
+    standings = lists["cephalopod standings"].splitlines()
+    heading = next(line for line in standings if "Joueur" in line)
+    ranked = [line for line in standings if line.strip().startswith(("1  ", "2  "))]
+    assert [line.index(userid) for line, userid in zip(ranked, ["alice", "bob"])] == [heading.index("Joueur")] * 2
+    assert {len(line.rstrip()) for line in ranked} == {len(heading)}, "the last column ends under its heading"
