@@ -45,10 +45,21 @@ test: $(BIN)/.installed
 WORKERS ?= 5
 
 # What `make test` leaves to its own targets: minutes of crashes, floods and simulated months.
-QUICK := --ignore=tests/faults --deselect tests/time/test_season.py::test_a_season_of_correspondence_games_keeps_time
+# And the PostgreSQL runs of the long property tests whose property is about words, not the
+# database: no secret in a mail or a log line, a move list's tail, a thousand bad lines. Each
+# plays dozens of mails per example through a whole server; on SQLite they stay in `make test`.
+SEASON := tests/time/test_season.py::test_a_season_of_correspondence_games_keeps_time
+LONG_ON_POSTGRESQL := \
+	"tests/mail/test_secrets_in_logs.py::test_no_secret_reaches_a_log_line[postgresql]" \
+	"tests/mail/test_no_secret_in_mail.py::test_the_password_a_command_line_carries_never_comes_back[postgresql]" \
+	"tests/mail/test_no_secret_in_mail.py::test_no_mail_of_any_kind_holds_a_secret[postgresql]" \
+	"tests/mail/test_secrets_in_comments.py::test_the_password_a_mail_carries_is_in_no_mail_the_server_sends[postgresql]" \
+	"tests/mail/test_volume_limits.py::test_a_thousand_bad_command_lines_cost_a_handful_of_small_mails[postgresql]"
+QUICK := --ignore=tests/faults --deselect $(SEASON) $(addprefix --deselect ,$(LONG_ON_POSTGRESQL))
 
 slow: $(BIN)/.installed
-	TMPDIR=$(TEST_TMPDIR) FAULTS_SCALE=bounded $(BIN)/python -m pytest -n 3 --dist loadfile tests/faults tests/time/test_season.py
+	TMPDIR=$(TEST_TMPDIR) FAULTS_SCALE=bounded $(BIN)/python -m pytest -n 3 --dist loadfile tests/faults $(SEASON) \
+		$(LONG_ON_POSTGRESQL)
 
 # The suite as `make test` runs it, with the line coverage of pbm/ (coverage.py), in
 # test-artifacts/coverage.txt: slower than `make test`, so a target of its own.

@@ -100,7 +100,10 @@ class Server:
         transport: Transport | None = None,
         var_dir: Path = Path("var"),
         now: Callable[[], datetime] = utcnow,
+        reader: MailReader | None = None,
     ) -> None:
+        """`reader`: a mail reader to share (its child process) instead of one of the server's own;
+        whoever made it closes it. It must read with this server's address and limits."""
         self.settings = settings
         key = secret_key(settings, var_dir)
         self.database = Database(settings.database_url, timeout=settings.database_timeout)
@@ -112,7 +115,8 @@ class Server:
         )
         self.composer = composer = Composer(self.templates, self.addressing, tokens, key)
         self.changes = GameChanges(self.database)
-        self.reader = MailReader(
+        self._owns_reader = reader is None
+        self.reader = reader or MailReader(
             loop_marker=settings.address, seconds=settings.mail_read_seconds, memory_mb=settings.mail_read_memory_mb
         )
         worker = Worker.here()  # one name for this process's claims, reading and sending alike
@@ -279,7 +283,8 @@ class Server:
 
     def close(self) -> None:
         """Let go of what the server holds: the mail reader's process, the database connections."""
-        self.reader.close()
+        if self._owns_reader:
+            self.reader.close()
         self.database.dispose()
 
     def warm_up(self) -> None:

@@ -15,7 +15,7 @@ from pbm.passwords import Passwords, fast_passwords
 from pbm.server import Server
 from pbm.store.inbox import save_inbound
 from pbm.store.models import InboundMessage, OutboxMessage, utcnow
-from tests.support import confirmation_reply, read
+from tests.support import confirmation_reply, read, shared_reader
 
 
 class Mailroom:
@@ -46,7 +46,8 @@ class Mailroom:
             outbound=f"maildir:{var_dir}/outbox",
             **settings,
         )
-        self.server = Server(settings, passwords=passwords or fast_passwords(), var_dir=var_dir, now=clock)
+        passwords = passwords or fast_passwords()
+        self.server = Server(settings, passwords=passwords, var_dir=var_dir, now=clock, reader=shared_reader(settings))
         self.database = self.server.database
         self.confirming = confirming
         self._seen = 0
