@@ -308,7 +308,7 @@ class Dodeca(Game[State]):
     title = "Dodeca"
     designer = "Warpspawn"
     attribution = "Dodeca, from the Warpspawn games pages"  # the rule text names its source, not a person
-    attribution_fact = Fact("dodeca-attribution")
+    attribution_fact = Fact("dodeca-attribution", game="Dodeca", source="Warpspawn")
     min_players = 2
     max_players = 2
     seat_names = SEATS

@@ -150,7 +150,13 @@ def commitment_note(seed: bytes) -> Fact:
 
 def reveal_notes(seed: bytes) -> list[Fact]:
     """The lines printed once the game is over (however it ended): the seed and where to check it."""
-    return [Fact("dice-seed-revealed", seed=seed.hex()), Fact("dice-check-every-roll")]
+    check = Fact(
+        "dice-check-every-roll",
+        formula='HMAC-SHA256(seed, "roll:<i>")',
+        recipe="pbm/games/fairdice.py",
+        command="pbm verify-dice",
+    )
+    return [Fact("dice-seed-revealed", seed=seed.hex()), check]
 
 
 # -- the verifier ------------------------------------------------------------

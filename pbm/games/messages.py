@@ -187,7 +187,7 @@ CUBEO: Catalogue = {
 _DODECA_CAPTURED = "played {move}: the {kind} captured the {taken} on {square} and shows {face}"
 
 DODECA: Catalogue = {
-    "dodeca-attribution": "Dodeca, from the Warpspawn games pages",
+    "dodeca-attribution": "{game}, from the {source} games pages",
     # The seats, and the notes below the board (`Dodeca.public_facts`).
     "dodeca-south": "South",
     "dodeca-north": "North",
@@ -199,10 +199,7 @@ DODECA: Catalogue = {
     ),
     "dice-commitment": "Dice commitment: SHA-256 of the secret dice seed is {hash}",
     "dice-seed-revealed": "Dice seed (revealed): {seed}",
-    "dice-check-every-roll": (
-        'Check every roll: roll i is HMAC-SHA256(seed, "roll:<i>") mapped onto the die'
-        " (recipe in pbm/games/fairdice.py, or run: pbm verify-dice)"
-    ),
+    "dice-check-every-roll": "Check every roll: roll i is {formula} mapped onto the die (recipe in {recipe}, or run: {command})",
     # Positions (`from_position`).
     "dodeca-not-a-position": (
         "'{position}' is not a Dodeca position: write '<rows> <to-move> <rerolled>',"
