@@ -188,9 +188,7 @@ _DODECA_CAPTURED = "played {move}: the {kind} captured the {taken} on {square} a
 
 DODECA: Catalogue = {
     "dodeca-attribution": "{game}, from the {source} games pages",
-    # The seats, and the notes below the board (`Dodeca.public_facts`).
-    "dodeca-south": "South",
-    "dodeca-north": "North",
+    # The notes below the board (`Dodeca.public_facts`).
     "dodeca-roll-off-pair": "South {south}, North {north}",
     "dodeca-roll-off-then": "{first}; {then}",
     "dodeca-who-starts": "Who starts (a d10 each): {pairs}. {seat} moves first.",
@@ -199,7 +197,9 @@ DODECA: Catalogue = {
     ),
     "dice-commitment": "Dice commitment: SHA-256 of the secret dice seed is {hash}",
     "dice-seed-revealed": "Dice seed (revealed): {seed}",
-    "dice-check-every-roll": "Check every roll: roll i is {formula} mapped onto the die (recipe in {recipe}, or run: {command})",
+    "dice-check-every-roll": (
+        "Check every roll: roll i is {formula} mapped onto the die (recipe in {recipe}, or run: {command})"
+    ),
     # Positions (`from_position`).
     "dodeca-not-a-position": (
         "'{position}' is not a Dodeca position: write '<rows> <to-move> <rerolled>',"
