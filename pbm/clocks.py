@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from pbm.facts import Fact
+from pbm.facts import Catalogue, Fact, Factual, english
+from pbm.store import messages as time_messages
 
 DAY = timedelta(days=1)
 NAG_AFTER = timedelta(days=7)
@@ -52,8 +53,12 @@ _SPAN = re.compile(r"(\d{1,5})(d|h)?")
 _CLOCK = re.compile(r"([\dh]+)\+([\dh]+)(?:/([\dh]+))?")
 
 
-class InvalidTimeRule(ValueError):
-    """A time option that cannot be: the message says what to write instead."""
+class InvalidTimeRule(Factual, ValueError):
+    """A time option that cannot be: the fact says what to write instead (its words are in
+    `pbm.store.messages.TIME_RULES`, with the other facts of time)."""
+
+    def english_catalogue(self) -> Catalogue:
+        return time_messages.MESSAGES
 
 
 @dataclass(frozen=True)
@@ -98,15 +103,22 @@ class TimeControl:
             words.append(f"--clock={self.bank.word()}")
         return " ".join(words)
 
-    def sentence(self) -> str:
-        """The rules as the new-game mail says them."""
-        parts = [f"reminders after {_said(self.nag)} without a move", f"forfeit after {_said(self.forfeit)}"]
+    def said(self) -> Fact:
+        """The rules as the new-game mail and ``help time`` say them, to be said in the reader's words."""
+        rules = Fact("time-rules", nag=_span_fact(self.nag), forfeit=_span_fact(self.forfeit))
         if self.total is not None:
-            parts.append(f"at most {_said(self.total)} of thinking time each")
+            rules = Fact("time-rules-total", rules=rules, total=_span_fact(self.total))
         if self.bank is not None:
-            cap = f", at most {_said(self.bank.cap)}" if self.bank.cap is not None else ""
-            parts.append(f"a clock of {_said(self.bank.start)} plus {_said(self.bank.increment)} a move{cap}")
-        return "; ".join(parts)
+            spans = {"start": _span_fact(self.bank.start), "increment": _span_fact(self.bank.increment)}
+            if self.bank.cap is None:
+                rules = Fact("time-rules-clock", rules=rules, **spans)
+            else:
+                rules = Fact("time-rules-clock-capped", rules=rules, cap=_span_fact(self.bank.cap), **spans)
+        return rules
+
+    def sentence(self) -> str:
+        """The rules in English (`said` in the reader's words)."""
+        return english(self.said(), time_messages.MESSAGES)
 
     def sentence_facts(self) -> list[Fact]:
         """The rules as facts, one a rule, for the reader's language: what `sentence` says in English."""
@@ -179,12 +191,10 @@ def parse(words: Iterable[str], default: TimeControl) -> TimeControl:
         name, has_value, value = word[2:].partition("=")
         name = name.lower()
         if name not in ("nagtime", "forfeittime", "totaltime", "clock"):
-            raise InvalidTimeRule(
-                f"'{word}' is not a time rule; the time rules are --nagtime=N, --forfeittime=N, "
-                "--totaltime=N and --clock=START+INCREMENT/CAP (N in days, or hours as 12h)"
-            )
+            raise InvalidTimeRule("time-rule-unknown", word=word)
         if not has_value:
-            raise InvalidTimeRule(f"'{word}' needs a value, e.g. --{name}=" + ("3+1/10" if name == "clock" else "7"))
+            example = "3+1/10" if name == "clock" else "7"
+            raise InvalidTimeRule("time-rule-needs-a-value", word=word, name=name, example=example)
         values[name] = _bank(value, word) if name == "clock" else _span(value, word)
     if "forfeittime" in values and "nagtime" not in values and values["forfeittime"] <= default.nag:
         # A short forfeit time alone keeps the club's proportion of nag to forfeit time.
@@ -199,8 +209,7 @@ def parse(words: Iterable[str], default: TimeControl) -> TimeControl:
     )
     if rules.nag >= rules.forfeit:
         raise InvalidTimeRule(
-            f"--nagtime={span_word(rules.nag)} is not shorter than --forfeittime={span_word(rules.forfeit)}: "
-            "a reminder must come before the forfeit"
+            "time-rule-nag-not-before-forfeit", nag=span_word(rules.nag), forfeit=span_word(rules.forfeit)
         )
     return rules
 
@@ -208,24 +217,24 @@ def parse(words: Iterable[str], default: TimeControl) -> TimeControl:
 def _span(text: str, word: str, *, zero: bool = False) -> timedelta:
     match = _SPAN.fullmatch(text.strip().lower())
     if match is None:
-        raise InvalidTimeRule(f"'{word}': write a number of days (7) or of hours (12h)")
+        raise InvalidTimeRule("time-rule-not-a-span", word=word)
     number, unit = int(match[1]), match[2] or "d"
     span = timedelta(hours=number) if unit == "h" else timedelta(days=number)
     if zero and span == timedelta(0):
         return span
     if not SHORTEST <= span <= LONGEST:
-        raise InvalidTimeRule(f"'{word}': a time rule is at least an hour and at most ten years")
+        raise InvalidTimeRule("time-rule-out-of-range", word=word)
     return span
 
 
 def _bank(text: str, word: str) -> Bank:
     match = _CLOCK.fullmatch(text.strip().lower())
     if match is None:
-        raise InvalidTimeRule(f"'{word}': write --clock=START+INCREMENT/CAP in days, e.g. --clock=3+1/10")
+        raise InvalidTimeRule("time-rule-not-a-clock", word=word)
     start, increment = _span(match[1], word), _span(match[2], word, zero=True)
     cap = _span(match[3], word) if match[3] else None
     if cap is not None and cap < start:
-        raise InvalidTimeRule(f"'{word}': the cap cannot be smaller than the start")
+        raise InvalidTimeRule("time-rule-cap-below-start", word=word)
     return Bank(start, increment, cap)
 
 
@@ -236,17 +245,9 @@ def span_word(span: timedelta) -> str:
 
 
 def _span_fact(span: timedelta) -> Fact:
-    """A span as `_said` says it, as a fact: whole days in days, anything else in hours."""
+    """A span as a time rule is said, as a fact: whole days in days, anything else in hours."""
     hours = int(span.total_seconds() // 3600)
     return Fact("days", count=hours // 24) if hours % 24 == 0 else Fact("hours", count=hours)
-
-
-def _said(span: timedelta) -> str:
-    hours = int(span.total_seconds() // 3600)
-    if hours % 24 == 0:
-        days = hours // 24
-        return f"{days} day{'s' if days != 1 else ''}"
-    return f"{hours} hour{'s' if hours != 1 else ''}"
 
 
 # -- time away ------------------------------------------------------------------

@@ -191,6 +191,60 @@ def _utc(when: datetime) -> datetime:
     return when.astimezone(timezone.utc).replace(tzinfo=None) if when.tzinfo is not None else when
 
 
+@cache
+def rules(game: str, language: str) -> str | None:
+    """The rules of `game` written in `language` (``pbm/locale/<language>/rules/<game>.txt``), or
+    None where that language has none (English: the engine's own ``help_text``). Their first line
+    is the game's credit in that language, underlined: ``Cephalopod, un jeu de Mark Steere``."""
+    path = LOCALE_DIR / language / "rules" / f"{game}.txt"
+    return path.read_text(encoding="utf-8") if language != "en" and path.is_file() else None
+
+
+@cache
+def option_help(game: str, language: str) -> dict[str, str]:
+    """What each challenge option of `game` (by its title: ``Cubeo``) does, in `language`, by its
+    usage (``-dice=6|12``): read from the game's paragraph of the language's options (`options`),
+    where each option's usage starts an indented line and its text follows. Empty where the
+    language has none (English: each option's own ``help``)."""
+    helps: dict[str, list[str]] = {}
+    usage = None
+    for line in (options(game, language) or "").splitlines():
+        if line.startswith("    -"):
+            usage, _, words = line.strip().partition("  ")
+            helps[usage] = [words.strip()]
+        elif usage is not None and line.strip():
+            helps[usage].append(line.strip())
+        else:
+            usage = None
+    return {usage: " ".join(words) for usage, words in helps.items()}
+
+
 def available() -> Iterable[str]:
     """The codes of every language, English first."""
     return LANGUAGES.keys()
+
+
+@cache
+def options(title: str, language: str) -> str | None:
+    """What `language` says of the challenge options of the game titled `title`: its paragraph of
+    ``pbm/locale/<language>/options.txt`` (under the game's title, indented four spaces), or None
+    in English or where the file says nothing of the game (a plugin's: its English option lines).
+
+    >>> options("Dodeca", "fr").split("\\u202f")[0].strip()
+    'Dodeca n’a pas d’option'
+    >>> options("Dodeca", "en"), options("Klingon chess", "fr")
+    (None, None)
+    """
+    path = LOCALE_DIR / language / "options.txt"
+    if language == "en" or not path.is_file():
+        return None
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if title not in lines:
+        return None
+    section: list[str] = []
+    for line in lines[lines.index(title) + 1 :]:
+        if line and not line.startswith(" "):
+            break  # the next game's title
+        section.append(line)
+    text = "\n".join(section).strip("\n")
+    return text + "\n" if text else None

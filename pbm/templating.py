@@ -13,11 +13,15 @@ mailing a blank.
 
 from __future__ import annotations
 
+from typing import Any
+
 import jinja2
 
 from pbm import elo, languages
 from pbm.commands import verbs
+from pbm.games import Game
 from pbm.resources import resource_dir
+from pbm.text import sentence
 from pbm.views import INACTIVE_AFTER
 from pbm.web.links import Links
 from pbm.words import Words
@@ -74,14 +78,33 @@ def make_environment(
     environment.filters["day"] = words.day
     environment.filters["when"] = words.moment
     environment.filters["number"] = words.number
+    environment.filters["joined"] = words.join
+    # A game's credit (``Cephalopod, a game by Mark Steere``) as its rules in this language write it.
+    environment.globals["credit"] = lambda engine: credit(engine, language)
+    # What a game's challenge options do, as this language's options.txt says it.
+    environment.globals["option_help"] = lambda engine, option: languages.option_help(engine.title, language).get(
+        option.usage(), option.help
+    )
     # What the standings say of ratings: where everyone starts, how long a rating is provisional.
     environment.globals["elo"] = {"start": round(elo.START), "provisional_games": elo.PROVISIONAL_GAMES, "k": elo.K}
     environment.globals["inactive_days"] = INACTIVE_AFTER.days
     # The commands' usage lines and help texts, as the help mails and the rules page list them.
     environment.globals["verbs"] = verbs
+    # A game's rules and challenge options as this language writes them; None where only the
+    # engine's English ones exist (a game installed as a plugin).
+    environment.globals["rules_in_language"] = lambda engine: languages.rules(engine.name, language)
+    environment.globals["options_in_language"] = lambda engine: languages.options(engine.title, language)
+    # A reason said as a sentence of its own (an error mail's): ending in a full stop.
+    environment.filters["sentence"] = sentence
     environment.globals["links"] = links or Links()
     environment.globals["admin_contact"] = admin_contact
     return environment
+
+
+def credit(engine: Game[Any], language: str) -> str:
+    """`engine`'s attribution in `language`: the title of its rules in that language, else its own."""
+    translated = languages.rules(engine.name, language)
+    return translated.splitlines()[0].strip() if translated else engine.attribution
 
 
 class Templates:

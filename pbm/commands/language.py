@@ -495,7 +495,7 @@ def words_of(line: str) -> list[str]:
 
 GREETING_WORDS = frozenset(
     "hi hello hey hiya howdy dear greetings morning evening afternoon yo "
-    "hallo hullo moin servus hej hei bonjour salut coucou ciao hola ola".split()
+    "hallo hullo moin servus hej hei bonjour bonsoir salut coucou ciao hola ola".split()
 )
 """Words a salutation starts with, in the languages players write (``good morning`` too)."""
 
@@ -519,7 +519,7 @@ def is_greeting(line: str) -> bool:
     return line.rstrip().endswith(",") and len(words) <= 2 and all(word.rstrip(",").isalpha() for word in words)
 
 
-def usage_error(usage: str) -> CommandError:
+def usage_error(usage: Fact) -> CommandError:
     return CommandError("usage", usage=usage)
 
 
@@ -580,7 +580,7 @@ def time_rules(words: list[str]) -> tuple[str, ...]:
     try:
         clocks.parse(words, lenient)
     except clocks.InvalidTimeRule as error:
-        raise CommandError(str(error)) from None
+        raise CommandError(error.fact) from None
     return tuple(words)
 
 

@@ -48,6 +48,7 @@ import pbm.games
 from pbm.addresses import comparable
 from pbm.commands import language as lang
 from pbm.commands import masking, verbs
+from pbm.facts import Fact
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,7 @@ def plan_mail(
     bad_reply_address: bool = False,
     answered: AnsweredFacts | None = None,
     max_commands: int,
-    why_no_text: str | None = None,
+    why_no_text: Fact | str | None = None,
 ) -> Plan:
     """The plan of a mail whose fresh text is `text`.
 

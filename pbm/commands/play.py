@@ -77,7 +77,7 @@ def time_control(ctx: Context, words: Sequence[str]) -> clocks.TimeControl:
     try:
         return clocks.parse(words, ctx.club.time_control)
     except clocks.InvalidTimeRule as error:
-        raise Refused(str(error)) from None
+        raise Refused(error.fact) from None
 
 
 def start_game(

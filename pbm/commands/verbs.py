@@ -75,7 +75,8 @@ class Verb:
     """Other commands a line of this verb may mean, with their handlers (``move 101 bob pw accept``
     is a vote, not a move)."""
     aliases: tuple[str, ...] = ()
-    """Other words for the verb, as pbmserv players wrote it (``unsub`` for ``unsubscribe``)."""
+    """Other words for the verb, as pbmserv players wrote it (``unsub`` for ``unsubscribe``), or as a
+    French speaker obviously would where no other verb could be meant (``aide`` for ``help``)."""
     shared: tuple[str, ...] = ()
     """What applying the verb touches that no argument names, ordered by too: ``seek`` (every
     seeker of the game), ``counter`` (the numbers of the game's new boards)."""
@@ -83,6 +84,20 @@ class Verb:
     def usage(self, game: str | None = None) -> str:
         """``signup USERID PASSWORD [ADDRESS...]``, ``cephalopod move BOARD ...`` (with `game`)."""
         return " ".join(word for word in (game, self.name, self.arguments) if word)
+
+    def usage_said(self, game: str | None = None) -> Fact:
+        """The usage line for a reader (``say(verb.usage_said(game))``): the command's words as the
+        server reads them, the names of its arguments in the reader's language (``cephalopod move
+        PARTIE IDENTIFIANT MOTDEPASSE COUP[#N]``). In English, `usage` exactly."""
+        command = " ".join(word for word in (game, self.name) if word)
+        if not self.arguments:
+            return Fact("usage-bare", command=command)
+        return Fact("usage-line", command=command, arguments=Fact(self.arguments_code))
+
+    @property
+    def arguments_code(self) -> str:
+        """The code of the arguments as a usage line names them, in `pbm.commands.messages.USAGE`."""
+        return "arguments-" + self.help.removeprefix("about-")
 
     @property
     def about(self) -> Fact:
@@ -114,7 +129,7 @@ class Verb:
             if arguments is None:
                 raise Unfit
         except Unfit:
-            raise lang.usage_error(self.usage(game)) from None
+            raise lang.usage_error(self.usage_said(game)) from None
         if self.build is not None:
             return self.build(game, arguments)
         return noun(self.command, game, arguments)
@@ -269,7 +284,7 @@ def _not_allowed(word: str) -> Parse:
 # -- the table ------------------------------------------------------------------------------
 
 ACCOUNT_VERBS = (
-    Verb("help", "[GAME]", "about-help", lang.Help, accounts.help_),
+    Verb("help", "[GAME]", "about-help", lang.Help, accounts.help_, aliases=("aide",)),
     Verb(
         "signup",
         "USERID PASSWORD [ADDRESS...]",
@@ -307,12 +322,12 @@ ACCOUNT_VERBS = (
         vacations.vacation,
         parse=_vacation,
     ),
-    Verb("list", "", "about-list", lang.ListGames, accounts.list_games),
+    Verb("list", "", "about-list", lang.ListGames, accounts.list_games, aliases=("liste",)),
     Verb("all show", "USERID [active|next|all]", "about-all-show", lang.AllGames, accounts.all_games),
 )
 
 GAME_VERBS = (
-    Verb("help", "", "about-game-help", lang.GameHelp, accounts.game_help),
+    Verb("help", "", "about-game-help", lang.GameHelp, accounts.game_help, aliases=("aide",)),
     Verb(
         "challenge",
         "[-options] USERID1 USERID2 [...]",
@@ -418,7 +433,7 @@ GAME_VERBS = (
         build=_games_or_open,
         also=((lang.OpenChallenges, finding.list_open),),
     ),
-    Verb("resign", "BOARD USERID PASSWORD", "about-resign", lang.Resign, finding.resign),
+    Verb("resign", "BOARD USERID PASSWORD", "about-resign", lang.Resign, finding.resign, aliases=("abandon",)),
     Verb("history", "[USERID...]", "about-history", lang.History, queries.history),
     Verb("standings", "", "about-standings", lang.Standings, queries.standings, aliases=("ratings",)),
 )
@@ -476,8 +491,8 @@ def _account(words: list[str]) -> lang.Command:
     if verb is not None:
         return verb.read("", words[len(verb.name.split()) :])
     if first == "change":
-        usages = "  |  ".join(v.usage() for v in ACCOUNT_VERBS if v.name.startswith("change "))
-        raise lang.usage_error(usages)
+        password, address = (v.usage_said() for v in ACCOUNT_VERBS if v.name.startswith("change "))
+        raise lang.usage_error(Fact("usage-either", first=password, other=address))
     if first in GAME:
         example = f"{pbm.games.names()[0]} {' '.join(words[:2])} ..."  # not the rest: it may hold a password
         raise CommandError("game-name-first", word=words[0], example=example)
@@ -530,9 +545,9 @@ def is_command_line(line: str) -> bool:
     if not words:
         return False
     first, rest = words[0], words[1:]
-    if first == "help":
+    if ACCOUNT.get(first) is ACCOUNT["help"]:
         return len(rest) <= 1
-    if first == "list":
+    if ACCOUNT.get(first) is ACCOUNT["list"]:
         return not rest
     if first in _FIRST_ACCOUNT_WORDS:
         return True

@@ -8,7 +8,7 @@ so the sender can see what the server read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pbm.games
@@ -16,25 +16,13 @@ from pbm.commands import language as lang
 from pbm.commands import masking
 from pbm.commands.effects import BoardRef, OutgoingMail, Refused, ReplyAs
 from pbm.commands.plan import YOUR_REPLY, Plan
-from pbm.facts import Fact, Factual
-from pbm.words import Words
-
-
-def capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def sentence(message: str) -> str:
-    """A reason as a mail prints it, ending in a full stop (or ? ! :)."""
-    return message if message.endswith((".", "?", "!", ":")) else message + "."
+from pbm.facts import UNCONVERTED, Fact, Factual
 
 
 @dataclass(frozen=True)
 class Answers:
     quoted_lines: int
     """How many lines of the original an answer quotes (`Limits.quoted_lines`)."""
-    words: Words = field(default_factory=Words)
-    """How the reader of an answer is spoken to: the edge where a fact (a refusal's, an error's) becomes a sentence."""
 
     def error(
         self,
@@ -60,27 +48,25 @@ class Answers:
         view = refusal.view if refusal is not None else None
         board = (refusal.about if refusal is not None else None) or _board_of(command) or about
         secrets = plan.secrets()
-        if command is not None and command.line == YOUR_REPLY:
-            shown = self.words.say(Fact("your-reply"))
+        line = command.line if command is not None else reason.line if isinstance(reason, lang.CommandError) else ""
+        shown: str | Fact
+        if line == YOUR_REPLY:
+            shown = Fact("your-reply")  # a whole reply, said in the reader's language
         elif command is not None:
             shown = masking.mask_passwords(command.line, secrets)
         else:
             # A line that parsed as nothing may hide a password anywhere after its userid.
-            line = reason.line if isinstance(reason, lang.CommandError) else ""
-            if line == YOUR_REPLY:
-                shown = self.words.say(Fact("your-reply"))
-            else:
-                shown = masking.mask_passwords(line, secrets, unparsed=True)
+            shown = masking.mask_passwords(line, secrets, unparsed=True)
         nothing_parsed = not any(isinstance(step, lang.Command) for step in plan.steps)
         context = {
-            "reason": sentence(self._said(reason)),
+            "reason": _fact_of(reason),
             "command": shown,
             "other_commands": max(0, len(plan.steps) - 1),
             "view": view,
             "title": pbm.games.get(board.game_type).title if board is not None else _title_of(command),
             "board_number": board.board if board is not None else None,
             "replyable": reply_as is not None,
-            "headline": self.words.say(refusal.headline) if refusal is not None and refusal.headline else "Error",
+            "headline": refusal.headline if refusal is not None else None,
             "subject_read": masking.mask_passwords(plan.subject, secrets, unparsed=nothing_parsed),
             **self.quotable(body, secrets, unparsed=nothing_parsed),
         }
@@ -89,13 +75,6 @@ class Answers:
         return OutgoingMail(
             "error", to or "", context, board_id=reply_as.board_id, player_id=reply_as.player_id, at_ply=reply_as.at_ply
         )
-
-    def _said(self, reason: Refused | lang.CommandError | pbm.games.GameError | Fact) -> str:
-        if isinstance(reason, Fact):
-            return self.words.say(reason)
-        if isinstance(reason, Factual):
-            return self.words.say(reason.fact)
-        return str(reason)
 
     def failure(self, to: str, body: str) -> OutgoingMail:
         """The mail telling a sender that the server failed on their mail."""
@@ -106,6 +85,15 @@ class Answers:
         and how many lines were left out (``original``, ``not_quoted`` in the templates)."""
         lines = masking.mask_passwords(body, secrets, unparsed=unparsed).splitlines()
         return {"original": "\n".join(lines[: self.quoted_lines]), "not_quoted": max(0, len(lines) - self.quoted_lines)}
+
+
+def _fact_of(reason: Refused | lang.CommandError | pbm.games.GameError | Fact) -> Fact:
+    """What the error mail says of `reason`, in its reader's language when it is rendered."""
+    if isinstance(reason, Fact):
+        return reason
+    if isinstance(reason, Factual):
+        return reason.fact
+    return Fact(UNCONVERTED, text=str(reason))
 
 
 def _board_of(command: lang.Command | None) -> BoardRef | None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import codecs
 import re
 
+from pbm.facts import Fact
+
 # Codecs Python knows that are no mail charsets: they interpret backslashes or
 # always fail, and a sender must not be able to pick them.
 _NOT_MAIL_CHARSETS = {"unicode-escape", "raw-unicode-escape", "undefined", "idna", "punycode"}
@@ -20,12 +22,12 @@ _WINDOWS_1252_LABELS = {"iso8859-1", "cp1252"}
 _SINGLE_BYTE_WESTERN = _WINDOWS_1252_LABELS | {"iso8859-15"}
 
 
-def decode(data: bytes, charset: str | None) -> tuple[str, str | None]:
+def decode(data: bytes, charset: str | None) -> tuple[str, Fact | None]:
     """Text of a part and, when the declared charset did not fit, a note saying how
     it was read instead.  Never fails: Latin-1 reads any bytes."""
     if not charset:
         text, used = decode_fallback(data)
-        return text, None if used == "UTF-8" else f"the text has no charset; it was read as {used}"
+        return text, None if used == "UTF-8" else Fact("note-no-charset", used=used)
     label = printable(charset)
     try:
         codec = codecs.lookup(charset).name
@@ -39,7 +41,7 @@ def decode(data: bytes, charset: str | None) -> tuple[str, str | None]:
         except UnicodeDecodeError:
             pass
         else:
-            return text, f"the text is marked '{label}' but is UTF-8; it was read as UTF-8"
+            return text, Fact("note-charset-is-utf8", label=label)
     if codec in _WINDOWS_1252_LABELS:
         return _latin1(data), None
     if codec is not None and codec not in _NOT_MAIL_CHARSETS:
@@ -47,11 +49,11 @@ def decode(data: bytes, charset: str | None) -> tuple[str, str | None]:
             return data.decode(codec), None
         except UnicodeError:
             text, used = decode_fallback(data)
-            return text, f"the text is not valid '{label}'; it was read as {used}"
+            return text, Fact("note-charset-invalid", label=label, used=used)
         except LookupError:
             pass  # a bytes-to-bytes codec such as "base64"
     text, used = decode_fallback(data)
-    return text, f"the charset '{label}' is unknown; the text was read as {used}"
+    return text, Fact("note-charset-unknown", label=label, used=used)
 
 
 def decode_fallback(data: bytes) -> tuple[str, str]:
@@ -78,7 +80,7 @@ _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _SURROGATES = re.compile(r"[\ud800-\udfff]")
 
 
-def normalise(text: str) -> tuple[str, list[str]]:
+def normalise(text: str) -> tuple[str, list[Fact]]:
     """'\\n' newlines, no BOM, NBSP as space, no control characters but tab, no lone
     surrogates; and the notes saying what was removed (NUL cannot even be stored in a
     PostgreSQL text column, a lone surrogate cannot be written in any mail)."""
@@ -87,8 +89,8 @@ def normalise(text: str) -> tuple[str, list[str]]:
     notes = []
     text, controls = _CONTROLS.subn("", text)
     if controls:
-        notes.append("control characters were removed from the text")
+        notes.append(Fact("note-controls-removed"))
     text, surrogates = _SURROGATES.subn("\ufffd", text)
     if surrogates:
-        notes.append("characters that are not valid Unicode were replaced in the text")
+        notes.append(Fact("note-invalid-unicode"))
     return text, notes

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING
 
 import html2text
 
+from pbm.facts import Fact
+
 if TYPE_CHECKING:
     from pbm.mail.parse import MailLimits
 
@@ -72,22 +74,19 @@ def _skip_markdown_tags(parser: html2text.HTML2Text, tag: str, attrs: dict, star
     return tag in _MARKDOWN_TAGS
 
 
-def html_to_text(markup: str, limits: MailLimits) -> tuple[str, list[str], bool]:
+def html_to_text(markup: str, limits: MailLimits) -> tuple[str, list[Fact], bool]:
     """The text of an HTML part, the notes on how it was read, and whether the text
     is whole (False: more text than the body may hold was cut)."""
-    notes = ["the HTML part was converted to text"]
+    notes = [Fact("note-html-converted")]
     if len(markup) > limits.max_html_chars:
         markup = markup[: limits.max_html_chars]
-        notes.append(f"the HTML part is longer than {limits.max_html_chars} characters; only its start was read")
+        notes.append(Fact("note-html-cut", limit=limits.max_html_chars))
     safe, deepest, unclosed = _safe_html(markup)
     if unclosed:
-        notes.append("the HTML part has a tag or comment that is never closed; what follows it was not read")
+        notes.append(Fact("note-html-unclosed"))
     whole = True
     if deepest > limits.max_html_nesting:
-        notes.append(
-            f"the HTML part nests lists or quotes more than {limits.max_html_nesting} deep; "
-            "it was read without its layout"
-        )
+        notes.append(Fact("note-html-too-deep", depth=limits.max_html_nesting))
         text = _stripped_html(markup)
     else:
         converter = _PlainHTML2Text(room=2 * limits.max_body_chars)

@@ -7,15 +7,54 @@ through `pbm.words.Words`, at the edge.
 
 from __future__ import annotations
 
-from pbm.facts import Catalogue, merged
+from pbm.facts import Catalogue, Plural, merged
 
-READING: Catalogue = {
+ANSWERS: Catalogue = {
     # What an error mail shows as the command of a reply that is all one answer (a password reset's).
     "your-reply": "(your reply)",
     "mail-unreadable": "Your mail could not be read: {why}. Nothing in it was carried out",
     "too-many-answers": (
         "Your mail caused {count} answers, more than the {limit} one mail may; only the first {sent} were sent"
     ),
+}
+
+READING_NOTES: Catalogue = {
+    # What reading a mail noticed (`pbm.mail.parse`, `mime`, `charsets`, `html_text`,
+    # `received_headers`): told to its sender below the answer, each as a sentence of its own.
+    # -- headers
+    "note-too-many-headers": "the message has more than {count} header fields; the rest were not read",
+    "note-header-cut": "the {header} header is longer than {length} characters; only part of it was read",
+    "note-no-from": "the message has no From address",
+    "note-from-unreadable": "the From address of the message could not be read",
+    "note-subject-cut": "the Subject is longer than {limit} characters; only its start was read",
+    # -- the MIME structure
+    "note-mime-too-deep": "the message nests MIME parts more than {depth} deep; the rest was not read",
+    "note-mime-too-many-parts": "the message has more than {count} MIME parts; the rest were not read",
+    "note-mime-unreadable": "the MIME structure of the message could not be read",
+    "note-mime-damaged": "the MIME structure of the message is damaged; its raw text was read",
+    "note-encrypted": "the message is encrypted and could not be read",
+    "note-no-text": "the message has no text",
+    "note-text-cut": "the text is longer than {limit} characters; only its start was read",
+    "note-attachments-ignored": Plural("count", "{count} attachment was ignored", "{count} attachments were ignored"),
+    # -- the text's bytes ({label}: the charset the mail named; {used}: UTF-8 or Latin-1)
+    "note-base64-damaged": "part of the text was badly encoded (base64) and may be incomplete",
+    "note-no-charset": "the text has no charset; it was read as {used}",
+    "note-charset-is-utf8": "the text is marked '{label}' but is UTF-8; it was read as UTF-8",
+    "note-charset-invalid": "the text is not valid '{label}'; it was read as {used}",
+    "note-charset-unknown": "the charset '{label}' is unknown; the text was read as {used}",
+    "note-controls-removed": "control characters were removed from the text",
+    "note-invalid-unicode": "characters that are not valid Unicode were replaced in the text",
+    # -- HTML
+    "note-html-converted": "the HTML part was converted to text",
+    "note-html-cut": "the HTML part is longer than {limit} characters; only its start was read",
+    "note-html-unclosed": "the HTML part has a tag or comment that is never closed; what follows it was not read",
+    "note-html-too-deep": "the HTML part nests lists or quotes more than {depth} deep; it was read without its layout",
+    # Why nothing of a mail could be read (`ParsedMail.unread_because`), after "Your mail could not be read: ".
+    "unread-could-not-read": "the message could not be read",
+    "unread-too-much-memory": "the message needed more memory than allowed",
+    "unread-too-slow": "the message took longer than {seconds} s to read",
+    "unread-stopped": "reading the message stopped unexpectedly",
+    "unread-never-finished": "reading it was started {count} times and never finished",
 }
 
 BOARDS: Catalogue = {
@@ -54,4 +93,4 @@ BOARDS: Catalogue = {
     "time-rule-clock-capped": "a clock of {start} plus {increment} a move, at most {cap}",
 }
 
-MESSAGES: Catalogue = merged([READING, BOARDS])
+MESSAGES: Catalogue = merged([ANSWERS, READING_NOTES, BOARDS])

@@ -15,6 +15,7 @@ from email.message import EmailMessage
 from email.policy import EmailPolicy
 from typing import TYPE_CHECKING, Any
 
+from pbm.facts import Fact
 from pbm.mail.charsets import decode, normalise
 from pbm.mail.html_text import html_to_text
 
@@ -23,7 +24,11 @@ if TYPE_CHECKING:
 
 
 class TooComplex(Exception):
-    """The MIME structure passed a limit; the message says which."""
+    """The MIME structure passed a limit; `fact` says which."""
+
+    def __init__(self, fact: Fact) -> None:
+        super().__init__(fact.code)
+        self.fact = fact
 
 
 class Part(EmailMessage):
@@ -36,7 +41,7 @@ class Part(EmailMessage):
         # The feed parser attaches each new part to its parent before reading it.
         payload.depth = self.depth + 1
         if payload.depth > self.max_depth:
-            raise TooComplex(f"the message nests MIME parts more than {self.max_depth} deep; the rest was not read")
+            raise TooComplex(Fact("note-mime-too-deep", depth=self.max_depth))
         super().attach(payload)
 
 
@@ -51,7 +56,7 @@ class PartFactory:
 
     def __call__(self, policy: EmailPolicy) -> Part:
         if self.made == max(self.max_parts, 1):
-            raise TooComplex(f"the message has more than {self.made} MIME parts; the rest were not read")
+            raise TooComplex(Fact("note-mime-too-many-parts", count=self.made))
         part = Part(policy=policy)
         part.max_depth = self.max_depth
         if not self.made:
@@ -92,11 +97,7 @@ class _Leaf:
             return True
         if self.in_related:
             return False
-        return (
-            bool(self.filename)
-            or self.content_type.startswith("message/")
-            or not self.in_alternative
-        )
+        return bool(self.filename) or self.content_type.startswith("message/") or not self.in_alternative
 
 
 _SIGNATURE_TYPES = {
@@ -148,10 +149,10 @@ def _disposition(part: EmailMessage) -> tuple[str | None, str | None]:
         return "attachment", None
 
 
-def body(msg: EmailMessage, limits: MailLimits) -> tuple[str, list[str]]:
+def body(msg: EmailMessage, limits: MailLimits) -> tuple[str, list[Fact]]:
     """The text the sender wrote (the plain part, else the HTML one as text), and the notes on
     how it was read: what was converted, guessed, cut or left out."""
-    notes: list[str] = []
+    notes: list[Fact] = []
     leaves = _leaves(msg)
     inline = [leaf for leaf in leaves if leaf.inline_text]
     chosen = next((leaf for leaf in inline if leaf.content_type == "text/plain"), None)
@@ -161,11 +162,11 @@ def body(msg: EmailMessage, limits: MailLimits) -> tuple[str, list[str]]:
         # A multipart whose boundary never appears arrives as one unsplit leaf.
         chosen = next((leaf for leaf in inline if leaf.content_type.startswith("multipart/")), None)
         if chosen is not None:
-            notes.append("the MIME structure of the message is damaged; its raw text was read")
+            notes.append(Fact("note-mime-damaged"))
 
     encrypted = content_type(msg) == "multipart/encrypted"
     if chosen is None:
-        notes.append("the message is encrypted and could not be read" if encrypted else "the message has no text")
+        notes.append(Fact("note-encrypted") if encrypted else Fact("note-no-text"))
         text = ""
     else:
         text, decode_notes = _leaf_text(chosen.part)
@@ -178,14 +179,12 @@ def body(msg: EmailMessage, limits: MailLimits) -> tuple[str, list[str]]:
         notes.extend(clean_notes)
         if len(text) > limits.max_body_chars or not whole:
             text = text[: limits.max_body_chars]
-            notes.append(f"the text is longer than {limits.max_body_chars} characters; only its start was read")
+            notes.append(Fact("note-text-cut", limit=limits.max_body_chars))
 
     # The parts of an encrypted mail are the mail itself, not attachments to it.
     ignored = 0 if encrypted else sum(1 for leaf in leaves if leaf is not chosen and leaf.ignored_attachment)
     if ignored:
-        notes.append(
-            "1 attachment was ignored" if ignored == 1 else f"{ignored} attachments were ignored"
-        )
+        notes.append(Fact("note-attachments-ignored", count=ignored))
     return text, notes
 
 
@@ -196,7 +195,7 @@ _BASE64_DEFECTS = (
 )
 
 
-def _leaf_text(part: EmailMessage) -> tuple[str, list[str]]:
+def _leaf_text(part: EmailMessage) -> tuple[str, list[Fact]]:
     notes = []
     try:
         data = part.get_payload(decode=True)
@@ -206,7 +205,7 @@ def _leaf_text(part: EmailMessage) -> tuple[str, list[str]]:
         payload = _payload(part)
         data = payload.encode("utf-8", "surrogateescape") if isinstance(payload, str) else b""
     if any(isinstance(d, _BASE64_DEFECTS) for d in part.defects):
-        notes.append("part of the text was badly encoded (base64) and may be incomplete")
+        notes.append(Fact("note-base64-damaged"))
     try:
         charset = part.get_content_charset()
     except Exception:

@@ -41,11 +41,13 @@ from pbm.commands.plan import Plan
 from pbm.config import Limits
 from pbm.facts import Fact
 from pbm.mail import headers
-from pbm.mail.answers import Answers, capital, sentence
+from pbm.mail.answers import Answers
 from pbm.mail.compose import Answering, Composer
 from pbm.mail.parse import ParsedMail
 from pbm.store import confirmations, outbox, players
 from pbm.store.models import HoldReason
+from pbm.text import capital, sentence
+from pbm.words import Words
 
 ERROR_KINDS = ("error", "failure")
 """Templates that answer a mistake: counted apart, to break loops with auto-responders."""
@@ -164,8 +166,9 @@ class Outgoing:
         goes into a mail to anyone else: their Message-ID names their host."""
         if mail.from_address is None or not same(outgoing.to, mail.from_address):
             return self._composed(outgoing, counted, reachable, notes, now=now)
-        if mail.notes:
-            told = [sentence(capital(note)) for note in mail.notes]
+        if mail.noted:
+            words = Words(outgoing.language or self.composer.templates.default_language)
+            told = [sentence(capital(words.say(note))) for note in mail.noted]
             outgoing = replace(outgoing, context={**outgoing.context, "mail_notes": told})
         answering = Answering(mail.message_id, mail.references)
         return self._composed(outgoing, counted, reachable, notes, now=now, answering=answering)

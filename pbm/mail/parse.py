@@ -31,8 +31,10 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 from typing import Any
 
+from pbm.facts import UNCONVERTED, Fact, english, merged, placeholders
 from pbm.mail.automatic import Signs, auto_reason
 from pbm.mail.headers import message_id, message_ids
+from pbm.mail.messages import READING_NOTES
 from pbm.mail.mime import PartFactory, TooComplex, body, content_type
 from pbm.mail.received_headers import Headers, ReadingPolicy, decoded_header, sender
 
@@ -89,12 +91,22 @@ class ParsedMail:
     body: str  # the text the sender wrote, "\n" newlines, at most MailLimits.max_body_chars
     references: tuple[str, ...]  # well-formed "<...>" tokens, the newest last
     auto_reason: str | None  # why this mail must NOT be answered
-    notes: tuple[str, ...]  # things worth telling the sender
-    unreadable: str | None = None  # why the mail could not be read at all
+    noted: tuple[Fact, ...]  # things worth telling the sender, said in their language (`READING_NOTES`)
+    unread_because: Fact | None = None  # why the mail could not be read at all (`READING_NOTES`)
     in_reply_to: str | None = None  # the mail it answers: one well-formed "<...>" token, or None
 
+    @property
+    def unreadable(self) -> str | None:
+        """Why the mail could not be read at all, in English (for the record), or None."""
+        return None if self.unread_because is None else english(self.unread_because, _NOTES)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What reading the mail noticed, in English: for the record and the logs."""
+        return tuple(english(note, _NOTES) for note in self.noted)
+
     @classmethod
-    def unread(cls, reason: str) -> ParsedMail:
+    def unread(cls, reason: Fact) -> ParsedMail:
         """A mail of which nothing could be read, and why."""
         return cls(
             message_id=None,
@@ -103,15 +115,16 @@ class ParsedMail:
             body="",
             references=(),
             auto_reason=None,
-            notes=(),
-            unreadable=reason,
+            noted=(),
+            unread_because=reason,
         )
 
     def to_json(self) -> dict[str, Any]:
         """The mail as JSON values (lists for the tuples), for storing between steps."""
         data: dict[str, Any] = {field.name: getattr(self, field.name) for field in fields(self)}
         data["references"] = list(self.references)
-        data["notes"] = list(self.notes)
+        data["noted"] = [note.to_json() for note in self.noted]
+        data["unread_because"] = None if self.unread_because is None else self.unread_because.to_json()
         return data
 
     @classmethod
@@ -119,17 +132,28 @@ class ParsedMail:
         """The mail that `to_json` gave; ValueError when `data` is not one.
 
         Keys it does not know are left out: mail stored by an older version may
-        carry fields this one no longer reads.
+        carry fields this one no longer reads, and its notes as English words
+        (``notes``), which are said as they are.
         """
         known = {field.name for field in fields(cls)}
         try:
-            lists = data["references"], data["notes"]
+            if "noted" in data:
+                lists = data["references"], data["noted"]
+                noted = tuple(_note(note) for note in lists[1])
+            else:
+                lists = data["references"], data["notes"]
+                noted = tuple(Fact(UNCONVERTED, text=_text(note)) for note in lists[1])
             values = {key: value for key, value in data.items() if key in known}
-            mail = cls(**{**values, "references": tuple(lists[0]), "notes": tuple(lists[1])})
-        except (KeyError, TypeError) as error:
+            because = data.get("unread_because")
+            if because is not None:
+                values["unread_because"] = _note(because)
+            elif data.get("unreadable") is not None:
+                values["unread_because"] = Fact(UNCONVERTED, text=_text(data["unreadable"]))
+            mail = cls(**{**values, "references": tuple(lists[0]), "noted": noted})
+        except (KeyError, TypeError, AttributeError) as error:
             raise ValueError(f"not a stored ParsedMail: {error}") from None
-        texts = [mail.subject, mail.body, *mail.references, *mail.notes]
-        maybe_texts = [mail.message_id, mail.from_address, mail.auto_reason, mail.unreadable, mail.in_reply_to]
+        texts = [mail.subject, mail.body, *mail.references]
+        maybe_texts = [mail.message_id, mail.from_address, mail.auto_reason, mail.in_reply_to]
         if (
             not all(isinstance(value, list) for value in lists)
             or not all(isinstance(text, str) for text in texts)
@@ -139,8 +163,28 @@ class ParsedMail:
         return mail
 
 
-COULD_NOT_READ = "the message could not be read"
-NEEDED_TOO_MUCH_MEMORY = "the message needed more memory than allowed"
+_NOTES = merged([{UNCONVERTED: "{text}"}, READING_NOTES])
+
+
+def _note(data: Any) -> Fact:
+    """A note as `ParsedMail.to_json` wrote it, checked: it comes from the reader's child process,
+    which reads hostile mail, so only a known code with plain values is taken."""
+    fact = Fact.from_json(data)
+    if fact.code not in _NOTES or not all(isinstance(v, str | int) for v in fact.params.values()):
+        raise ValueError(f"not a note: {fact.code!r}")
+    if placeholders(_NOTES[fact.code]) - set(fact.params):
+        raise ValueError(f"a note without its values: {fact.code!r}")
+    return fact
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError("a note is not text")
+    return value
+
+
+COULD_NOT_READ = Fact("unread-could-not-read")
+NEEDED_TOO_MUCH_MEMORY = Fact("unread-too-much-memory")
 
 
 def parse_mail(
@@ -157,7 +201,7 @@ def parse_mail(
         log.exception("unreadable inbound message")
         reason = COULD_NOT_READ
     headers = parse_headers(raw, envelope_sender=envelope_sender, loop_marker=loop_marker, limits=limits)
-    return replace(headers, unreadable=reason)
+    return replace(headers, unread_because=reason)
 
 
 def parse_headers(
@@ -187,7 +231,7 @@ class _Reading:
     def mail(self, raw: bytes, envelope_sender: str | None, loop_marker: str) -> ParsedMail:
         parts = PartFactory(max_parts=self.limits.max_parts, max_depth=self.limits.max_depth)
         policy = ReadingPolicy(message_factory=parts, max_header_length=self.limits.max_header_length)
-        notes: list[str] = []
+        notes: list[Fact] = []
         msg: EmailMessage
         try:
             msg = BytesParser(policy=policy).parsebytes(raw)  # type: ignore[assignment]  # parts are EmailMessages
@@ -195,12 +239,12 @@ class _Reading:
             # The parser stops at the part that broke the limit; the parts before
             # it are whole, and the text the sender wrote is usually the first.
             msg = parts.root
-            notes.append(str(limit))
+            notes.append(limit.fact)
         except Exception:
             # Nothing known reaches here; the headers still say who wrote and
             # whether to answer.
             log.warning("MIME structure unreadable", exc_info=True)
-            unread = ["the MIME structure of the message could not be read"]
+            unread = [Fact("note-mime-unreadable")]
             return self._facts(self._headers_of(raw), envelope_sender, loop_marker, body="", notes=unread)
         text, body_notes = body(msg, self.limits)
         return self._facts(msg, envelope_sender, loop_marker, body=text, notes=notes + body_notes)
@@ -215,7 +259,7 @@ class _Reading:
         return BytesParser(policy=policy).parsebytes(head, headersonly=True)  # type: ignore[return-value]
 
     def _facts(
-        self, msg: EmailMessage, envelope_sender: str | None, loop_marker: str, *, body: str, notes: list[str]
+        self, msg: EmailMessage, envelope_sender: str | None, loop_marker: str, *, body: str, notes: list[Fact]
     ) -> ParsedMail:
         headers = Headers(msg, max_headers=self.limits.max_headers, max_header_length=self.limits.max_header_length)
         from_address, from_note = sender(headers)
@@ -229,16 +273,16 @@ class _Reading:
             body=body,
             references=message_ids(" ".join(headers.all("references"))),
             auto_reason=auto_reason(signs),
-            notes=tuple(headers.notes + header_notes + notes),
+            noted=tuple(headers.notes + header_notes + notes),
             in_reply_to=message_id(headers.first("in-reply-to")),
         )
 
-    def _subject(self, headers: Headers) -> tuple[str, str | None]:
+    def _subject(self, headers: Headers) -> tuple[str, Fact | None]:
         subject = decoded_header(headers.first("subject"))
         limit = self.limits.max_subject_chars
         if len(subject) <= limit:
             return subject, None
-        return subject[:limit].rstrip(), f"the Subject is longer than {limit} characters; only its start was read"
+        return subject[:limit].rstrip(), Fact("note-subject-cut", limit=limit)
 
 
 _HEADER_END = re.compile(rb"\r?\n\r?\n")

@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import Any
 
+from pbm.facts import Fact
 from pbm.mail import reader_child
 from pbm.mail.parse import COULD_NOT_READ, NEEDED_TOO_MUCH_MEMORY, MailLimits, ParsedMail, parse_headers, parse_mail
 
@@ -60,7 +61,7 @@ class Reading:
     cost: ReadCost
 
 
-STOPPED_UNEXPECTEDLY = "reading the message stopped unexpectedly"
+STOPPED_UNEXPECTEDLY = Fact("unread-stopped")
 
 # A child starts in a fraction of a second and takes a mail at once; this bound is
 # for a busy machine, and for a child that stopped listening.
@@ -183,14 +184,14 @@ class MailReader:
 
     def _unreadable(self, raw: bytes, envelope_sender: str | None, failure: Any) -> ParsedMail:
         reasons = {
-            "time": f"the message took longer than {self._seconds:g} s to read",
+            "time": Fact("unread-too-slow", seconds=f"{self._seconds:g}"),
             "memory": NEEDED_TOO_MUCH_MEMORY,
             "error": COULD_NOT_READ,
         }
         reason = reasons.get(failure, STOPPED_UNEXPECTEDLY) if isinstance(failure, str) else STOPPED_UNEXPECTEDLY
-        log.warning("mail not read: %s", reason)
+        log.warning("mail not read: %s", reason.code)
         facts = parse_headers(raw, envelope_sender=envelope_sender, loop_marker=self._loop_marker, limits=self._limits)
-        return replace(facts, unreadable=reason)
+        return replace(facts, unread_because=reason)
 
 
 def _importable_name(parse: Parse) -> tuple[str, str]:

@@ -17,6 +17,7 @@ from email.policy import EmailPolicy
 from email.utils import parseaddr
 from typing import Any
 
+from pbm.facts import Fact
 from pbm.mail.charsets import decode_fallback
 from pbm.mail.headers import mail_address
 
@@ -71,12 +72,12 @@ class Headers:
 
     def __init__(self, msg: EmailMessage, *, max_headers: int, max_header_length: int) -> None:
         self._values: dict[str, list[str]] = {}
-        self.notes: list[str] = []
+        self.notes: list[Fact] = []
         length = max_header_length
         cut: set[str] = set()
         for count, (name, value) in enumerate(msg.raw_items()):
             if count == max_headers:
-                self.notes.append(f"the message has more than {count} header fields; the rest were not read")
+                self.notes.append(Fact("note-too-many-headers", count=count))
                 break
             key = name.strip().lower()
             text = _header_source(value)
@@ -85,9 +86,7 @@ class Headers:
                 cut.add(key)
             self._values.setdefault(key, []).append(text)
         for key in sorted(cut & _NOTED_HEADERS.keys()):
-            self.notes.append(
-                f"the {_NOTED_HEADERS[key]} header is longer than {length} characters; only part of it was read"
-            )
+            self.notes.append(Fact("note-header-cut", header=_NOTED_HEADERS[key], length=length))
 
     def first(self, name: str) -> str:
         values = self._values.get(name)
@@ -134,11 +133,11 @@ def clean_line(text: str) -> str:
     return _UNWRITABLE.sub("", _SPACE_IN_LINE.sub(" ", text))
 
 
-def sender(headers: Headers) -> tuple[str | None, str | None]:
+def sender(headers: Headers) -> tuple[str | None, Fact | None]:
     """(address, note) from the first From header: the address a reply can go to, or why none."""
     value = headers.first("from").strip()
     if not value:
-        return None, "the message has no From address"
+        return None, Fact("note-no-from")
     try:
         header = policy.default.header_factory("from", value)
         first = header.addresses[0] if header.addresses else None
@@ -156,7 +155,7 @@ def sender(headers: Headers) -> tuple[str | None, str | None]:
             addr = ""
     address = _writable_address(addr)
     if address is None:
-        return None, "the From address of the message could not be read"
+        return None, Fact("note-from-unreadable")
     return address, None
 
 

@@ -41,4 +41,26 @@ TIME: Catalogue = {
     "hours": Plural("count", "{count} hour", "{count} hours"),
 }
 
-MESSAGES: Catalogue = merged([LEAVING, ENDINGS, TIME])
+TIME_RULES: Catalogue = {
+    # A game's time rules (`pbm.clocks.TimeControl.said`), as the first board mail and help time
+    # say them; each rule the challenge adds is said after the ones before it.
+    "time-rules": "reminders after {nag} without a move; forfeit after {forfeit}",
+    "time-rules-total": "{rules}; at most {total} of thinking time each",
+    "time-rules-clock": "{rules}; a clock of {start} plus {increment} a move",
+    "time-rules-clock-capped": "{rules}; a clock of {start} plus {increment} a move, at most {cap}",
+    # Why a challenge's time rule cannot be (`pbm.clocks.InvalidTimeRule`); {word} as written.
+    "time-rule-unknown": (
+        "'{word}' is not a time rule; the time rules are --nagtime=N, --forfeittime=N, "
+        "--totaltime=N and --clock=START+INCREMENT/CAP (N in days, or hours as 12h)"
+    ),
+    "time-rule-needs-a-value": "'{word}' needs a value, e.g. --{name}={example}",
+    "time-rule-not-a-span": "'{word}': write a number of days (7) or of hours (12h)",
+    "time-rule-out-of-range": "'{word}': a time rule is at least an hour and at most ten years",
+    "time-rule-not-a-clock": "'{word}': write --clock=START+INCREMENT/CAP in days, e.g. --clock=3+1/10",
+    "time-rule-cap-below-start": "'{word}': the cap cannot be smaller than the start",
+    "time-rule-nag-not-before-forfeit": (
+        "--nagtime={nag} is not shorter than --forfeittime={forfeit}: a reminder must come before the forfeit"
+    ),
+}
+
+MESSAGES: Catalogue = merged([LEAVING, ENDINGS, TIME, TIME_RULES])

@@ -47,7 +47,7 @@ def test_words_that_fit_no_shape_read_as_nothing_and_the_verb_answers_with_its_u
     assert Spec("USERID PASSWORD").read("alice pw more") is None
     with pytest.raises(CommandError) as raised:
         verbs.parse_command("signoff alice")
-    assert raised.value.fact == Fact("usage", usage="signoff USERID PASSWORD")
+    assert raised.value.fact == Fact("usage", usage=verbs.ACCOUNT["signoff"].usage_said())
     assert str(raised.value) == "Usage: signoff USERID PASSWORD"
 
 

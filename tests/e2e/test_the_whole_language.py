@@ -261,6 +261,35 @@ def test_help_mails_the_topic_asked_for_even_to_a_stranger(newcomers: Club, line
     newcomers.say("dave", line, mail_to("dave", subject, *lines))
 
 
+@specifies("language")
+def test_language_chooses_the_language_of_every_mail_to_the_player_and_refuses_others(club: Club):
+    club.say(
+        "bob",
+        "language bob bob-pw English",
+        mail_to("bob", "Language of bob", "From now on every mail to bob is written in English."),
+    )
+    club.refused(
+        "bob",
+        "language bob bob-pw klingon",
+        "PBeM Server Error",
+        "'klingon' is not a language the server speaks: write one of en and fr.",
+    )
+    club.refused("bob", "language bob", "PBeM Server Error", "Usage: language USERID PASSWORD LANGUAGE.")
+
+
+@specifies("aide", "liste", "GAME aide")
+def test_a_french_speakers_obvious_words_for_help_and_list_are_the_verbs(newcomers: Club):
+    """``aide`` is help and ``liste`` is list, with what follows them read as after help and list;
+    ``GAME aide`` is the game's help."""
+    newcomers.say("dave", "aide", mail_to("dave", "Help for the PBeM Server", *COMMANDS))
+    newcomers.say("dave", "Aide ratings", mail_to("dave", "How ratings are kept on the PBeM Server", "K = 32"))
+    newcomers.say("dave", "liste", mail_to("dave", LIST, "    cephalopod   Cephalopod, a game by Mark Steere\n"))
+    newcomers.say(
+        "dave", "cephalopod aide", mail_to("dave", "Help for Cephalopod", "Commands (the same for every game)")
+    )
+    newcomers.refused("dave", "aide moi stp", "PBeM Server Error", "No command found in your mail.")
+
+
 @specifies("help")
 def test_help_on_a_topic_there_is_no_help_on_lists_the_topics(newcomers: Club):
     newcomers.refused(
@@ -1468,12 +1497,13 @@ def test_games_lists_the_boards_of_a_game_of_players_or_waiting_for_them(board: 
 # -- ending games, and what is left of them ------------------------------------------------
 
 
-@specifies("GAME resign")
-def test_resign_ends_the_game_and_in_the_first_round_calls_it_off(board: Club):
+@specifies("GAME resign", "GAME abandon")
+@pytest.mark.parametrize("verb", ["resign", "abandon"])
+def test_resign_ends_the_game_and_in_the_first_round_calls_it_off(board: Club, verb):
     board.say("bob", "cephalopod move 101 bob bob-pw a1", mail_to("alice", ".*"), mail_to("bob", ".*"))
     board.say(
         "alice",
-        "cephalopod resign 101 alice alice-pw",
+        f"cephalopod {verb} 101 alice alice-pw",
         mail_to(
             "alice",
             "Cephalopod Board 101 won by bob",

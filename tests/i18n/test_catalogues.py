@@ -59,6 +59,8 @@ FRENCH_SPACE_BEFORE = re.compile(r"(?<=[^\s\u202f\u00a0])[;!?]|(?<=\w):(?=\s|$)|
 def test_french_keeps_french_typography(domain):
     wrong = []
     for message, _, translated in _messages("fr", domain):
+        if (message.context or "").startswith("arguments-"):
+            continue  # a usage line's arguments: the server's notation (if MOVES then MOVE; else MOVE)
         for text in translated:
             plain = re.sub(r"https?://\S+|\{[^}]*\}|%\(\w+\)s|\b\d{1,2}:\d{2}\b|[A-Za-z]+://", "", text)
             # Commands quoted in French text keep the server's notation (c3!, "if a then b; c").

@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import select
 
 from pbm.config import Settings
+from pbm.facts import Fact
 from pbm.mail.answers import Answers
 from pbm.mail.compose import Composer
 from pbm.mail.parse import ParsedMail
@@ -24,6 +25,8 @@ from pbm.passwords import fast_passwords
 from pbm.store.database import Database
 from pbm.store.models import InboundStatus, Player
 from pbm.templating import Templates
+from pbm.text import sentence
+from pbm.words import Words
 
 ALICE = "alice@example.org"
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
@@ -96,12 +99,12 @@ def test_an_automatic_mail_is_ignored_and_answered_by_nothing(database, applying
 
 
 def test_an_unreadable_mail_fails_and_its_sender_is_told_why(database, applying):
-    decision = apply(database, applying, received("", unreadable="the message took longer than 5 s to read"))
+    decision = apply(database, applying, received("", unread_because=Fact("unread-too-slow", seconds="5")))
     assert decision.status is InboundStatus.FAILED
     assert decision.notes == ["unreadable: the message took longer than 5 s to read"]
     [error] = decision.mails
     assert (error.template, error.to) == ("error", ALICE)
-    assert error.context["reason"] == (
+    assert sentence(Words().say(error.context["reason"])) == (
         "Your mail could not be read: the message took longer than 5 s to read. Nothing in it was carried out."
     )
 
@@ -119,6 +122,6 @@ def test_a_reply_to_a_damaged_reply_address_is_refused_whatever_it_says(database
     decision = apply(database, applying, received("c3", to="pbm+1-2-3-forged@example.org"))
     assert decision.notes == ["0 command(s) carried out, 1 refused"]
     [error] = decision.mails
-    assert error.template == "error" and error.context["reason"].startswith(
+    assert error.template == "error" and Words().say(error.context["reason"]).startswith(
         "The address you replied to is not a reply address of this server"
     )

@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pbm.commands.effects import OutgoingMail
+from pbm.facts import UNCONVERTED, Fact
 from pbm.mail import headers
 from pbm.mail.compose import SERVER_NAME, Answering, ComposedMail, Composer, Unaddressable
 from pbm.mail.delivery import SmtpTransport
@@ -62,10 +63,11 @@ def failure_reply(original: str = "help me", to: str = ALICE) -> OutgoingMail:
     return OutgoingMail("failure", to, {"original": original, "not_quoted": 0})
 
 
-def error_context(**fields: object) -> dict[str, object]:
-    """What an error reply's template is given, without a board: `fields` over empty defaults."""
+def error_context(reason: str = "", **fields: object) -> dict[str, object]:
+    """What an error reply's template is given, without a board: `fields` over empty defaults, the
+    reason as words not yet a fact (said as they are)."""
     return {
-        "reason": "",
+        "reason": Fact(UNCONVERTED, text=reason),
         "command": "",
         "view": None,
         "title": "",

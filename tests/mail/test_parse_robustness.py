@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pbm.facts import UNCONVERTED, Fact
 from pbm.mail.fresh import fresh_text
 from pbm.mail.parse import MailLimits, ParsedMail, parse_mail
 from tests.mail.builders import BOARD, OUR_ADDRESS, fixture, fixture_names, quoted
@@ -301,8 +302,13 @@ parsed_mails = st.builds(
     body=texts,
     references=st.lists(texts, max_size=3).map(tuple),
     auto_reason=st.none() | texts,
-    notes=st.lists(texts, max_size=3).map(tuple),
-    unreadable=st.none() | texts,
+    noted=st.lists(
+        st.builds(lambda text: Fact(UNCONVERTED, text=text), texts)
+        | st.builds(lambda count: Fact("note-attachments-ignored", count=count), st.integers(0, 99))
+        | st.builds(lambda label: Fact("note-charset-unknown", label=label, used="Latin-1"), texts),
+        max_size=3,
+    ).map(tuple),
+    unread_because=st.none() | st.builds(lambda text: Fact(UNCONVERTED, text=text), texts),
 )
 
 

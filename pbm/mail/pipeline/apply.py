@@ -71,7 +71,7 @@ def apply_mail(session: Session, read: ReadMail, applying: Applying, *, now: dat
         read.host,
     )
     if mail.unreadable:
-        reason = Fact("mail-unreadable", why=mail.unreadable)
+        reason = Fact("mail-unreadable", why=mail.unread_because)
         error = applying.answers.error(sender.address, mail.body, Plan(), reason)
         return Decision(InboundStatus.FAILED, [f"unreadable: {mail.unreadable}"], [error])
     return _carry_out(session, read, sender, applying, now)

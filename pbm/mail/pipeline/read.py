@@ -16,8 +16,10 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from pbm.commands import language as lang
+from pbm.commands.effects import listed
 from pbm.commands.plan import AnsweredFacts, ConfirmFacts, Plan, ReplyFacts, ResetFacts, conflict_keys, plan_mail
 from pbm.config import Limits
+from pbm.facts import Fact
 from pbm.mail.fresh import fresh_text
 from pbm.mail.parse import ParsedMail
 from pbm.mail.pipeline.passwords_ahead import check_passwords_ahead
@@ -101,7 +103,7 @@ class ReadMail:
 def read_mail(reader: MailReader, unread: inbox.Unread) -> Reading:
     """What the reader child makes of `unread` (given up, for a mail whose reading never finished)."""
     if unread.attempts > GIVE_UP_READING_AFTER:
-        mail = ParsedMail.unread(f"reading it was started {unread.attempts - 1} times and never finished")
+        mail = ParsedMail.unread(Fact("unread-never-finished", count=unread.attempts - 1))
         return Reading(mail, ReadCost(0.0, 0))
     return reader.read(unread.raw, envelope_sender=unread.envelope_from)
 
@@ -141,7 +143,7 @@ def plan_of(mail: ParsedMail, reply: ReplyAddress, limits: Limits, answered: Ans
         bad_reply_address=reply is True,
         answered=answered,
         max_commands=limits.commands_per_mail,
-        why_no_text="; ".join(mail.notes) if not mail.body.strip() else None,
+        why_no_text=listed(list(mail.noted), "semicolon-list") if mail.noted and not mail.body.strip() else None,
     )
 
 
