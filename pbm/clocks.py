@@ -120,6 +120,23 @@ class TimeControl:
         """The rules in English (`said` in the reader's words)."""
         return english(self.said(), time_messages.MESSAGES)
 
+    def sentence_facts(self) -> list[Fact]:
+        """The rules as facts, one a rule, for the reader's language: what `sentence` says in English."""
+        facts = [
+            Fact("time-rule-nag", span=_span_fact(self.nag)),
+            Fact("time-rule-forfeit", span=_span_fact(self.forfeit)),
+        ]
+        if self.total is not None:
+            facts.append(Fact("time-rule-total", span=_span_fact(self.total)))
+        if self.bank is not None:
+            start, increment = _span_fact(self.bank.start), _span_fact(self.bank.increment)
+            if self.bank.cap is not None:
+                cap = _span_fact(self.bank.cap)
+                facts.append(Fact("time-rule-clock-capped", start=start, increment=increment, cap=cap))
+            else:
+                facts.append(Fact("time-rule-clock", start=start, increment=increment))
+        return facts
+
     @property
     def has_clocks(self) -> bool:
         """Whether each player has a clock of their own to show (a total or a bank)."""

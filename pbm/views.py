@@ -27,6 +27,9 @@ from pbm.games.fairdice import make_record
 from pbm.store.models import Board, BoardEvent, BoardStatus, MoveRecord, Offer, OfferKind, OpenChallenge, Player, Rating
 from pbm.words import Words
 
+TALLY_UNITS = ("cell",)
+"""The tally units the catalogue has words for (``tally-cells``): Cephalopod's."""
+
 NUMBER_WIDTH = 5
 """Characters before each move in the move list: its number, right-aligned in four, and a space."""
 
@@ -50,6 +53,11 @@ def joined_names(names: Iterable[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
+SEAT_WORDS = {"South": "dodeca-south", "North": "dodeca-north"}
+"""Seat names that are words of a language (Dodeca's South and North), by their catalogue code;
+every other seat name (Paren, Angle ...) is a proper name, said as it is in every language."""
+
+
 @dataclass(frozen=True)
 class SeatView:
     index: int
@@ -58,6 +66,17 @@ class SeatView:
     userid: str
     out: bool = False
     """Out before the game's end: eliminated, or resigned from a game the others play on."""
+
+    @property
+    def said_name(self) -> Fact:
+        """The seat's name as a reader's language says it: ``South`` is ``Sud`` in French, ``Paren`` stays."""
+        code = SEAT_WORDS.get(self.name)
+        return Fact(code) if code is not None else Fact("seat-name", name=self.name)
+
+    @property
+    def heading(self) -> Fact:
+        """The seat's name as the move list heads its column: ``Angle``, ``Angle (out)``."""
+        return Fact("seat-out", seat=self.said_name) if self.out else self.said_name
 
 
 @dataclass(frozen=True)
@@ -79,6 +98,8 @@ class TimeView:
     """The time rules in words (`pbm.clocks.TimeControl.sentence`)."""
     rule_words: str
     """The same as challenge options: ``--nagtime=7 --forfeittime=21``."""
+    rule_facts: tuple[Fact, ...] = ()
+    """The time rules as facts, one a rule (`pbm.clocks.TimeControl.sentence_facts`): `rules` in any language."""
     to_move: str | None = None
     waited: timedelta | None = None
     """How long the player to move has had the turn (time away not counted)."""
@@ -108,11 +129,14 @@ def time_view(board: Board, rules: TimeControl, turn: Turn | None) -> TimeView:
                 left = rules.total - used if rules.total is not None else None
             clocks.append(ClockView(seat.player.userid, used, left))
     if turn is None or board.to_move is None:
-        return TimeView(rules.sentence(), rules.words(all_rules=True), clocks=clocks)
+        return TimeView(
+            rules.sentence(), rules.words(all_rules=True), tuple(rules.sentence_facts()), clocks=clocks
+        )
     away = turn.away_now
     return TimeView(
         rules.sentence(),
         rules.words(all_rules=True),
+        tuple(rules.sentence_facts()),
         to_move=board.seats[board.to_move].player.userid,
         waited=turn.waited,
         forfeit_at=turn.forfeit_at,
@@ -172,14 +196,21 @@ class MoveView:
     """Played from the player's queue."""
 
     @property
-    def text(self) -> str:
+    def did(self) -> Fact:
         """What the move did, after the mover's name: ``played c3=b3+d3, capturing 2 dice (...)``,
         and ``(Auto)`` when the queue played it."""
         if self.report is not None:
-            text = Words().say(self.report.fact)
+            did = self.report.fact
         else:
-            text = {RESIGN: "resigned", FORFEIT: "forfeited"}.get(self.notation, f"played {self.notation}")
-        return f"{text} (Auto)" if self.auto else text
+            did = {RESIGN: Fact("resigned"), FORFEIT: Fact("forfeited")}.get(self.notation) or Fact(
+                "played", move=self.notation
+            )
+        return Fact("played-from-queue", did=did) if self.auto else did
+
+    @property
+    def text(self) -> str:
+        """`did` in English (the JSON API's words)."""
+        return Words().say(self.did)
 
     @property
     def shown(self) -> str:
@@ -234,35 +265,53 @@ class Standing:
 
     @property
     def end_reason(self) -> str:
-        """How it ended, in words: ``won, holding 13 of the 25 cells``; empty while the game goes on."""
+        """How it ended, in English: ``won, holding 13 of the 25 cells``; empty while the game goes on."""
         return Words().say(self.end_fact) if self.end_fact is not None else ""
 
     @property
-    def result(self) -> str:
+    def result_fact(self) -> Fact:
         """How a game that is over ended: ``bob won, holding 13 of the 25 cells``, ``cancelled: ...``."""
+        assert self.end_fact is not None, "only a game that is over has a result"
         if self.status == BoardStatus.CANCELLED:
-            return f"cancelled: {self.end_reason}"
-        return f"{joined_names(s.userid for s in self.winners)} {self.end_reason}"
+            return Fact("cancelled-because", why=self.end_fact)
+        return Fact("winners-result", winners=[s.userid for s in self.winners], result=self.end_fact)
+
+    @property
+    def sentence_fact(self) -> Fact:
+        """One sentence: ``It is bob's turn (Angle).``, ``bob won, holding 13 of the 25 cells.``"""
+        if self.status == BoardStatus.CANCELLED:
+            return Fact("game-was-cancelled", why=self.end_fact)
+        if self.status == BoardStatus.FINISHED:
+            return Fact("game-result", result=self.result_fact)
+        assert self.to_move is not None
+        return Fact("turn-of", userid=self.to_move.userid, seat=self.to_move.said_name)
+
+    @property
+    def standing_fact(self) -> Fact:
+        """A few words for a list or a subject: ``bob to move``, ``won by bob``, ``tie: alice and bob``."""
+        if self.status == BoardStatus.CANCELLED:
+            return Fact("standing-cancelled")
+        if self.status == BoardStatus.FINISHED:
+            names = [s.userid for s in self.winners]
+            return Fact("standing-won-by", userid=names[0]) if len(names) == 1 else Fact("standing-tie", userids=names)
+        if self.to_move is not None:
+            return Fact("standing-to-move", userid=self.to_move.userid)
+        return Fact("standing-active")
+
+    @property
+    def result(self) -> str:
+        """`result_fact` in English."""
+        return Words().say(self.result_fact)
 
     @property
     def sentence(self) -> str:
-        """One sentence: ``It is bob's turn (Angle).``, ``bob won, holding 13 of the 25 cells.``"""
-        if self.status == BoardStatus.CANCELLED:
-            return f"The game was cancelled: {self.end_reason}."
-        if self.status == BoardStatus.FINISHED:
-            return self.result + "."
-        assert self.to_move is not None
-        return f"It is {self.to_move.userid}'s turn ({self.to_move.name})."
+        """`sentence_fact` in English."""
+        return Words().say(self.sentence_fact)
 
     @property
     def standing(self) -> str:
-        """A few words for a list or a subject: ``bob to move``, ``won by bob``, ``tie: alice and bob``."""
-        if self.status == BoardStatus.CANCELLED:
-            return "cancelled"
-        if self.status == BoardStatus.FINISHED:
-            names = joined_names(s.userid for s in self.winners)
-            return f"won by {names}" if len(self.winners) == 1 else f"tie: {names}"
-        return f"{self.to_move.userid} to move" if self.to_move is not None else "active"
+        """`standing_fact` in English (a page's status, the JSON API)."""
+        return Words().say(self.standing_fact)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -276,7 +325,12 @@ class BoardView(Standing):
     seats: list[SeatView]
     moves: list[MoveView]
     board_text: str
+    drawing: str
+    """`board_text` without the lines below it that are words: those are `drawing_facts` (`Game.drawing`)."""
+    drawing_facts: list[Fact]
     notes: list[str]
+    note_facts: list[Fact]
+    """`notes` as facts, said in the reader's language (`Game.public_facts`)."""
     created_at: datetime
     updated_at: datetime
     cells: list[BoardCell] = field(default_factory=list)
@@ -321,19 +375,41 @@ class BoardView(Standing):
         return self.at_move is None and self.status != BoardStatus.ACTIVE
 
     @property
-    def summary(self) -> str:
+    def summary_fact(self) -> Fact:
         """One sentence on where the game stands, or which earlier board this is."""
         if self.at_move is not None:
-            return f"This is the board after move {self.at_move}."
-        return self.sentence
+            return Fact("board-after-move", number=self.at_move)
+        return self.sentence_fact
+
+    @property
+    def summary(self) -> str:
+        """`summary_fact` in English."""
+        return Words().say(self.summary_fact)
 
     @property
     def viewer_to_move(self) -> bool:
         return self.to_move is not None and self.to_move.index == self.viewer
 
     def names_of(self, seats: Iterable[int]) -> str:
-        """The userids of `seats`, joined as a sentence writes them."""
-        return joined_names(self.seats[seat].userid for seat in seats)
+        """The userids of `seats`, joined as an English sentence writes them."""
+        return joined_names(self.userids_of(seats))
+
+    def move_news(self, move: MoveView) -> Fact:
+        """What `move` did, as the first line of the mail about it: ``bob played c3.``"""
+        return Fact("move-news", userid=self.seats[move.seat].userid, did=move.did)
+
+    def out_news(self, report: MoveReport) -> Fact:
+        """Who a move put out of the game, and why: ``carol is out, with no cell left.``"""
+        return Fact("players-out", userids=self.userids_of(report.eliminated), why=report.why)
+
+    def challenge_news(self, challenger: str) -> Fact:
+        """The first line of a new game's mail: ``alice challenged bob and carol to a new game.``"""
+        others = [seat.userid for seat in self.seats if seat.userid != challenger]
+        return Fact("challenged-to-new-game", userid=challenger, userids=others)
+
+    def userids_of(self, seats: Iterable[int]) -> list[str]:
+        """The userids of `seats`: a list parameter of a fact, joined as the reader's language joins them."""
+        return [self.seats[seat].userid for seat in seats]
 
     def tally_text(self, tally: Sequence[int] | None = None) -> str:
         """Every seat's count: ``alice 9, bob 9, carol 7`` (this board's when no `tally` is given)."""
@@ -345,6 +421,16 @@ class BoardView(Standing):
     def tally_title(self) -> str:
         """`tally_unit` as the heading of a count: ``Cells``."""
         return self.tally_unit.capitalize() + "s"
+
+    def tally_fact(self, tally: Sequence[int] | None = None, *, at_the_end: bool = False) -> Fact:
+        """Every seat's count as a sentence: ``Cells: alice 9, bob 9, carol 7.``, ``Cells at the end: ...``
+        (this board's when no `tally` is given). The counts are names and numbers, the same in every
+        language; the heading is a word (a game whose unit has no words of its own keeps `tally_title`)."""
+        counts = self.tally_text(tally)
+        code = f"tally-{self.tally_unit}s{'-at-the-end' if at_the_end else ''}"
+        if self.tally_unit in TALLY_UNITS:
+            return Fact(code, counts=counts)
+        return Fact("tally-of-at-the-end" if at_the_end else "tally-of", title=self.tally_title, counts=counts)
 
     @property
     def column_width(self) -> int:
@@ -455,6 +541,8 @@ def board_view(
     def shown_at(move: int) -> bool:
         return at_move is None or move <= at_move
 
+    note_facts = engine.public_facts(state, game_over=current and not active)
+    drawing, below = engine.drawing(state, viewer=viewer)
     move_views = [
         MoveView(m.number, m.seat, m.notation, m.comment, m.created_at, move_report(m.report), bool(m.auto))
         for m in moves
@@ -469,8 +557,11 @@ def board_view(
         seats=seats,
         moves=move_views,
         board_text=engine.render(state, viewer=viewer),
+        drawing=drawing,
+        drawing_facts=below,
         cells=engine.cells(state) if with_cells else [],
-        notes=engine.public_notes(state, game_over=current and not active),
+        notes=[Words().say(note) for note in note_facts],
+        note_facts=note_facts,
         to_move=to_move,
         winners=[seats[i] for i in (game.winners or [])] if current else [],
         end_fact=end_fact(game) if current else None,

@@ -52,7 +52,7 @@ def seek(ctx: Context, command: lang.Seek) -> list[OutgoingMail]:
         "player": player,
         "game": engine,
         "seek": now_seeking,
-        "options": _options_text(engine, now_seeking.options if now_seeking else {}),
+        "options": options_text(engine, now_seeking.options if now_seeking else {}),
         "paired": paired,
         "full": policy.at_limit(ctx, engine.name, player),
     }
@@ -119,10 +119,6 @@ def _agree(mine: dict[str, Any], theirs: dict[str, Any]) -> dict[str, Any] | Non
     if mine and theirs and mine != theirs:
         return None
     return dict(mine or theirs)
-
-
-def _options_text(engine: Game[Any], options: dict[str, Any]) -> str:
-    return options_text(engine, options) or "any options"
 
 
 def list_open(ctx: Context, command: lang.OpenChallenges) -> list[OutgoingMail]:

@@ -241,24 +241,30 @@ def _digest_line(digest: DigestFacts, line: str) -> Step | None:
     return lang.Move(game_type, board, digest.userid, None, move, replied_at=at_ply, line=line)
 
 
+YOUR_REPLY = "(your reply)"
+"""The line of a plan step that stands for a whole reply (to a password reset, to a request to
+confirm an address) rather than for one of its lines: an error mail says it as the fact
+``your-reply``, in its reader's language (`pbm.mail.answers`)."""
+
+
 def _reset_plan(reset: ResetFacts, text: str) -> Plan:
     """A reply to a password reset mail: the new password alone on its first line, nothing else
     carried out (the rest is never quoted back: it may hold the password again)."""
     line = _first_line(text)
     if reset.userid is None:
-        return Plan([lang.CommandError("reset-address-unknown", "(your reply)")], private=True)
+        return Plan([lang.CommandError("reset-address-unknown", YOUR_REPLY)], private=True)
     words = lang.words_of(line)
     if len(words) != 1:
-        return Plan([lang.CommandError("reset-reply-without-password", "(your reply)")], private=True)
-    return Plan([lang.ResetPassword(reset.userid, reset.token, words[0], line="(your reply)")], private=True)
+        return Plan([lang.CommandError("reset-reply-without-password", YOUR_REPLY)], private=True)
+    return Plan([lang.ResetPassword(reset.userid, reset.token, words[0], line=YOUR_REPLY)], private=True)
 
 
 def _confirm_plan(confirming: ConfirmFacts, text: str, max_commands: int) -> Plan:
     """A reply to a mail asking to confirm an address: any reply confirms it (its first line may
     be empty, or say ``confirm``). When that line is a command, the reply's commands run after."""
     if confirming.userid is None:
-        return Plan([lang.CommandError("confirmation-address-unknown", "(your reply)")])
-    confirmation = lang.ConfirmAddress(confirming.userid, confirming.token, line="(your reply)")
+        return Plan([lang.CommandError("confirmation-address-unknown", YOUR_REPLY)])
+    confirmation = lang.ConfirmAddress(confirming.userid, confirming.token, line=YOUR_REPLY)
     if not verbs.is_command_line(_first_line(text)):
         return Plan([confirmation])
     commands = _command_plan("", text, max_commands)

@@ -15,10 +15,9 @@ from pbm.commands import language as lang
 from pbm.commands import play, recipients
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Refused
+from pbm.facts import Fact
 from pbm.games import Game
 from pbm.store import boards, submissions
-from pbm.views import joined_names
-from pbm.words import Words
 
 LONGEST_MOVE_WORDS = 3
 """A move is written in at most this many words (Dodeca's ``roll c2`` takes two)."""
@@ -122,7 +121,8 @@ def _preview(
         "game": engine.name,
         "played": played,
         "board_text": engine.render(state, viewer=viewer),
-        "result": joined_names(names[seat] for seat in result.winners) + " " + Words().say(result.fact)
+        "drawing": engine.drawing(state, viewer=viewer),
+        "result": Fact("winners-result", winners=[names[seat] for seat in result.winners], result=result.fact)
         if result
         else None,
         "to_move": names[state.to_move] if result is None else None,

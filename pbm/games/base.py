@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
-from pbm.facts import Catalogue, Fact, Factual, english, merged
+from pbm.facts import UNCONVERTED, Catalogue, Fact, Factual, english, merged
 from pbm.games.messages import MESSAGES
 
 if TYPE_CHECKING:
@@ -469,6 +469,12 @@ class Game(ABC, Generic[S]):
     def render(self, state: S, viewer: int | None = None) -> str:
         """The ASCII board of the mail replies (`viewer` is the reader's seat, if any)."""
 
+    def drawing(self, state: S, viewer: int | None = None) -> tuple[str, list[Fact]]:
+        """`render` in two parts, for a reader of any language: the drawing (notation, the same in
+        every language) and the lines below it that are words (Cubeo's dice in hand), as facts.
+        A game whose drawing has no words keeps the default: all of `render`, no facts."""
+        return self.render(state, viewer=viewer), []
+
     @abstractmethod
     def cells(self, state: S) -> list[BoardCell]:
         """The cells `render` draws, as data for pictures that are not ASCII (the web page).
@@ -518,17 +524,29 @@ class Game(ABC, Generic[S]):
         return None
 
     def public_notes(self, state: S, *, game_over: bool = False) -> list[str]:
-        """Lines to print with the board in mails and pages (e.g. a dice commitment).
+        """Lines to print with the board in mails and pages (e.g. a dice commitment), in English:
+        `public_facts` said. A game may override this one instead, with lines written in English.
 
         `game_over` says the game has ended by other means than the rules (a
         resignation), so hidden state may now be revealed.
         """
-        return []
+        facts = type(self).public_facts is not Game.public_facts
+        return [english(fact, catalogue()) for fact in self.public_facts(state, game_over=game_over)] if facts else []
+
+    def public_facts(self, state: S, *, game_over: bool = False) -> list[Fact]:
+        """`public_notes` as facts, each said in its reader's language. A game that writes its notes
+        in English (`public_notes`) has them passed on as written."""
+        return [Fact(UNCONVERTED, text=note) for note in self.public_notes(state, game_over=game_over)]
 
     @property
     def attribution(self) -> str:
         """How every help text and page credits the game: ``Cephalopod, a game by Mark Steere``."""
         return f"{self.title}, a game by {self.designer}"
+
+    @property
+    def attribution_fact(self) -> Fact:
+        """`attribution` as a fact, for a reader of any language."""
+        return Fact("game-by", game=self.title, designer=self.designer)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} game {self.name!r}>"

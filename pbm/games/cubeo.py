@@ -95,7 +95,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from pbm.facts import Fact
+from pbm.facts import Fact, english
 from pbm.games.base import (
     DIE,
     BoardCell,
@@ -108,6 +108,7 @@ from pbm.games.base import (
     Option,
     Result,
 )
+from pbm.games.messages import MESSAGES
 
 Cell = tuple[int, int]
 
@@ -509,11 +510,20 @@ def render_board(state: State, width: int = MAIL_WIDTH) -> str:
             cells = " ".join(_render_cell(board.get((x, y)), cell_width) for x in band)
             lines.append(f"{y:>{label_width}} {cells} {y}")
         lines.append(labels)
-    names = Cubeo.seat_names
-    lines.append(
-        f"In hand: {names[0]} (n) {state.in_hand(0)}, {names[1]} <n> {state.in_hand(1)} (of {state.options.dice} each)"
-    )
     return "\n".join(lines)
+
+
+def in_hand(state: State) -> Fact:
+    """The line below the board: each seat's dice still in hand, ``In hand: Paren (n) 5, Angle <n> 5 (of 6 each)``."""
+    names = Cubeo.seat_names
+    return Fact(
+        "cubeo-in-hand",
+        first=names[0],
+        first_count=state.in_hand(0),
+        second=names[1],
+        second_count=state.in_hand(1),
+        dice=state.options.dice,
+    )
 
 
 HELP = """\
@@ -899,7 +909,12 @@ class Cubeo(Game[State]):
 
     def render(self, state: State, viewer: int | None = None) -> str:
         """The board of the mail replies; Cubeo hides nothing, so every viewer sees the same."""
-        return render_board(state)
+        drawing, below = self.drawing(state, viewer)
+        return "\n".join([drawing, *(english(fact, MESSAGES) for fact in below)])
+
+    def drawing(self, state: State, viewer: int | None = None) -> tuple[str, list[Fact]]:
+        """The formation, and below it the dice in hand (words: `in_hand`)."""
+        return render_board(state), [in_hand(state)]
 
     def cells(self, state: State) -> list[BoardCell]:
         """The formation's bounding box and a one-cell margin, as `render` draws it.

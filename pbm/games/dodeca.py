@@ -308,6 +308,7 @@ class Dodeca(Game[State]):
     title = "Dodeca"
     designer = "Warpspawn"
     attribution = "Dodeca, from the Warpspawn games pages"  # the rule text names its source, not a person
+    attribution_fact = Fact("dodeca-attribution", game="Dodeca", source="Warpspawn")
     min_players = 2
     max_players = 2
     seat_names = SEATS
@@ -531,19 +532,21 @@ class Dodeca(Game[State]):
         """Every roll of the game so far, in roll order: the dice record `pbm verify-dice` checks."""
         return state.rolls
 
-    def public_notes(self, state: State, *, game_over: bool = False) -> list[str]:
+    def public_facts(self, state: State, *, game_over: bool = False) -> list[Fact]:
         """The dice commitment, who won the roll-off (first board), a reroll reminder; the seed at the end."""
         notes = [commitment_note(state.seed)]
         rolloff = [r.face for r in state.rolls if r.what.startswith("roll-off")]
         if state.ply == 0 and rolloff:
-            pairs = "; ".join(f"South {s}, North {n}" for s, n in zip(rolloff[::2], rolloff[1::2]))
-            notes.append(f"Who starts (a d10 each): {pairs}. {SEATS[state.to_move]} moves first.")
+            pairs: Fact | None = None
+            # Each pair of rolls after the one before ("South 3, North 3; South 5, North 2"): a tie rolls again.
+            for south, north in reversed(list(zip(rolloff[::2], rolloff[1::2]))):
+                pair = Fact("dodeca-roll-off-pair", south=south, north=north)
+                pairs = pair if pairs is None else Fact("dodeca-roll-off-then", first=pair, then=pairs)
+            notes.append(Fact("dodeca-who-starts", pairs=pairs, seat=SEAT_FACTS[state.to_move]))
         if game_over or self.result(state) is not None:
             notes.extend(reveal_notes(state.seed))
         elif state.rerolled[state.to_move]:
-            notes.append(
-                f"{SEATS[state.to_move]} rerolled last turn, so may reroll now only if no die of theirs can move."
-            )
+            notes.append(Fact("dodeca-may-reroll-only-if-stuck", seat=SEAT_FACTS[state.to_move]))
         return notes
 
     # -- storage -------------------------------------------------------------------

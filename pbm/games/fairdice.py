@@ -65,6 +65,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pbm.facts import Fact
+
 SEED_BYTES = 32
 MAX_SIDES = 256
 
@@ -141,18 +143,20 @@ def next_roll(seed: bytes, log: Sequence[Roll], sides: int, move: int, what: str
 # -- what the boards print ---------------------------------------------------
 
 
-def commitment_note(seed: bytes) -> str:
+def commitment_note(seed: bytes) -> Fact:
     """The line every board of a game with dice carries from the first one on."""
-    return f"Dice commitment: SHA-256 of the secret dice seed is {commitment(seed)}"
+    return Fact("dice-commitment", hash=commitment(seed))
 
 
-def reveal_notes(seed: bytes) -> list[str]:
+def reveal_notes(seed: bytes) -> list[Fact]:
     """The lines printed once the game is over (however it ended): the seed and where to check it."""
-    return [
-        f"Dice seed (revealed): {seed.hex()}",
-        'Check every roll: roll i is HMAC-SHA256(seed, "roll:<i>") mapped onto the die'
-        " (recipe in pbm/games/fairdice.py, or run: pbm verify-dice)",
-    ]
+    check = Fact(
+        "dice-check-every-roll",
+        formula='HMAC-SHA256(seed, "roll:<i>")',
+        recipe="pbm/games/fairdice.py",
+        command="pbm verify-dice",
+    )
+    return [Fact("dice-seed-revealed", seed=seed.hex()), check]
 
 
 # -- the verifier ------------------------------------------------------------

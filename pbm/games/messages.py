@@ -36,6 +36,8 @@ EVERY_GAME: Catalogue = {
     "one-or-other": "{first} or {other}",
     # What a move did (`MoveReport`).
     "played": "played {move}",
+    # How the list of games credits a game (`Game.attribution_fact`).
+    "game-by": "{game}, a game by {designer}",
 }
 
 _FILLED_TIE = "when the board filled up with a tie for first place"
@@ -169,6 +171,8 @@ CUBEO: Catalogue = {
     "cubeo-remove-not-allowed": "-{cell} takes a die off the board, which only the -remove option allows",
     "cubeo-remove-last-die": "you cannot remove your last die on the board",
     "cubeo-remove-not-legal": "-{cell} is not a legal removal here",
+    # The line below the board (`pbm.games.cubeo.in_hand`).
+    "cubeo-in-hand": "In hand: {first} (n) {first_count}, {second} <n> {second_count} (of {dice} each)",
     # What a move did.
     "cubeo-adding": "played {move}, adding a die at {cell} ({left} left in hand)",
     "cubeo-adding-the-last": "played {move}, adding a die at {cell} (none left in hand)",
@@ -183,6 +187,19 @@ CUBEO: Catalogue = {
 _DODECA_CAPTURED = "played {move}: the {kind} captured the {taken} on {square} and shows {face}"
 
 DODECA: Catalogue = {
+    "dodeca-attribution": "{game}, from the {source} games pages",
+    # The notes below the board (`Dodeca.public_facts`).
+    "dodeca-roll-off-pair": "South {south}, North {north}",
+    "dodeca-roll-off-then": "{first}; {then}",
+    "dodeca-who-starts": "Who starts (a d10 each): {pairs}. {seat} moves first.",
+    "dodeca-may-reroll-only-if-stuck": (
+        "{seat} rerolled last turn, so may reroll now only if no die of theirs can move."
+    ),
+    "dice-commitment": "Dice commitment: SHA-256 of the secret dice seed is {hash}",
+    "dice-seed-revealed": "Dice seed (revealed): {seed}",
+    "dice-check-every-roll": (
+        "Check every roll: roll i is {formula} mapped onto the die (recipe in {recipe}, or run: {command})"
+    ),
     # Positions (`from_position`).
     "dodeca-not-a-position": (
         "'{position}' is not a Dodeca position: write '<rows> <to-move> <rerolled>',"

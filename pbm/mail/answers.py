@@ -15,7 +15,7 @@ import pbm.games
 from pbm.commands import language as lang
 from pbm.commands import masking
 from pbm.commands.effects import BoardRef, OutgoingMail, Refused, ReplyAs
-from pbm.commands.plan import Plan
+from pbm.commands.plan import YOUR_REPLY, Plan
 from pbm.facts import UNCONVERTED, Fact, Factual
 
 
@@ -48,11 +48,14 @@ class Answers:
         view = refusal.view if refusal is not None else None
         board = (refusal.about if refusal is not None else None) or _board_of(command) or about
         secrets = plan.secrets()
-        if command is not None:
+        line = command.line if command is not None else reason.line if isinstance(reason, lang.CommandError) else ""
+        shown: str | Fact
+        if line == YOUR_REPLY:
+            shown = Fact("your-reply")  # a whole reply, said in the reader's language
+        elif command is not None:
             shown = masking.mask_passwords(command.line, secrets)
         else:
             # A line that parsed as nothing may hide a password anywhere after its userid.
-            line = reason.line if isinstance(reason, lang.CommandError) else ""
             shown = masking.mask_passwords(line, secrets, unparsed=True)
         nothing_parsed = not any(isinstance(step, lang.Command) for step in plan.steps)
         context = {

@@ -62,7 +62,8 @@ def english_template_words(fact: Fact) -> set[str]:
     for template in templates:
         text = "".join(literal for literal, _, _, _ in string.Formatter().parse(template))
         text = re.sub(r"-{1,2}[a-z]+|\b[A-Z]{2,}\b", "", text)  # options, and the placeholders of a command
-        text = re.sub(r"\b[A-Z][a-z]+/[A-Za-z_/]+", "", text)  # time zones by their IANA names, as the server reads them
+        # time zones by their IANA names, as the server reads them
+        text = re.sub(r"\b[A-Z][a-z]+/[A-Za-z_/]+", "", text)
         words |= {word.lower() for word in re.findall(r"[A-Za-z_]{3,}", text)} - SERVER_WORDS
     for value in fact.params.values():
         for item in value if isinstance(value, list) else [value]:
