@@ -1,0 +1,252 @@
+"""The bots' ladder: a round robin between the levels of each game, fitted to Elo ratings.
+
+    python -m benchmarks.ladder [--games N] [--cubeo-games N] [--dodeca-games N] [--workers W]
+                                [--out pbm/bots/strength.json]
+
+Every level of a game meets every other level, and a random mover ("level 0", the anchor at
+0 Elo) meets level 1: neighbouring levels play `--games` games each (seats alternate), pairs
+further apart a quarter as many, since they say little the neighbours do not. Cephalopod is
+played on its 5x5 board by two players.
+
+Ratings are a Bradley-Terry fit (a draw counts half a win to each side; one drawn game between
+every pair that met is added as a prior, so that a level that won every game still has a finite
+rating), said in Elo (400 log10 of the strength ratio). The 95% intervals come from a bootstrap
+of the games, pair by pair, refitted `BOOTSTRAP` times; the interval of a level's lead over the
+one below is its own, not the difference of two intervals. A game still going after `--plies`
+plies is scored a draw (long Cubeo and Dodeca games of weak levels wander).
+
+Seconds per move are measured here, on this machine, with whatever else runs on it: the
+figures to compare are the ones of the same run. The results go to `--out`, which the help
+and the web show (committed after a run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pbm.bots
+import pbm.games
+
+BOOTSTRAP = 200
+RANDOM = 0
+"""The level number of the random mover the ladder anchors at 0 Elo."""
+OUT = Path(pbm.bots.__file__).parent / "strength.json"
+
+
+@dataclass(frozen=True)
+class Game:
+    """One game of the ladder: which levels sit in which seat, and the seeds of everything random."""
+
+    game: str
+    seats: tuple[int, int]
+    number: int
+    max_plies: int
+
+
+@dataclass(frozen=True)
+class Played:
+    game: str
+    seats: tuple[int, int]
+    score: float
+    """Seat 0's share of the win: 1, 0.5 (a tie, or the ply cap) or 0."""
+    plies: int
+    seconds: tuple[float, float]
+    moves: tuple[int, int]
+    capped: bool
+    """Stopped at the ply cap (and scored a draw)."""
+
+
+def play(task: Game) -> Played:
+    """Play one ladder game to its end (or the ply cap)."""
+    engine = pbm.games.get(task.game)
+    secret = random.Random(f"{task.game} {task.seats} {task.number} dice").randbytes(32)
+    state = engine.new(seed=secret) if task.game == "dodeca" else engine.new()
+    movers = random.Random(f"{task.game} {task.seats} {task.number} random")
+    seconds, moves = [0.0, 0.0], [0, 0]
+    plies = 0
+    while engine.result(state) is None and plies < task.max_plies:
+        seat = state.to_move
+        level = task.seats[seat]
+        started = time.perf_counter()
+        if level == RANDOM:
+            move = movers.choice(engine.legal_moves(state))
+        else:
+            move = pbm.bots.choose(task.game, state, level, seed=f"{task.number} {plies}")
+        seconds[seat] += time.perf_counter() - started
+        moves[seat] += 1
+        state = engine.play(state, move)
+        plies += 1
+    result = engine.result(state)
+    score = 0.5 if result is None else (1.0 / len(result.winners) if 0 in result.winners else 0.0)
+    return Played(task.game, task.seats, score, plies, (seconds[0], seconds[1]), (moves[0], moves[1]), result is None)
+
+
+def schedule(game: str, games: int, max_plies: int) -> list[Game]:
+    """Every pair of levels (and random against level 1), seats alternating."""
+    levels = pbm.bots.levels(game)
+    pairs = [(RANDOM, levels[0])] + [(a, b) for i, a in enumerate(levels) for b in levels[i + 1 :]]
+    tasks = []
+    for low, high in pairs:
+        count = games if high - low == 1 else max(2, games // 4)
+        for number in range(count):
+            seats = (low, high) if number % 2 == 0 else (high, low)
+            tasks.append(Game(game, seats, number, max_plies))
+    return tasks
+
+
+def fit(results: Sequence[tuple[int, int, float]], players: Sequence[int]) -> dict[int, float]:
+    """Bradley-Terry ratings in Elo, `players[0]` at 0, from (a, b, a's score) games.
+
+    Hunter's MM iteration; a draw is half a win each, and a prior drawn game per pair that met
+    keeps every rating finite.
+    """
+    wins: dict[int, float] = defaultdict(float)
+    meetings: dict[tuple[int, int], float] = defaultdict(float)
+    for a, b, score in results:
+        wins[a] += score
+        wins[b] += 1 - score
+        meetings[min(a, b), max(a, b)] += 1
+    for a, b in list(meetings):
+        wins[a] += 0.5
+        wins[b] += 0.5
+        meetings[a, b] += 1
+    strength = dict.fromkeys(players, 1.0)
+    for _ in range(2000):
+        change = 0.0
+        for player in players:
+            denominator = 0.0
+            for (a, b), count in meetings.items():
+                if player in (a, b):
+                    denominator += count / (strength[a] + strength[b])
+            new = wins[player] / denominator if denominator else strength[player]
+            change = max(change, abs(math.log(new / strength[player])))
+            strength[player] = new
+        if change < 1e-9:
+            break
+    anchor = strength[players[0]]
+    return {player: 400 * math.log10(strength[player] / anchor) for player in players}
+
+
+def ladder(played: Sequence[Played], rng: random.Random) -> dict[str, object]:
+    """The table of one game: each level's rating, its lead over the level below, their 95%
+    intervals, games and seconds per move."""
+    players = sorted({level for p in played for level in p.seats})
+    results = [(p.seats[0], p.seats[1], p.score) for p in played]
+    ratings = fit(results, players)
+    by_pair: dict[tuple[int, int], list[tuple[int, int, float]]] = defaultdict(list)
+    for result in results:
+        by_pair[min(result[:2]), max(result[:2])].append(result)
+    samples: dict[int, list[float]] = defaultdict(list)
+    leads: dict[int, list[float]] = defaultdict(list)
+    for _ in range(BOOTSTRAP):
+        resampled = [rng.choice(games) for games in by_pair.values() for _ in games]
+        refit = fit(resampled, players)
+        for index, player in enumerate(players):
+            samples[player].append(refit[player])
+            if index:
+                leads[player].append(refit[player] - refit[players[index - 1]])
+    seconds: dict[int, float] = defaultdict(float)
+    moves: dict[int, int] = defaultdict(int)
+    games: dict[int, int] = defaultdict(int)
+    for p in played:
+        for seat, level in enumerate(p.seats):
+            seconds[level] += p.seconds[seat]
+            moves[level] += p.moves[seat]
+            games[level] += 1
+    rows = []
+    for index, player in enumerate(players):
+        row: dict[str, object] = {
+            "level": player,
+            "elo": round(ratings[player]),
+            "elo_95": _interval(samples[player]),
+            "games": games[player],
+            "seconds_per_move": round(seconds[player] / max(1, moves[player]), 4),
+        }
+        if index:
+            row["lead"] = round(ratings[player] - ratings[players[index - 1]])
+            row["lead_95"] = _interval(leads[player])
+        rows.append(row)
+    pairs = []
+    for (a, b), games_of_pair in sorted(by_pair.items()):
+        score_b = sum((1 - s) if first == a else s for first, _, s in games_of_pair)
+        pairs.append({"levels": [a, b], "games": len(games_of_pair), "score_of_higher": score_b})
+    return {
+        "levels": rows,
+        "pairs": pairs,
+        "games": len(played),
+        "mean_plies": round(sum(p.plies for p in played) / max(1, len(played)), 1),
+        "draws": sum(1 for p in played if p.score == 0.5),
+        "capped": sum(1 for p in played if p.capped),
+    }
+
+
+def _interval(values: list[float]) -> list[int]:
+    ordered = sorted(values)
+    low = ordered[int(0.025 * (len(ordered) - 1))]
+    high = ordered[int(math.ceil(0.975 * (len(ordered) - 1)))]
+    return [round(low), round(high)]
+
+
+def show(game: str, table: dict[str, object]) -> str:
+    lines = [f"{game}: {table['games']} games, {table['mean_plies']} plies a game on average, "
+             f"{table['draws']} drawn, {table['capped']} of them stopped at the ply cap"]
+    lines.append(f"  {'level':>5} {'Elo':>6} {'95%':>13} {'lead':>6} {'95%':>13} {'games':>6} {'s/move':>8}")
+    for row in table["levels"]:  # type: ignore[attr-defined]
+        level = "random" if row["level"] == RANDOM else str(row["level"])
+        lead = f"{row['lead']:>6} {str(row['lead_95']):>13}" if "lead" in row else " " * 20
+        lines.append(f"  {level:>5} {row['elo']:>6} {str(row['elo_95']):>13} {lead} {row['games']:>6}"
+                     f" {row['seconds_per_move']:>8}")
+    for pair in table["pairs"]:  # type: ignore[attr-defined]
+        a, b = pair["levels"]
+        lines.append(f"  level {b} against {'random' if a == RANDOM else a}: "
+                     f"{pair['score_of_higher']}/{pair['games']}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.ladder", description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=100, help="Cephalopod games per neighbouring pair (100)")
+    parser.add_argument("--cubeo-games", type=int, default=20, help="Cubeo games per neighbouring pair (20)")
+    parser.add_argument("--dodeca-games", type=int, default=20, help="Dodeca games per neighbouring pair (20)")
+    parser.add_argument("--plies", type=int, default=300, help="plies after which a game counts as a draw (300)")
+    parser.add_argument("--workers", type=int, default=2, help="games played at once, one process each (2)")
+    parser.add_argument("--games-only", nargs="*", default=None, help="only these games")
+    parser.add_argument("--out", type=Path, default=OUT, help=f"where to write the results ({OUT})")
+    args = parser.parse_args(argv)
+
+    counts = {"cephalopod": args.games, "cubeo": args.cubeo_games, "dodeca": args.dodeca_games}
+    chosen = args.games_only or list(counts)
+    tasks = [task for game in chosen for task in schedule(game, counts[game], args.plies)]
+    started = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+        played = list(pool.map(play, tasks))
+    elapsed = time.perf_counter() - started
+    rng = random.Random(31)
+    tables = {game: ladder([p for p in played if p.game == game], rng) for game in chosen}
+    for game, table in tables.items():
+        print(show(game, table))
+    print(f"{len(played)} games in {elapsed:.0f} s on {args.workers} workers")
+    report = {
+        "measured": time.strftime("%Y-%m-%d", time.gmtime()),
+        "games_per_neighbouring_pair": {game: counts[game] for game in chosen},
+        "ply_cap": args.plies,
+        "seconds": round(elapsed),
+        "games": tables,
+    }
+    args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    print(f"written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
