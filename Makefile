@@ -10,7 +10,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test slow coverage faults season lint bench clean
+.PHONY: run test slow coverage faults season lint bench ladder clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,14 @@ lint: $(BIN)/.installed
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m benchmarks
+
+# The bots' round robin and its Elo table (pbm/bots/strength.json, which help and web show): in a
+# bounded form by default, a few minutes per game on two cores; LADDER="--games 100" for the
+# issue's full size (hours: a Cephalopod game of the strongest levels runs 140 plies).
+LADDER ?= --games 6 --cubeo-games 4 --dodeca-games 4
+
+ladder: $(BIN)/.installed
+	$(BIN)/python -m benchmarks.ladder $(LADDER)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis

@@ -5,7 +5,7 @@
 
 Every level of a game meets every other level, and a random mover ("level 0", the anchor at
 0 Elo) meets level 1: neighbouring levels play `--games` games each (seats alternate), pairs
-further apart a quarter as many, since they say little the neighbours do not. Cephalopod is
+further apart `--far` times as many, since they say little the neighbours do not. Cephalopod is
 played on its 5x5 board by two players.
 
 Ratings are a Bradley-Terry fit (a draw counts half a win to each side; one drawn game between
@@ -91,13 +91,14 @@ def play(task: Game) -> Played:
     return Played(task.game, task.seats, score, plies, (seconds[0], seconds[1]), (moves[0], moves[1]), result is None)
 
 
-def schedule(game: str, games: int, max_plies: int) -> list[Game]:
-    """Every pair of levels (and random against level 1), seats alternating."""
+def schedule(game: str, games: int, max_plies: int, far: float) -> list[Game]:
+    """Every pair of levels (and random against level 1), seats alternating: `games` for
+    neighbours, `far` times as many (rounded down, to an even number) for the others."""
     levels = pbm.bots.levels(game)
     pairs = [(RANDOM, levels[0])] + [(a, b) for i, a in enumerate(levels) for b in levels[i + 1 :]]
     tasks = []
     for low, high in pairs:
-        count = games if high - low == 1 else max(2, games // 4)
+        count = games if high - low == 1 else 2 * int(games * far / 2)
         for number in range(count):
             seats = (low, high) if number % 2 == 0 else (high, low)
             tasks.append(Game(game, seats, number, max_plies))
@@ -219,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cubeo-games", type=int, default=20, help="Cubeo games per neighbouring pair (20)")
     parser.add_argument("--dodeca-games", type=int, default=20, help="Dodeca games per neighbouring pair (20)")
     parser.add_argument("--plies", type=int, default=300, help="plies after which a game counts as a draw (300)")
+    parser.add_argument("--far", type=float, default=0.25, help="games of pairs further apart, per neighbours' (0.25)")
     parser.add_argument("--workers", type=int, default=2, help="games played at once, one process each (2)")
     parser.add_argument("--games-only", nargs="*", default=None, help="only these games")
     parser.add_argument("--out", type=Path, default=OUT, help=f"where to write the results ({OUT})")
@@ -226,23 +228,24 @@ def main(argv: list[str] | None = None) -> int:
 
     counts = {"cephalopod": args.games, "cubeo": args.cubeo_games, "dodeca": args.dodeca_games}
     chosen = args.games_only or list(counts)
-    tasks = [task for game in chosen for task in schedule(game, counts[game], args.plies)]
+    tasks = [task for game in chosen for task in schedule(game, counts[game], args.plies, args.far)]
     started = time.perf_counter()
+    played = []
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
-        played = list(pool.map(play, tasks))
+        for done, one in enumerate(pool.map(play, tasks), 1):
+            played.append(one)
+            print(f"  {done}/{len(tasks)} {one.game} levels {one.seats}: {one.score} after {one.plies} plies,"
+                  f" {sum(one.seconds) / max(1, sum(one.moves)):.2f} s a move", file=sys.stderr, flush=True)
     elapsed = time.perf_counter() - started
     rng = random.Random(31)
     tables = {game: ladder([p for p in played if p.game == game], rng) for game in chosen}
     for game, table in tables.items():
+        table.update(games_per_neighbouring_pair=counts[game], ply_cap=args.plies, measured=time.strftime("%Y-%m-%d"))
         print(show(game, table))
     print(f"{len(played)} games in {elapsed:.0f} s on {args.workers} workers")
-    report = {
-        "measured": time.strftime("%Y-%m-%d", time.gmtime()),
-        "games_per_neighbouring_pair": {game: counts[game] for game in chosen},
-        "ply_cap": args.plies,
-        "seconds": round(elapsed),
-        "games": tables,
-    }
+    # A run of some games only replaces their tables and keeps the others'.
+    report = json.loads(args.out.read_text(encoding="utf-8")) if args.out.exists() else {"games": {}}
+    report["games"].update(tables)
     args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     print(f"written to {args.out}")
     return 0

@@ -65,21 +65,21 @@ _CEPHALOPOD, _CUBEO, _DODECA = CephalopodRules(), CubeoRules(), DodecaRules()
 PLANS: dict[str, tuple[Level, ...]] = {
     "cephalopod": (
         Level(0, _CEPHALOPOD),
-        Level(150, CephalopodRules(greedy=0.0)),
-        Level(600, _CEPHALOPOD),
-        Level(2500, _CEPHALOPOD, endgame_empties=6, endgame_nodes=20_000),
+        Level(100, CephalopodRules(greedy=0.0)),
+        Level(400, _CEPHALOPOD),
+        Level(1600, _CEPHALOPOD, endgame_empties=6, endgame_nodes=20_000),
     ),
     "cubeo": (
         Level(0, _CUBEO),
-        Level(40, _CUBEO),
-        Level(160, _CUBEO),
-        Level(640, _CUBEO),
+        Level(30, _CUBEO),
+        Level(120, _CUBEO),
+        Level(480, _CUBEO),
     ),
     "dodeca": (
         Level(0, _DODECA),
-        Level(50, _DODECA),
-        Level(200, _DODECA),
-        Level(800, _DODECA),
+        Level(40, _DODECA),
+        Level(160, _DODECA),
+        Level(640, _DODECA),
     ),
 }
 """Each game's levels, weakest first (level N is ``PLANS[game][N - 1]``)."""

@@ -19,7 +19,7 @@ from collections.abc import Hashable, Sequence
 from random import Random
 
 from pbm.bots.search import Reward
-from pbm.games.dodeca import CUBE, DODECA, GAME, OCTO, TETRA, Kind, State, _Action, _moves, _own_squares
+from pbm.games.dodeca import CUBE, DODECA, OCTO, TETRA, Kind, State, _Action, _moves, _own_squares
 
 DEPTH = 10
 """Plies a playout plays before it counts material."""
@@ -72,7 +72,8 @@ class DodecaRules:
             assert move.face is not None
             board[move.origin] = None
             board[move.target] = die._replace(face=move.face)
-        rerolled = (move.target is None, position.rerolled[1]) if seat == 0 else (position.rerolled[0], move.target is None)
+        rolled = move.target is None
+        rerolled = (rolled, position.rerolled[1]) if seat == 0 else (position.rerolled[0], rolled)
         return State(tuple(board), 1 - seat, position.ply + 1, rerolled, (), BLIND_SEED)
 
     def is_chance(self, move: Move) -> bool:
