@@ -105,8 +105,9 @@ def plan(game: str, level: int) -> Level:
     return plans[level - 1]
 
 
-def choose(game: str, state: Any, level: int, *, seed: int | str | bytes | None = None,
-           seconds: float | None = None) -> str:
+def choose(
+    game: str, state: Any, level: int, *, seed: int | str | bytes | None = None, seconds: float | None = None
+) -> str:
     """A legal move for `state.to_move` at `level`, in the game's own notation (`play` takes it).
 
     The same `seed` gives the same move for the same public position; without one the bot
@@ -128,8 +129,10 @@ def choose(game: str, state: Any, level: int, *, seed: int | str | bytes | None 
         return rules.notation(moves[0])
     if chosen.iterations == 0:
         return rules.notation(rules.policy(state, rng))
-    if chosen.endgame_empties and isinstance(rules, CephalopodRules) and rules.small_enough(
-        state, chosen.endgame_empties
+    if (
+        chosen.endgame_empties
+        and isinstance(rules, CephalopodRules)
+        and rules.small_enough(state, chosen.endgame_empties)
     ):
         solved = solve(rules, state, chosen.endgame_nodes)
         if solved is not None:

@@ -56,6 +56,9 @@ class CephalopodRules:
         """Whether few enough cells are left empty for the exact endgame search to try."""
         return position.values.count(0) <= empties
 
+    def winning_move(self, position: State, moves: Sequence[str]) -> int | None:
+        return None  # only the move that fills the board can win, and the search sees that one
+
     def notation(self, move: str) -> str:
         return move
 

@@ -54,6 +54,10 @@ class CubeoRules:
             return None
         return (1.0, 0.0) if result.winners == [0] else (0.0, 1.0)
 
+    def winning_move(self, position: State, moves: Sequence[str]) -> int | None:
+        winning = winning_merge(position)
+        return None if winning is None else list(moves).index(winning)
+
     def notation(self, move: str) -> str:
         return move
 

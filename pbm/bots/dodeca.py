@@ -88,6 +88,19 @@ class DodecaRules:
             return None
         return (1.0, 0.0) if dodecas[0] else (0.0, 1.0)
 
+    def winning_move(self, position: State, moves: Sequence[Move]) -> int | None:
+        """A capture of the other side's last Dodeca, if one is in reach."""
+        board = position.board
+        dodecas = sum(1 for die in board if die is not None and die.kind is DODECA and die.seat != position.to_move)
+        if dodecas != 1:
+            return None
+        for index, move in enumerate(moves):
+            if move.capture and move.target is not None:
+                taken = board[move.target]
+                if taken is not None and taken.kind is DODECA:
+                    return index
+        return None
+
     def notation(self, move: Move) -> str:
         return move.notation
 

@@ -60,6 +60,9 @@ class Rules(Protocol):
     def outcome(self, position: Any) -> Reward | None:
         """The reward of a finished game, ``None`` while it goes on."""
 
+    def winning_move(self, position: Any, moves: Sequence[Any]) -> int | None:
+        """The index in `moves` of a move that wins at once, if the game has a cheap way to tell."""
+
     def notation(self, move: Any) -> str:
         """The move in the game's own notation, as its engine's `play` accepts it."""
 
@@ -107,14 +110,21 @@ class Search:
         moves = list(rules.moves(position))
         count = len(moves)
         seats = rules.seats(position)
-        return Node(
-            rules.mover(position),
+        mover = rules.mover(position)
+        node = Node(
+            mover,
             moves,
             edge_visits=[0] * count,
             edge_reward=[[0.0] * seats for _ in range(count)],
             edge_proven=[None] * count,
             children=[None] * count,
         )
+        winning = rules.winning_move(position, moves)
+        if winning is not None:
+            # Proven on sight: without this, the search finds the opponent's winning reply to a
+            # careless move only after trying most of the replies, a few visits each.
+            node.proven = node.edge_proven[winning] = tuple(WIN if seat == mover else 0.0 for seat in range(seats))
+        return node
 
     def run(self, root_position: Any, iterations: int, deadline: float | None = None) -> tuple[Node, int]:
         """Search `iterations` times (or until `deadline`, a `time.monotonic` value); returns the
@@ -154,7 +164,7 @@ class Search:
                     child = self.table[key] = self.node(position)
                     if not rules.is_chance(move):
                         node.children[index] = child
-                    reward = rollout(position, self.rng)
+                    reward = child.proven if child.proven is not None else rollout(position, self.rng)
                     break
                 if not rules.is_chance(move):
                     node.children[index] = child
