@@ -36,6 +36,7 @@ from pathlib import Path
 
 import pbm.bots
 import pbm.games
+from pbm.elo import bradley_terry
 
 BOOTSTRAP = 200
 RANDOM = 0
@@ -105,45 +106,12 @@ def schedule(game: str, games: int, max_plies: int, far: float) -> list[Game]:
     return tasks
 
 
-def fit(results: Sequence[tuple[int, int, float]], players: Sequence[int]) -> dict[int, float]:
-    """Bradley-Terry ratings in Elo, `players[0]` at 0, from (a, b, a's score) games.
-
-    Hunter's MM iteration; a draw is half a win each, and a prior drawn game per pair that met
-    keeps every rating finite.
-    """
-    wins: dict[int, float] = defaultdict(float)
-    meetings: dict[tuple[int, int], float] = defaultdict(float)
-    for a, b, score in results:
-        wins[a] += score
-        wins[b] += 1 - score
-        meetings[min(a, b), max(a, b)] += 1
-    for a, b in list(meetings):
-        wins[a] += 0.5
-        wins[b] += 0.5
-        meetings[a, b] += 1
-    strength = dict.fromkeys(players, 1.0)
-    for _ in range(2000):
-        change = 0.0
-        for player in players:
-            denominator = 0.0
-            for (a, b), count in meetings.items():
-                if player in (a, b):
-                    denominator += count / (strength[a] + strength[b])
-            new = wins[player] / denominator if denominator else strength[player]
-            change = max(change, abs(math.log(new / strength[player])))
-            strength[player] = new
-        if change < 1e-9:
-            break
-    anchor = strength[players[0]]
-    return {player: 400 * math.log10(strength[player] / anchor) for player in players}
-
-
 def ladder(played: Sequence[Played], rng: random.Random) -> dict[str, object]:
     """The table of one game: each level's rating, its lead over the level below, their 95%
     intervals, games and seconds per move."""
     players = sorted({level for p in played for level in p.seats})
     results = [(p.seats[0], p.seats[1], p.score) for p in played]
-    ratings = fit(results, players)
+    ratings = bradley_terry(results, players)
     by_pair: dict[tuple[int, int], list[tuple[int, int, float]]] = defaultdict(list)
     for result in results:
         by_pair[min(result[:2]), max(result[:2])].append(result)
@@ -151,7 +119,7 @@ def ladder(played: Sequence[Played], rng: random.Random) -> dict[str, object]:
     leads: dict[int, list[float]] = defaultdict(list)
     for _ in range(BOOTSTRAP):
         resampled = [rng.choice(games) for games in by_pair.values() for _ in games]
-        refit = fit(resampled, players)
+        refit = bradley_terry(resampled, players)
         for index, player in enumerate(players):
             samples[player].append(refit[player])
             if index:
@@ -199,18 +167,21 @@ def _interval(values: list[float]) -> list[int]:
 
 
 def show(game: str, table: dict[str, object]) -> str:
-    lines = [f"{game}: {table['games']} games, {table['mean_plies']} plies a game on average, "
-             f"{table['draws']} drawn, {table['capped']} of them stopped at the ply cap"]
+    lines = [
+        f"{game}: {table['games']} games, {table['mean_plies']} plies a game on average, "
+        f"{table['draws']} drawn, {table['capped']} of them stopped at the ply cap"
+    ]
     lines.append(f"  {'level':>5} {'Elo':>6} {'95%':>13} {'lead':>6} {'95%':>13} {'games':>6} {'s/move':>8}")
     for row in table["levels"]:  # type: ignore[attr-defined]
         level = "random" if row["level"] == RANDOM else str(row["level"])
         lead = f"{row['lead']:>6} {str(row['lead_95']):>13}" if "lead" in row else " " * 20
-        lines.append(f"  {level:>5} {row['elo']:>6} {str(row['elo_95']):>13} {lead} {row['games']:>6}"
-                     f" {row['seconds_per_move']:>8}")
+        lines.append(
+            f"  {level:>5} {row['elo']:>6} {str(row['elo_95']):>13} {lead} {row['games']:>6}"
+            f" {row['seconds_per_move']:>8}"
+        )
     for pair in table["pairs"]:  # type: ignore[attr-defined]
         a, b = pair["levels"]
-        lines.append(f"  level {b} against {'random' if a == RANDOM else a}: "
-                     f"{pair['score_of_higher']}/{pair['games']}")
+        lines.append(f"  level {b} against {'random' if a == RANDOM else a}: {pair['score_of_higher']}/{pair['games']}")
     return "\n".join(lines)
 
 
@@ -234,8 +205,12 @@ def main(argv: list[str] | None = None) -> int:
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         for done, one in enumerate(pool.map(play, tasks), 1):
             played.append(one)
-            print(f"  {done}/{len(tasks)} {one.game} levels {one.seats}: {one.score} after {one.plies} plies,"
-                  f" {sum(one.seconds) / max(1, sum(one.moves)):.2f} s a move", file=sys.stderr, flush=True)
+            print(
+                f"  {done}/{len(tasks)} {one.game} levels {one.seats}: {one.score} after {one.plies} plies,"
+                f" {sum(one.seconds) / max(1, sum(one.moves)):.2f} s a move",
+                file=sys.stderr,
+                flush=True,
+            )
     elapsed = time.perf_counter() - started
     rng = random.Random(31)
     tables = {game: ladder([p for p in played if p.game == game], rng) for game in chosen}
