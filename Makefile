@@ -65,10 +65,12 @@ lint: $(BIN)/.installed
 bench: $(BIN)/.installed
 	$(BIN)/python -m benchmarks
 
-# The bots' round robin and its Elo table (pbm/bots/strength.json, which help and web show): in a
-# bounded form by default, a few minutes per game on two cores; LADDER="--games 100" for the
-# issue's full size (hours: a Cephalopod game of the strongest levels runs 140 plies).
-LADDER ?= --games 6 --cubeo-games 4 --dodeca-games 4
+# The bots' round robin and its Elo table (pbm/bots/strength.json, which help and web show), in a
+# bounded form by default: neighbouring levels only, four Cephalopod games a pair and two of the
+# others, about half an hour on two shared cores. LADDER="--games 100 --cubeo-games 20
+# --dodeca-games 20 --far 0.25" is the full size: hours, as a game of the strongest Cephalopod
+# levels runs 140 plies at a few seconds a move.
+LADDER ?= --games 4 --cubeo-games 2 --dodeca-games 2 --far 0
 
 ladder: $(BIN)/.installed
 	$(BIN)/python -m benchmarks.ladder $(LADDER)

@@ -29,8 +29,10 @@ This package is pure, like the engines it drives: it imports only `pbm.games` an
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
+from importlib import resources
 from random import Random
 from typing import Any
 
@@ -40,7 +42,7 @@ from pbm.bots.dodeca import DodecaRules, blind
 from pbm.bots.search import Rules, Search, best_move, solve
 from pbm.games import IllegalMove, UnknownGame, get
 
-__all__ = ["Level", "choose", "levels", "plan"]
+__all__ = ["Level", "choose", "levels", "plan", "strength"]
 
 SAFETY_SECONDS = 60.0
 """The wall-clock cap of one choice when the caller gives none: far above any level's budget."""
@@ -141,3 +143,14 @@ def choose(
     search = Search(rules, rng)
     root, _ = search.run(state, chosen.iterations, deadline)
     return rules.notation(root.moves[best_move(root)])
+
+
+def strength(game: str) -> dict[str, Any] | None:
+    """The ladder's last measure of `game`'s levels (``make ladder``), for help and pages to show:
+    per level its Elo (a random mover at 0) with a 95% interval, its lead over the level below,
+    games played and seconds per move; ``None`` when the ladder has not rated the game.
+    """
+    name = _game_name(game)
+    measured = json.loads(resources.files(__name__).joinpath("strength.json").read_text(encoding="utf-8"))
+    table: dict[str, Any] | None = measured["games"].get(name)
+    return table

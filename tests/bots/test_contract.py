@@ -110,3 +110,14 @@ def test_the_safety_net_still_answers_with_a_legal_move():
     state = game.play(game.new(), "c3")
     move = pbm.bots.choose("cephalopod", state, 4, seed=1, seconds=0.0)
     assert move in game.legal_moves(state)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_ladder_has_rated_every_level_of_every_game(game):
+    table = pbm.bots.strength(game)
+    rated = [row["level"] for row in table["levels"]]
+    assert rated == [0, *pbm.bots.levels(game)]  # 0: the random mover the ratings start from
+    for row in table["levels"]:
+        low, high = row["elo_95"]
+        assert low <= row["elo"] <= high
+        assert row["games"] > 0 and row["seconds_per_move"] >= 0
