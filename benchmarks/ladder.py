@@ -10,9 +10,9 @@ played on its 5x5 board by two players.
 
 Ratings are a Bradley-Terry fit (a draw counts half a win to each side; one drawn game between
 every pair that met is added as a prior, so that a level that won every game still has a finite
-rating), said in Elo (400 log10 of the strength ratio). The 95% intervals come from a bootstrap
-of the games, pair by pair, refitted `BOOTSTRAP` times; the interval of a level's lead over the
-one below is its own, not the difference of two intervals. A game still going after `--plies`
+rating), said in Elo (400 log10 of the strength ratio), with 95% intervals of 1.96 standard
+errors from the fit's covariance; the interval of a level's lead over the one below is its own,
+not the difference of two intervals. A game still going after `--plies`
 plies is scored a draw (long Cubeo and Dodeca games of weak levels wander).
 
 Seconds per move are measured here, on this machine, with whatever else runs on it: the
@@ -33,12 +33,13 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pbm.bots
 import pbm.games
-from pbm.elo import bradley_terry
+from pbm.elo import bradley_terry, bradley_terry_covariance
 
-BOOTSTRAP = 200
+Z95 = 1.96
 RANDOM = 0
 """The level number of the random mover the ladder anchors at 0 Elo."""
 OUT = Path(pbm.bots.__file__).parent / "strength.json"
@@ -106,64 +107,67 @@ def schedule(game: str, games: int, max_plies: int, far: float) -> list[Game]:
     return tasks
 
 
-def ladder(played: Sequence[Played], rng: random.Random) -> dict[str, object]:
-    """The table of one game: each level's rating, its lead over the level below, their 95%
-    intervals, games and seconds per move."""
-    players = sorted({level for p in played for level in p.seats})
-    results = [(p.seats[0], p.seats[1], p.score) for p in played]
-    ratings = bradley_terry(results, players)
-    by_pair: dict[tuple[int, int], list[tuple[int, int, float]]] = defaultdict(list)
-    for result in results:
-        by_pair[min(result[:2]), max(result[:2])].append(result)
-    samples: dict[int, list[float]] = defaultdict(list)
-    leads: dict[int, list[float]] = defaultdict(list)
-    for _ in range(BOOTSTRAP):
-        resampled = [rng.choice(games) for games in by_pair.values() for _ in games]
-        refit = bradley_terry(resampled, players)
-        for index, player in enumerate(players):
-            samples[player].append(refit[player])
-            if index:
-                leads[player].append(refit[player] - refit[players[index - 1]])
+def ladder(played: Sequence[Played]) -> dict[str, object]:
+    """The table of one game: its games, each level's seconds per move, and the ratings (`rate`)."""
     seconds: dict[int, float] = defaultdict(float)
     moves: dict[int, int] = defaultdict(int)
-    games: dict[int, int] = defaultdict(int)
     for p in played:
         for seat, level in enumerate(p.seats):
             seconds[level] += p.seconds[seat]
             moves[level] += p.moves[seat]
-            games[level] += 1
+    table: dict[str, object] = {
+        "results": [[*p.seats, p.score, p.plies, p.capped] for p in played],
+        "seconds_per_move": {str(level): round(seconds[level] / max(1, moves[level]), 4) for level in sorted(moves)},
+    }
+    return rate(table)
+
+
+def rate(table: dict[str, Any]) -> dict[str, Any]:
+    """`table` with the ratings its "results" give: each level's Elo and lead over the level
+    below, with 95% intervals (1.96 standard errors of the Bradley-Terry fit), and each pair's
+    score. A run's table can be rated again from its results alone (``--rerate``)."""
+    results = [(a, b, score) for a, b, score, _, _ in table["results"]]
+    players = sorted({level for a, b, _ in results for level in (a, b)})
+    ratings = bradley_terry(results, players)
+    covariance = bradley_terry_covariance(results, ratings, players)
+    games: dict[int, int] = defaultdict(int)
+    for a, b, _ in results:
+        games[a] += 1
+        games[b] += 1
     rows = []
     for index, player in enumerate(players):
+        spread = Z95 * math.sqrt(covariance[player, player])
         row: dict[str, object] = {
             "level": player,
             "elo": round(ratings[player]),
-            "elo_95": _interval(samples[player]),
+            "elo_95": [round(ratings[player] - spread), round(ratings[player] + spread)],
             "games": games[player],
-            "seconds_per_move": round(seconds[player] / max(1, moves[player]), 4),
+            "seconds_per_move": table["seconds_per_move"].get(str(player), 0.0),
         }
         if index:
-            row["lead"] = round(ratings[player] - ratings[players[index - 1]])
-            row["lead_95"] = _interval(leads[player])
+            below = players[index - 1]
+            lead = ratings[player] - ratings[below]
+            variance = covariance[player, player] + covariance[below, below] - 2 * covariance[player, below]
+            spread = Z95 * math.sqrt(max(variance, 0.0))
+            row["lead"] = round(lead)
+            row["lead_95"] = [round(lead - spread), round(lead + spread)]
         rows.append(row)
-    pairs = []
-    for (a, b), games_of_pair in sorted(by_pair.items()):
-        score_b = sum((1 - s) if first == a else s for first, _, s in games_of_pair)
-        pairs.append({"levels": [a, b], "games": len(games_of_pair), "score_of_higher": score_b})
+    pairs: dict[tuple[int, int], list[float]] = defaultdict(list)
+    for a, b, score in results:
+        pairs[min(a, b), max(a, b)].append(score if a > b else 1 - score)
+    plies = [entry[3] for entry in table["results"]]
     return {
+        **table,
         "levels": rows,
-        "pairs": pairs,
-        "games": len(played),
-        "mean_plies": round(sum(p.plies for p in played) / max(1, len(played)), 1),
-        "draws": sum(1 for p in played if p.score == 0.5),
-        "capped": sum(1 for p in played if p.capped),
+        "pairs": [
+            {"levels": [a, b], "games": len(scores), "score_of_higher": sum(scores)}
+            for (a, b), scores in sorted(pairs.items())
+        ],
+        "games": len(results),
+        "mean_plies": round(sum(plies) / max(1, len(plies)), 1),
+        "draws": sum(1 for _, _, score in results if score == 0.5),
+        "capped": sum(1 for entry in table["results"] if entry[4]),
     }
-
-
-def _interval(values: list[float]) -> list[int]:
-    ordered = sorted(values)
-    low = ordered[int(0.025 * (len(ordered) - 1))]
-    high = ordered[int(math.ceil(0.975 * (len(ordered) - 1)))]
-    return [round(low), round(high)]
 
 
 def show(game: str, table: dict[str, object]) -> str:
@@ -195,7 +199,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="games played at once, one process each (2)")
     parser.add_argument("--games-only", nargs="*", default=None, help="only these games")
     parser.add_argument("--out", type=Path, default=OUT, help=f"where to write the results ({OUT})")
+    parser.add_argument("--rerate", action="store_true", help="only rate the stored results of --out again")
     args = parser.parse_args(argv)
+    if args.rerate:
+        report = json.loads(args.out.read_text(encoding="utf-8"))
+        for game, table in report["games"].items():
+            report["games"][game] = rate(table)
+            print(show(game, report["games"][game]))
+        args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        return 0
 
     counts = {"cephalopod": args.games, "cubeo": args.cubeo_games, "dodeca": args.dodeca_games}
     chosen = args.games_only or list(counts)
@@ -212,8 +224,7 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
     elapsed = time.perf_counter() - started
-    rng = random.Random(31)
-    tables = {game: ladder([p for p in played if p.game == game], rng) for game in chosen}
+    tables = {game: ladder([p for p in played if p.game == game]) for game in chosen}
     for game, table in tables.items():
         table.update(games_per_neighbouring_pair=counts[game], ply_cap=args.plies, measured=time.strftime("%Y-%m-%d"))
         print(show(game, table))
