@@ -93,18 +93,45 @@ def play(task: Game) -> Played:
     return Played(task.game, task.seats, score, plies, (seconds[0], seconds[1]), (moves[0], moves[1]), result is None)
 
 
-def schedule(game: str, games: int, max_plies: int, far: float) -> list[Game]:
-    """Every pair of levels (and random against level 1), seats alternating: `games` for
-    neighbours, `far` times as many (rounded down, to an even number) for the others."""
+def schedule(
+    game: str, games: int, max_plies: int, far: float, only: set[tuple[int, int]] | None = None, first: int = 0
+) -> list[Game]:
+    """Every pair of levels (and random against level 1; or the pairs `only`), seats alternating:
+    `games` for neighbours, `far` times as many (rounded down, to an even number) for the others.
+    Games are numbered from `first`: the number seeds the game, so a run adding games to stored
+    ones starts past them instead of playing them again."""
     levels = pbm.bots.levels(game)
     pairs = [(RANDOM, levels[0])] + [(a, b) for i, a in enumerate(levels) for b in levels[i + 1 :]]
     tasks = []
     for low, high in pairs:
+        if only is not None and (low, high) not in only:
+            continue
         count = games if high - low == 1 else 2 * int(games * far / 2)
-        for number in range(count):
+        for number in range(first, first + count):
             seats = (low, high) if number % 2 == 0 else (high, low)
             tasks.append(Game(game, seats, number, max_plies))
     return tasks
+
+
+def merged(stored: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """A game's stored table with the games of a new run added, rated again. A level's seconds
+    per move are the two runs' figures weighed by its games in each."""
+    tables = (stored, new)
+    games = [_games_per_level(table) for table in tables]
+    seconds = {}
+    for level in set(stored["seconds_per_move"]) | set(new["seconds_per_move"]):
+        weights = [count.get(level, 0) for count in games]
+        values = [table["seconds_per_move"].get(level, 0.0) for table in tables]
+        seconds[level] = round(sum(v * w for v, w in zip(values, weights)) / max(1, sum(weights)), 4)
+    return rate({**stored, "results": stored["results"] + new["results"], "seconds_per_move": seconds})
+
+
+def _games_per_level(table: dict[str, Any]) -> dict[str, int]:
+    count: dict[str, int] = defaultdict(int)
+    for a, b, *_ in table["results"]:
+        count[str(a)] += 1
+        count[str(b)] += 1
+    return count
 
 
 def ladder(played: Sequence[Played]) -> dict[str, object]:
@@ -200,6 +227,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games-only", nargs="*", default=None, help="only these games")
     parser.add_argument("--out", type=Path, default=OUT, help=f"where to write the results ({OUT})")
     parser.add_argument("--rerate", action="store_true", help="only rate the stored results of --out again")
+    parser.add_argument("--pairs", default=None, help="only these pairs of levels, e.g. 0-1,1-2 (0: random)")
+    parser.add_argument("--add", action="store_true", help="add the games to those stored in --out")
     args = parser.parse_args(argv)
     if args.rerate:
         report = json.loads(args.out.read_text(encoding="utf-8"))
@@ -211,7 +240,14 @@ def main(argv: list[str] | None = None) -> int:
 
     counts = {"cephalopod": args.games, "cubeo": args.cubeo_games, "dodeca": args.dodeca_games}
     chosen = args.games_only or list(counts)
-    tasks = [task for game in chosen for task in schedule(game, counts[game], args.plies, args.far)]
+    only = None if args.pairs is None else {tuple(map(int, pair.split("-"))) for pair in args.pairs.split(",")}
+    report = json.loads(args.out.read_text(encoding="utf-8")) if args.out.exists() else {"games": {}}
+    first = {game: len(report["games"].get(game, {}).get("results", ())) if args.add else 0 for game in chosen}
+    tasks = [
+        task
+        for game in chosen
+        for task in schedule(game, counts[game], args.plies, args.far, only, first[game])  # type: ignore[arg-type]
+    ]
     started = time.perf_counter()
     played = []
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
@@ -229,8 +265,9 @@ def main(argv: list[str] | None = None) -> int:
         table.update(games_per_neighbouring_pair=counts[game], ply_cap=args.plies, measured=time.strftime("%Y-%m-%d"))
         print(show(game, table))
     print(f"{len(played)} games in {elapsed:.0f} s on {args.workers} workers")
-    # A run of some games only replaces their tables and keeps the others'.
-    report = json.loads(args.out.read_text(encoding="utf-8")) if args.out.exists() else {"games": {}}
+    # A run of some games only replaces their tables and keeps the others' (or adds to them).
+    if args.add:
+        tables = {game: merged(report["games"][game], table) for game, table in tables.items()}
     report["games"].update(tables)
     args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     print(f"written to {args.out}")
