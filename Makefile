@@ -12,7 +12,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test slow coverage faults season lint bench install-check clean messages
+.PHONY: run test slow coverage faults season lint bench install-check ladder clean messages
 
 # The languages' catalogues brought up to date with the code and templates (README: "Translating pbm").
 messages: $(BIN)/.installed
@@ -103,6 +103,16 @@ bench: $(BIN)/.installed
 # mail: a minute or two of building and installing, so a target of its own.
 install-check: $(BIN)/.installed
 	TMPDIR=$(TEST_TMPDIR) $(BIN)/python -m pytest -m install tests/test_install.py -o timeout=900
+
+# The bots' round robin and its Elo table (pbm/bots/strength.json, which help and web show), in a
+# bounded form by default: neighbouring levels only, four Cephalopod games a pair and two of the
+# others, about half an hour on two shared cores. LADDER="--games 100 --cubeo-games 20
+# --dodeca-games 20 --far 0.25" is the full size: hours, as a game of the strongest Cephalopod
+# levels runs 140 plies at a few seconds a move.
+LADDER ?= --games 4 --cubeo-games 2 --dodeca-games 2 --far 0
+
+ladder: $(BIN)/.installed
+	$(BIN)/python -m benchmarks.ladder $(LADDER)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis

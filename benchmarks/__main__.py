@@ -12,6 +12,7 @@ BENCHMARKS = [
     "cephalopod_movegen",
     "cubeo_movegen",
     "dodeca_movegen",
+    "bot_playouts",
     "mail_reading",
     "compose_mail",
     "smtp_load",

@@ -1,8 +1,10 @@
 """Elo as pbmserv kept it: start 1600, K = 32, provisional under 20 games."""
 
+import math
+
 import pytest
 
-from pbm.elo import is_provisional, rate
+from pbm.elo import bradley_terry, is_provisional, rate
 
 
 def test_equal_players_move_sixteen_points():
@@ -32,3 +34,22 @@ def test_a_multi_player_win_moves_no_more_than_a_two_player_win():
 
 def test_a_rating_is_provisional_until_twenty_games():
     assert is_provisional(19) and not is_provisional(20)
+
+
+def test_a_ladder_fit_of_equal_scores_rates_everyone_alike():
+    games = [("a", "b", 1.0), ("b", "a", 1.0), ("b", "c", 0.5), ("c", "a", 1.0), ("a", "c", 1.0)]
+    assert bradley_terry(games, ["a", "b", "c"]) == pytest.approx({"a": 0.0, "b": 0.0, "c": 0.0}, abs=1e-6)
+
+
+def test_a_ladder_fit_chains_through_players_who_never_met():
+    """Three to one against the next, each step: about 190 Elo a step, 380 for two."""
+    games = [("b", "a", 1.0)] * 75 + [("b", "a", 0.0)] * 25 + [("c", "b", 1.0)] * 75 + [("c", "b", 0.0)] * 25
+    ratings = bradley_terry(games, ["a", "b", "c"])
+    step = 400 * math.log10(75.5 / 25.5)  # the prior adds half a win to each side
+    assert ratings["b"] == pytest.approx(step, abs=0.5)
+    assert ratings["c"] == pytest.approx(2 * step, abs=1.0)
+
+
+def test_a_ladder_fit_keeps_a_player_who_won_everything_finite():
+    ratings = bradley_terry([("b", "a", 1.0)] * 10, ["a", "b"])
+    assert ratings["b"] == pytest.approx(400 * math.log10(10.5 / 0.5))

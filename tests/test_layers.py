@@ -17,7 +17,8 @@ SOURCE = Path(pbm.__file__).parent
 
 ABOVE = {
     "store": ("pbm.mail", "pbm.commands", "pbm.web", "pbm.server", "pbm.cli"),
-    "games": ("pbm.mail", "pbm.commands", "pbm.web", "pbm.store", "pbm.server", "pbm.cli"),
+    "games": ("pbm.mail", "pbm.commands", "pbm.web", "pbm.store", "pbm.server", "pbm.cli", "pbm.bots"),
+    "bots": ("pbm.mail", "pbm.commands", "pbm.web", "pbm.store", "pbm.server", "pbm.cli"),
     "commands": ("pbm.mail", "pbm.web", "pbm.server", "pbm.cli"),
 }
 
@@ -41,3 +42,15 @@ def test_a_layer_imports_nothing_from_the_layers_above_it(layer):
         if name.startswith(ABOVE[layer])
     ]
     assert not backwards, "\n".join(backwards)
+
+
+def test_the_bots_are_as_pure_as_the_engines_they_drive():
+    """pbm.bots decides moves from positions: of pbm it needs the engines and facts, nothing else."""
+    allowed = ("pbm.games", "pbm.facts", "pbm.bots")
+    strays = [
+        f"{path.relative_to(SOURCE.parent)}:{line}: {name}"
+        for path in sorted((SOURCE / "bots").rglob("*.py"))
+        for line, name in _imports(path)
+        if name.startswith("pbm") and not name.startswith(allowed)
+    ]
+    assert not strays, "\n".join(strays)

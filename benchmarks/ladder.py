@@ -1,0 +1,278 @@
+"""The bots' ladder: a round robin between the levels of each game, fitted to Elo ratings.
+
+    python -m benchmarks.ladder [--games N] [--cubeo-games N] [--dodeca-games N] [--workers W]
+                                [--out pbm/bots/strength.json]
+
+Every level of a game meets every other level, and a random mover ("level 0", the anchor at
+0 Elo) meets level 1: neighbouring levels play `--games` games each (seats alternate), pairs
+further apart `--far` times as many, since they say little the neighbours do not. Cephalopod is
+played on its 5x5 board by two players.
+
+Ratings are a Bradley-Terry fit (a draw counts half a win to each side; one drawn game between
+every pair that met is added as a prior, so that a level that won every game still has a finite
+rating), said in Elo (400 log10 of the strength ratio), with 95% intervals of 1.96 standard
+errors from the fit's covariance; the interval of a level's lead over the one below is its own,
+not the difference of two intervals. A game still going after `--plies`
+plies is scored a draw (long Cubeo and Dodeca games of weak levels wander).
+
+Seconds per move are measured here, on this machine, with whatever else runs on it: the
+figures to compare are the ones of the same run. The results go to `--out`, which the help
+and the web show (committed after a run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pbm.bots
+import pbm.games
+from pbm.elo import bradley_terry, bradley_terry_covariance
+
+Z95 = 1.96
+RANDOM = 0
+"""The level number of the random mover the ladder anchors at 0 Elo."""
+OUT = Path(pbm.bots.__file__).parent / "strength.json"
+
+
+@dataclass(frozen=True)
+class Game:
+    """One game of the ladder: which levels sit in which seat, and the seeds of everything random."""
+
+    game: str
+    seats: tuple[int, int]
+    number: int
+    max_plies: int
+
+
+@dataclass(frozen=True)
+class Played:
+    game: str
+    seats: tuple[int, int]
+    score: float
+    """Seat 0's share of the win: 1, 0.5 (a tie, or the ply cap) or 0."""
+    plies: int
+    seconds: tuple[float, float]
+    moves: tuple[int, int]
+    capped: bool
+    """Stopped at the ply cap (and scored a draw)."""
+
+
+def play(task: Game) -> Played:
+    """Play one ladder game to its end (or the ply cap)."""
+    engine = pbm.games.get(task.game)
+    secret = random.Random(f"{task.game} {task.seats} {task.number} dice").randbytes(32)
+    state = engine.new(seed=secret) if task.game == "dodeca" else engine.new()
+    movers = random.Random(f"{task.game} {task.seats} {task.number} random")
+    seconds, moves = [0.0, 0.0], [0, 0]
+    plies = 0
+    while engine.result(state) is None and plies < task.max_plies:
+        seat = state.to_move
+        level = task.seats[seat]
+        started = time.perf_counter()
+        if level == RANDOM:
+            move = movers.choice(engine.legal_moves(state))
+        else:
+            move = pbm.bots.choose(task.game, state, level, seed=f"{task.number} {plies}")
+        seconds[seat] += time.perf_counter() - started
+        moves[seat] += 1
+        state = engine.play(state, move)
+        plies += 1
+    result = engine.result(state)
+    score = 0.5 if result is None else (1.0 / len(result.winners) if 0 in result.winners else 0.0)
+    return Played(task.game, task.seats, score, plies, (seconds[0], seconds[1]), (moves[0], moves[1]), result is None)
+
+
+def schedule(
+    game: str, games: int, max_plies: int, far: float, only: set[tuple[int, int]] | None = None, first: int = 0
+) -> list[Game]:
+    """Every pair of levels (and random against level 1; or the pairs `only`), seats alternating:
+    `games` for neighbours, `far` times as many (rounded down, to an even number) for the others.
+    Games are numbered from `first`: the number seeds the game, so a run adding games to stored
+    ones starts past them instead of playing them again."""
+    levels = pbm.bots.levels(game)
+    pairs = [(RANDOM, levels[0])] + [(a, b) for i, a in enumerate(levels) for b in levels[i + 1 :]]
+    tasks = []
+    for low, high in pairs:
+        if only is not None and (low, high) not in only:
+            continue
+        count = games if high - low == 1 else 2 * int(games * far / 2)
+        for number in range(first, first + count):
+            seats = (low, high) if number % 2 == 0 else (high, low)
+            tasks.append(Game(game, seats, number, max_plies))
+    return tasks
+
+
+def merged(stored: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """A game's stored table with the games of a new run added, rated again. A level's seconds
+    per move are the two runs' figures weighed by its games in each."""
+    tables = (stored, new)
+    games = [_games_per_level(table) for table in tables]
+    seconds = {}
+    for level in set(stored["seconds_per_move"]) | set(new["seconds_per_move"]):
+        weights = [count.get(level, 0) for count in games]
+        values = [table["seconds_per_move"].get(level, 0.0) for table in tables]
+        seconds[level] = round(sum(v * w for v, w in zip(values, weights)) / max(1, sum(weights)), 4)
+    return rate({**stored, "results": stored["results"] + new["results"], "seconds_per_move": seconds})
+
+
+def _games_per_level(table: dict[str, Any]) -> dict[str, int]:
+    count: dict[str, int] = defaultdict(int)
+    for a, b, *_ in table["results"]:
+        count[str(a)] += 1
+        count[str(b)] += 1
+    return count
+
+
+def ladder(played: Sequence[Played]) -> dict[str, object]:
+    """The table of one game: its games, each level's seconds per move, and the ratings (`rate`)."""
+    seconds: dict[int, float] = defaultdict(float)
+    moves: dict[int, int] = defaultdict(int)
+    for p in played:
+        for seat, level in enumerate(p.seats):
+            seconds[level] += p.seconds[seat]
+            moves[level] += p.moves[seat]
+    table: dict[str, object] = {
+        "results": [[*p.seats, p.score, p.plies, p.capped] for p in played],
+        "seconds_per_move": {str(level): round(seconds[level] / max(1, moves[level]), 4) for level in sorted(moves)},
+    }
+    return rate(table)
+
+
+def rate(table: dict[str, Any]) -> dict[str, Any]:
+    """`table` with the ratings its "results" give: each level's Elo and lead over the level
+    below, with 95% intervals (1.96 standard errors of the Bradley-Terry fit), and each pair's
+    score. A run's table can be rated again from its results alone (``--rerate``)."""
+    results = [(a, b, score) for a, b, score, _, _ in table["results"]]
+    players = sorted({level for a, b, _ in results for level in (a, b)})
+    ratings = bradley_terry(results, players)
+    covariance = bradley_terry_covariance(results, ratings, players)
+    games: dict[int, int] = defaultdict(int)
+    for a, b, _ in results:
+        games[a] += 1
+        games[b] += 1
+    rows = []
+    for index, player in enumerate(players):
+        spread = Z95 * math.sqrt(covariance[player, player])
+        row: dict[str, object] = {
+            "level": player,
+            "elo": round(ratings[player]),
+            "elo_95": [round(ratings[player] - spread), round(ratings[player] + spread)],
+            "games": games[player],
+            "seconds_per_move": table["seconds_per_move"].get(str(player), 0.0),
+        }
+        if index:
+            below = players[index - 1]
+            lead = ratings[player] - ratings[below]
+            variance = covariance[player, player] + covariance[below, below] - 2 * covariance[player, below]
+            spread = Z95 * math.sqrt(max(variance, 0.0))
+            row["lead"] = round(lead)
+            row["lead_95"] = [round(lead - spread), round(lead + spread)]
+        rows.append(row)
+    pairs: dict[tuple[int, int], list[float]] = defaultdict(list)
+    for a, b, score in results:
+        pairs[min(a, b), max(a, b)].append(score if a > b else 1 - score)
+    plies = [entry[3] for entry in table["results"]]
+    return {
+        **table,
+        "levels": rows,
+        "pairs": [
+            {"levels": [a, b], "games": len(scores), "score_of_higher": sum(scores)}
+            for (a, b), scores in sorted(pairs.items())
+        ],
+        "games": len(results),
+        "mean_plies": round(sum(plies) / max(1, len(plies)), 1),
+        "draws": sum(1 for _, _, score in results if score == 0.5),
+        "capped": sum(1 for entry in table["results"] if entry[4]),
+    }
+
+
+def show(game: str, table: dict[str, object]) -> str:
+    lines = [
+        f"{game}: {table['games']} games, {table['mean_plies']} plies a game on average, "
+        f"{table['draws']} drawn, {table['capped']} of them stopped at the ply cap"
+    ]
+    lines.append(f"  {'level':>5} {'Elo':>6} {'95%':>13} {'lead':>6} {'95%':>13} {'games':>6} {'s/move':>8}")
+    for row in table["levels"]:  # type: ignore[attr-defined]
+        level = "random" if row["level"] == RANDOM else str(row["level"])
+        lead = f"{row['lead']:>6} {str(row['lead_95']):>13}" if "lead" in row else " " * 20
+        lines.append(
+            f"  {level:>5} {row['elo']:>6} {str(row['elo_95']):>13} {lead} {row['games']:>6}"
+            f" {row['seconds_per_move']:>8}"
+        )
+    for pair in table["pairs"]:  # type: ignore[attr-defined]
+        a, b = pair["levels"]
+        lines.append(f"  level {b} against {'random' if a == RANDOM else a}: {pair['score_of_higher']}/{pair['games']}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.ladder", description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=100, help="Cephalopod games per neighbouring pair (100)")
+    parser.add_argument("--cubeo-games", type=int, default=20, help="Cubeo games per neighbouring pair (20)")
+    parser.add_argument("--dodeca-games", type=int, default=20, help="Dodeca games per neighbouring pair (20)")
+    parser.add_argument("--plies", type=int, default=300, help="plies after which a game counts as a draw (300)")
+    parser.add_argument("--far", type=float, default=0.25, help="games of pairs further apart, per neighbours' (0.25)")
+    parser.add_argument("--workers", type=int, default=2, help="games played at once, one process each (2)")
+    parser.add_argument("--games-only", nargs="*", default=None, help="only these games")
+    parser.add_argument("--out", type=Path, default=OUT, help=f"where to write the results ({OUT})")
+    parser.add_argument("--rerate", action="store_true", help="only rate the stored results of --out again")
+    parser.add_argument("--pairs", default=None, help="only these pairs of levels, e.g. 0-1,1-2 (0: random)")
+    parser.add_argument("--add", action="store_true", help="add the games to those stored in --out")
+    args = parser.parse_args(argv)
+    if args.rerate:
+        report = json.loads(args.out.read_text(encoding="utf-8"))
+        for game, table in report["games"].items():
+            report["games"][game] = rate(table)
+            print(show(game, report["games"][game]))
+        args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        return 0
+
+    counts = {"cephalopod": args.games, "cubeo": args.cubeo_games, "dodeca": args.dodeca_games}
+    chosen = args.games_only or list(counts)
+    only = None if args.pairs is None else {tuple(map(int, pair.split("-"))) for pair in args.pairs.split(",")}
+    report = json.loads(args.out.read_text(encoding="utf-8")) if args.out.exists() else {"games": {}}
+    first = {game: len(report["games"].get(game, {}).get("results", ())) if args.add else 0 for game in chosen}
+    tasks = [
+        task
+        for game in chosen
+        for task in schedule(game, counts[game], args.plies, args.far, only, first[game])  # type: ignore[arg-type]
+    ]
+    started = time.perf_counter()
+    played = []
+    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+        for done, one in enumerate(pool.map(play, tasks), 1):
+            played.append(one)
+            print(
+                f"  {done}/{len(tasks)} {one.game} levels {one.seats}: {one.score} after {one.plies} plies,"
+                f" {sum(one.seconds) / max(1, sum(one.moves)):.2f} s a move",
+                file=sys.stderr,
+                flush=True,
+            )
+    elapsed = time.perf_counter() - started
+    tables = {game: ladder([p for p in played if p.game == game]) for game in chosen}
+    for game, table in tables.items():
+        table.update(games_per_neighbouring_pair=counts[game], ply_cap=args.plies, measured=time.strftime("%Y-%m-%d"))
+        print(show(game, table))
+    print(f"{len(played)} games in {elapsed:.0f} s on {args.workers} workers")
+    # A run of some games only replaces their tables and keeps the others' (or adds to them).
+    if args.add:
+        tables = {game: merged(report["games"][game], table) for game, table in tables.items()}
+    report["games"].update(tables)
+    args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    print(f"written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
