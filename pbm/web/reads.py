@@ -116,6 +116,8 @@ class PlayerPage:
     """The most recent games that are over (finished or cancelled)."""
     mail_stopped_at: datetime | None = None
     """Since when mail to one of the player's addresses stopped, as bounces told (no address shown)."""
+    language: str | None = None
+    """The language the player chose for their mail (`pbm.languages`); None: the club's."""
 
 
 @dataclass(frozen=True)
@@ -226,6 +228,7 @@ class Reads:
             now = self.now()
             return PlayerPage(
                 userid=player.userid,
+                language=player.language,
                 joined=player.created_at,
                 signed_off=not player.active,
                 ratings=[rating_view(get_game(r.game_type), r) for r in ratings.of_player(session, player)],
