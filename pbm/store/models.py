@@ -288,6 +288,9 @@ class Board(Base):
     """Reminders the player to move was sent in this turn (the last warning counts apart)."""
     warned: Mapped[bool] = mapped_column(default=False, server_default=false())
     """Whether the player to move had the last warning before the forfeit in this turn."""
+    chain_head: Mapped[str | None] = mapped_column(String(64), default=None)
+    """The hash of the game's move chain after its last move (`pbm.records.chain`): the header's
+    hash before any. A board mail's receipt signs it; the next move links to it."""
 
     seats: Mapped[list[Seat]] = relationship(order_by="Seat.seat", cascade="all, delete-orphan", lazy="selectin")
     offer: Mapped[Offer | None] = relationship(cascade="all, delete-orphan", lazy="select")
@@ -560,6 +563,8 @@ class MoveRecord(Base):
     who was eliminated, or why. Facts, never words."""
     auto: Mapped[bool] = mapped_column(default=False, server_default=false())
     """Played for the player from their queue (shown ``(Auto)``), not sent as a move."""
+    chain_hash: Mapped[str | None] = mapped_column(String(64), default=None)
+    """The move chain's hash after this move (`pbm.records.chain.link_hash`), written with it."""
 
 
 
