@@ -27,6 +27,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from pbm import clocks
 from pbm.durations import DAY, HOUR, SECOND, in_units_of, parse_duration
 from pbm.mail import headers
+from pbm.records.keys import SigningKeys
 
 
 class ConfigError(Exception):
@@ -393,3 +394,8 @@ def secret_key(settings: Settings, var_dir: Path = Path("var")) -> bytes:
     if len(key) < 32:
         raise ConfigError(f"{path} holds a key shorter than 32 characters; delete it to make a new one")
     return key.encode()
+
+
+def signing_keys(var_dir: Path = Path("var")) -> SigningKeys:
+    """The server's Ed25519 keys for receipts and records: ``var/signing`` (made on first run)."""
+    return SigningKeys(var_dir / "signing")

@@ -27,7 +27,7 @@ import uvicorn
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 import pbm.games
-from pbm.config import ConfigError, Settings, secret_key
+from pbm.config import ConfigError, Settings, secret_key, signing_keys
 from pbm.listeners import BACKLOG, AcceptFailures, ConnectionLimits, allow_open_files, bind
 from pbm.mail.answers import Answers
 from pbm.mail.compose import Composer
@@ -107,7 +107,8 @@ class Server:
         self.addressing = Addressing(settings.address)
         tokens = ReplyTokens(key)
         links = Links(settings.public_url)
-        self._mail_templates = make_environment(links=links, admin_contact=settings.admin_contact)
+        self.signing = signing_keys(var_dir)
+        self._mail_templates = make_environment(links=links, admin_contact=settings.admin_contact, signing=self.signing)
         self.composer = composer = Composer(self._mail_templates, self.addressing, tokens, key)
         self.changes = GameChanges(self.database)
         self.reader = MailReader(

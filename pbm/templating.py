@@ -13,7 +13,9 @@ from pbm import elo
 from pbm.commands import verbs
 from pbm.facts import english_duration
 from pbm.resources import resource_dir
-from pbm.views import INACTIVE_AFTER
+from pbm.facts import Fact
+from pbm.records.keys import SigningKeys
+from pbm.views import INACTIVE_AFTER, BoardView
 from pbm.web.links import Links
 from pbm.words import Words
 
@@ -39,9 +41,12 @@ class _CompiledOnce(jinja2.BytecodeCache):
 _COMPILED = _CompiledOnce()
 
 
-def make_environment(*, links: Links | None = None, admin_contact: str | None = None) -> jinja2.Environment:
+def make_environment(
+    *, links: Links | None = None, admin_contact: str | None = None, signing: SigningKeys | None = None
+) -> jinja2.Environment:
     """The environment; `links` to the web pages (`PBM_PUBLIC_URL`) and `admin_contact`
-    (`PBM_ADMIN_CONTACT`) are the server's, the same in every mail and page."""
+    (`PBM_ADMIN_CONTACT`) are the server's, the same in every mail and page; `signing`, the
+    server's keys, signs the receipt a board mail carries (none without them)."""
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(resource_dir("templates")),
         autoescape=jinja2.select_autoescape(["html"], default_for_string=False, default=False),
@@ -62,6 +67,14 @@ def make_environment(*, links: Links | None = None, admin_contact: str | None = 
     environment.globals["admin_contact"] = admin_contact
     # Facts become words here: `say(fact)` in a template (one reader's language: English today).
     environment.globals["say"] = Words().say
+
+    def receipt(view: BoardView) -> Fact | None:
+        """The signed receipt of the board `view` shows, when it is the current one."""
+        if signing is None or view.chain_hash is None:
+            return None
+        return signing.receipt(view.game_type, view.board, view.move_count, view.chain_hash)
+
+    environment.globals["receipt"] = receipt
     return environment
 
 

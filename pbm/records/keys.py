@@ -18,11 +18,17 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from pbm.facts import Fact
+from pbm.records import chain
+
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PrivateFormat, PublicFormat, NoEncryption
 
 CURRENT = "current.key"
+RECEIPT_PREFIX = 16
+"""Hex digits of the chain hash a receipt shows: enough to find it in a record by eye; the
+signature covers the whole hash."""
 
 
 def key_id(public_key: bytes) -> str:
@@ -77,10 +83,24 @@ class SigningKeys:
     def sign(self, message: bytes) -> Signature:
         return Signature(self.key_id, b64(self.public_key), b64(self._private.sign(message)))
 
+    def receipt(self, game: str, board: int, ply: int, chain_hash: str) -> Fact:
+        """A board mail's receipt: the ply, the chain hash's first `RECEIPT_PREFIX` digits, and the
+        signature over the whole statement (`chain.statement`), which the game's record completes."""
+        signature = self.sign(chain.statement(game, board, ply, chain_hash))
+        return Fact(
+            "move-receipt", ply=ply, chain=chain_hash[:RECEIPT_PREFIX], key_id=signature.key_id, signature=signature.value
+        )
+
     def public_keys(self) -> dict[str, str]:
         """Every key the server has signed with: key id -> public key (`b64`)."""
+        return self.known(self.folder)
+
+    @staticmethod
+    def known(folder: Path) -> dict[str, str]:
+        """The public keys of a key folder, read without its private key (what `pbm verify --keys`
+        trusts): key id -> public key (`b64`)."""
         found = {}
-        for path in sorted(self.folder.glob("*.pub")):
+        for path in sorted(folder.glob("*.pub")):
             text = path.read_text().strip()
             found[key_id(unb64(text))] = text
         return found

@@ -195,7 +195,7 @@ def start(
         challenger_id=challenger.id,
     )
     board.seats = [Seat(seat=i, player=player) for i, player in enumerate(players)]
-    board.chain_head = chain.header_hash(header_of(board, [player.userid for player in players]))
+    board.chain_head = chain.header_hash(header_of(board))
     turns.start(board, time_control, now)
     session.add(board)
     session.flush()
@@ -203,13 +203,13 @@ def start(
     return board
 
 
-def header_of(board: Board, userids: Sequence[str]) -> chain.Header:
-    """What `board` was started as, as its move chain's first link hashes it; `userids` in seat order."""
+def header_of(board: Board) -> chain.Header:
+    """What `board` was started as, as its move chain's first link hashes it."""
     return chain.Header(
         game=board.game_type,
         board=board.board,
         options=board.options,
-        players=tuple(userids),
+        players=tuple(seat.player.userid for seat in board.seats),
         started=board.created_at,
         dice_commitment=commitment(board.secret) if board.secret is not None else None,
     )
