@@ -134,6 +134,8 @@ class Server:
             time_control=settings.club.time_control,
             idle_seconds=settings.http_idle_seconds,
             now=now,
+            signing=self.signing,
+            site=settings.public_url or None,
         )
         self.smtp_limits = ConnectionLimits(
             "SMTP",

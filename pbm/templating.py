@@ -67,6 +67,8 @@ def make_environment(
     environment.globals["admin_contact"] = admin_contact
     # Facts become words here: `say(fact)` in a template (one reader's language: English today).
     environment.globals["say"] = Words().say
+    # A template's own sentence, as a fact of a catalogue: ``say(fact("replay-next"))``.
+    environment.globals["fact"] = Fact
 
     def receipt(view: BoardView) -> Fact | None:
         """The signed receipt of the board `view` shows, when it is the current one."""

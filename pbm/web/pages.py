@@ -16,22 +16,32 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 import pbm.games
+from pbm.records.keys import SigningKeys
 from pbm.web import params
 from pbm.web.live import GameChanges
 from pbm.web.reads import FILTERS, Reads
 
 
 class Pages:
-    def __init__(self, reads: Reads, templates: jinja2.Environment, changes: GameChanges, address: str) -> None:
+    def __init__(
+        self,
+        reads: Reads,
+        templates: jinja2.Environment,
+        changes: GameChanges,
+        address: str,
+        signing: SigningKeys | None = None,
+    ) -> None:
         self.reads = reads
         self.templates = templates
         self.changes = changes
         self.address = address
+        self.signing = signing
+        """The server's signing keys: the pages show the public one receipts and records are checked by."""
 
     def render(self, name: str, *, status_code: int = 200, **context: Any) -> HTMLResponse:
         context.setdefault("live", None)
         html = self.templates.get_template(f"web/{name}").render(
-            engines=pbm.games.all_games(), address=self.address, **context
+            engines=pbm.games.all_games(), address=self.address, signing=self.signing, **context
         )
         return HTMLResponse(html, status_code=status_code)
 
@@ -62,11 +72,12 @@ class Pages:
         engine = params.engine_of(request)
         board = params.board_of(request, engine)
         position = await self.changes.settled_position()
-        page = await self.reads.run(self.reads.game, engine, board)
-        if page is None:
-            raise params.NotFound(f"There is no {engine.title} board {board}.")
-        live = self._live(position, game=engine.name, board=board)
-        return self.render("board.html", engine=engine, view=page.view, dice_record=page.dice_record, live=live)
+        page = await params.game_page(self.reads, engine, board, params.number(request, "ply"))
+        # Live only on the game as it stands: a reader looking back is never moved on by a new move.
+        live = self._live(position, game=engine.name, board=board) if "ply" not in request.query_params else None
+        return self.render(
+            "board.html", engine=engine, view=page.view, page=page, dice_record=page.dice_record, live=live
+        )
 
     async def player(self, request: Request) -> Response:
         userid = request.path_params["userid"]

@@ -15,7 +15,9 @@ from starlette.requests import Request
 
 import pbm.games
 from pbm.games import Game
-from pbm.web.reads import FILTERS, BoardList, Reads
+from pbm.facts import Fact
+from pbm.web.reads import FILTERS, BoardList, GamePage, PlyOutOfRange, Reads
+from pbm.words import Words
 
 MAX_BOARD = 2**31 - 1
 """Board numbers are stored as 32-bit integers: a larger one names no board."""
@@ -95,3 +97,15 @@ async def board_list(reads: Reads, engine: Game[Any], query: ListQuery) -> Board
 
 def page_number(request: Request) -> int:
     return number(request, "page", minimum=1) or 1
+
+
+async def game_page(reads: Reads, engine: Game[Any], board: int, ply: int | None) -> GamePage:
+    """The game page `board` (after `ply` plies when given); NotFound when there is none."""
+    try:
+        page = await reads.run(reads.game, engine, board, ply)
+    except PlyOutOfRange as error:
+        fact = Fact("no-such-ply", title=engine.title, board=board, plies=error.plies, ply=ply)
+        raise NotFound(Words().say(fact)) from None
+    if page is None:
+        raise NotFound(f"There is no {engine.title} board {board}.")
+    return page
