@@ -109,7 +109,7 @@ class Server:
         links = Links(settings.public_url)
         self.signing = signing_keys(var_dir)
         self._mail_templates = make_environment(links=links, admin_contact=settings.admin_contact, signing=self.signing)
-        self.composer = composer = Composer(self._mail_templates, self.addressing, tokens, key)
+        self.composer = composer = Composer(self._mail_templates, self.addressing, tokens, key, self.signing)
         self.changes = GameChanges(self.database)
         self.reader = MailReader(
             loop_marker=settings.address, seconds=settings.mail_read_seconds, memory_mb=settings.mail_read_memory_mb

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from pbm.facts import Catalogue
+from pbm.facts import Catalogue, Plural
 
 MESSAGES: Catalogue = {
-    "move-receipt": "Receipt: move {ply}, chain {chain}, key {key_id}, signature {signature}",
+    "record-attached": Plural(
+        "plies",
+        "The record of {title} board {board} is attached: {plies} move, linked by their hashes and signed by the server.",
+        "The record of {title} board {board} is attached: {plies} moves, linked by their hashes and signed by the server.",
+    ),
+    "record-how-to-verify": "Anyone can check it, offline: pbm verify {filename}",
+    "move-receipt": "Receipt for move {ply}: chain {chain}, key {key_id}, signature\n{signature}",
     "record-genuine": "genuine: {game} board {board}, {plies} plies; every hash, the signature (key {key_id}) and every move check",
     "record-dice-genuine": "the dice match the revealed seed",
     "record-dice-still-secret": "the dice seed stays secret until the game is over: its dice are checked then",
