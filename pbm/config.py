@@ -93,6 +93,9 @@ class Club:
     confirm_addresses: bool = True
     """An address gets nothing but a confirmation request until a reply from it confirms it;
     False: the administrator vouches for every address given."""
+    keep_sent: timedelta = timedelta(days=90)
+    """How long the outbox keeps a mail once it went: the game records keep the games, so a
+    sent board mail (about 6 KB a move) need not be kept for ever."""
 
 
 DEFAULT_CLUB = Club()
@@ -257,6 +260,9 @@ class Settings(BaseSettings):
     """When the player to move forfeits, for games whose challenge gives no --forfeittime."""
     vacation_days: Annotated[int, Days] = Field(default=30, ge=0, le=365)
     """Vacation one player may take in any 365 days (``vacation``)."""
+    keep_sent_days: Annotated[float, Days] = Field(default=90, gt=0)
+    """How long sent mail is kept in the outbox; the time pass forgets it then (never a mail
+    waiting, held back or failed)."""
     time_pass_seconds: Annotated[float, Seconds] = Field(default=60, gt=0)
     """How often ``pbm serve`` runs the time pass (reminders, forfeits, vacations, expiries)."""
     first_retry_seconds: Annotated[float, Seconds] = Field(default=60, gt=0)
@@ -352,6 +358,7 @@ class Settings(BaseSettings):
             time_control=clocks.TimeControl(nag=self.nagtime, forfeit=self.forfeittime),
             vacation_allowance=timedelta(days=self.vacation_days),
             confirm_addresses=self.confirm_addresses,
+            keep_sent=timedelta(days=self.keep_sent_days),
         )
 
     @property

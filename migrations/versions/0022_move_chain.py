@@ -1,4 +1,4 @@
-"""move chain: every move carries the hash of the game's chain after it
+"""move chain: every move carries the hash of the game's chain after it; sent mail is pruned
 
 `moves.chain_hash` and `games.chain_head` (`pbm.records.chain`). Games played before get their
 chain computed here, from their header (game, board, options, players, start, dice commitment)
@@ -27,6 +27,8 @@ def upgrade() -> None:
 
     with op.batch_alter_table("games", schema=None, recreate="never") as batch_op:
         batch_op.add_column(sa.Column("chain_head", sa.String(length=64), nullable=True))
+    # Sent mail is forgotten after PBM_KEEP_SENT_DAYS: the time pass finds it by this index.
+    op.create_index("ix_outbox_status_sent", "outbox_messages", ["status", "sent_at"])
     with op.batch_alter_table("moves", schema=None, recreate="never") as batch_op:
         batch_op.add_column(sa.Column("chain_hash", sa.String(length=64), nullable=True))
 
@@ -69,6 +71,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.drop_index("ix_outbox_status_sent", table_name="outbox_messages")
     # In place, never by copying a table: SQLite drops a copied table's old rows with foreign keys on.
     with op.batch_alter_table("moves", schema=None, recreate="never") as batch_op:
         batch_op.drop_column("chain_hash")

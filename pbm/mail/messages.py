@@ -7,9 +7,14 @@ through `pbm.words.Words`, at the edge.
 
 from __future__ import annotations
 
-from pbm.facts import Catalogue
+from pbm.facts import Catalogue, Plural
 
 MESSAGES: Catalogue = {
+    "sent-mail-pruned": Plural(
+        "count",
+        "forgot {count} mail sent more than {days} days ago (PBM_KEEP_SENT_DAYS)",
+        "forgot {count} mails sent more than {days} days ago (PBM_KEEP_SENT_DAYS)",
+    ),
     "mail-unreadable": "Your mail could not be read: {why}. Nothing in it was carried out",
     "too-many-answers": (
         "Your mail caused {count} answers, more than the {limit} one mail may; only the first {sent} were sent"

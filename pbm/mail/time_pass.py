@@ -18,7 +18,7 @@ import logging
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
@@ -29,7 +29,9 @@ from pbm.config import DEFAULT_CLUB, Club, Limits
 from pbm.mail.held import HeldMail
 from pbm.mail.outgoing import Outgoing
 from pbm.passwords import Passwords
-from pbm.store import players, turns
+from pbm.facts import Fact
+from pbm.store import outbox, players, turns
+from pbm.words import Words
 from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
 from pbm.store.models import utcnow
@@ -38,6 +40,9 @@ log = logging.getLogger(__name__)
 
 BATCH = 100
 """Boards one query of the pass fetches."""
+PRUNE_BATCH = 5000
+"""Sent mails one pass forgets at most: a backlog (the first pass after an upgrade) goes a
+transaction of this size a pass, never one that holds the outbox for long."""
 
 Work = Callable[[Session], tuple[list[str], list[str]]]
 """A unit of the pass: what it did (a line each, no addresses), and notes on mail held back."""
@@ -102,6 +107,7 @@ class TimePass:
         self._step(report, "open challenges", unit, expire)
         tell = self._queued(lambda session: deadlines.tell_of_vacations(self._context(session, at)), at)
         self._step(report, "vacations", unit, tell)
+        self._step(report, "sent mail", unit, functools.partial(self._prune, at=at))
         looked: set[int] = set()
         while True:
             with self.database.reading() as session:
@@ -112,6 +118,13 @@ class TimePass:
                 looked.add(board_id)
                 look = functools.partial(self._look, board_id=board_id, at=at)
                 self._step(report, f"board id {board_id}", unit, self._queued(look, at))
+
+    def _prune(self, session: Session, *, at: datetime) -> tuple[list[str], list[str]]:
+        """Forget the mail that went longer than `Club.keep_sent` before `at`."""
+        days = self.club.keep_sent / timedelta(days=1)
+        pruned = outbox.prune_sent(session, done_before=at - self.club.keep_sent, limit=PRUNE_BATCH)
+        said = Words().say(Fact("sent-mail-pruned", count=pruned, days=f"{days:g}"))
+        return ([said] if pruned else []), []
 
     def _held_step(self, at: datetime) -> Work:
         return lambda session: (self.held.release_due(session, at), [])

@@ -662,6 +662,8 @@ class OutboxMessage(Base):
     __table_args__ = (
         Index("ix_outbox_status_due", "status", "next_attempt_at"),
         Index("ix_outbox_status_release", "status", "release_at"),
+        # The time pass forgets sent mail after PBM_KEEP_SENT_DAYS (`pbm.store.outbox.prune_sent`).
+        Index("ix_outbox_status_sent", "status", "sent_at"),
     )
 
     id: Mapped[int] = mapped_column(Id, primary_key=True)
