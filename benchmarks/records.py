@@ -61,13 +61,23 @@ def play_long_game(database: Database, plies: int, seed: int) -> int:
     engine = pbm.games.get("dodeca")
     chooser = random.Random(seed)
     with database.transaction() as session:
-        seated = [players.sign_up(session, u, "x", [f"{u}@example.org"], sender=f"{u}@example.org", now=START)
-                  for u in ("alice", "bob")]
+        seated = [
+            players.sign_up(session, u, "x", [f"{u}@example.org"], sender=f"{u}@example.org", now=START)
+            for u in ("alice", "bob")
+        ]
         session.flush()
         state = engine.new(players=2, seed=chooser.randbytes(32))
         row = boards.start(
-            session, "dodeca", players=seated, options={}, state=engine.dump(state), secret=engine.secret_of(state),
-            to_move=state.to_move, challenger=seated[0], now=START, time_control=clocks.TimeControl(),
+            session,
+            "dodeca",
+            players=seated,
+            options={},
+            state=engine.dump(state),
+            secret=engine.secret_of(state),
+            to_move=state.to_move,
+            challenger=seated[0],
+            now=START,
+            time_control=clocks.TimeControl(),
         )
         board = LiveBoard(row, engine, state)
         now = START
@@ -77,16 +87,38 @@ def play_long_game(database: Database, plies: int, seed: int) -> int:
             move = chooser.choice(engine.legal_moves(board.state))
             after = engine.play(board.state, move)
             now += timedelta(hours=3)
-            boards.record_move(session, row, seat=board.state.to_move, notation=move, comment="",
-                               report=report_data(engine.report(board.state, move, after)), now=now, inbound_id=None)
+            boards.record_move(
+                session,
+                row,
+                seat=board.state.to_move,
+                notation=move,
+                comment="",
+                report=report_data(engine.report(board.state, move, after)),
+                now=now,
+                inbound_id=None,
+            )
             board.advance(after)
         if engine.result(board.state) is None:
-            boards.finish(session, row, winners=[0], code="resigned", reason=pbm.facts.Fact("resigned"),
-                          called_off=pbm.facts.Fact("resigned"), now=now)
+            boards.finish(
+                session,
+                row,
+                winners=[0],
+                code="resigned",
+                reason=pbm.facts.Fact("resigned"),
+                called_off=pbm.facts.Fact("resigned"),
+                now=now,
+            )
         else:
             result = engine.result(board.state)
-            boards.finish(session, row, winners=result.winners, code=result.code, reason=result.fact,
-                          called_off=result.fact, now=now)
+            boards.finish(
+                session,
+                row,
+                winners=result.winners,
+                code=result.code,
+                reason=result.fact,
+                called_off=result.fact,
+                now=now,
+            )
         return row.id
 
 
@@ -132,10 +164,13 @@ def main(argv: list[str] | None = None) -> int:
         plies = record["pbm"]["ply"]
         assert verify.verify(record).genuine and fairdice.verify(dice).ok
 
-        print(f"long game: Dodeca, {plies} plies; record {len(json.dumps(record)):,} bytes, "
-              f"dice record {len(json.dumps(dice)):,} bytes")
+        print(
+            f"long game: Dodeca, {plies} plies; record {len(json.dumps(record)):,} bytes, "
+            f"dice record {len(json.dumps(dice)):,} bytes"
+        )
         export_s, dice_s = median_seconds(export, args.runs), median_seconds(export_dice, args.runs)
-        print(f"{'export (read, build, sign)':<34} {export_s * 1000:8.1f} ms  baseline dice-record: {dice_s * 1000:8.1f} ms")
+        label = "export (read, build, sign)"
+        print(f"{label:<34} {export_s * 1000:8.1f} ms  baseline dice-record: {dice_s * 1000:8.1f} ms")
         verify_s = median_seconds(lambda: verify.verify(record), args.runs)
         verify_dice_s = median_seconds(lambda: fairdice.verify(dice), args.runs)
         print(f"{'pbm verify':<34} {verify_s * 1000:8.1f} ms  baseline verify-dice: {verify_dice_s * 1000:8.1f} ms")
@@ -149,7 +184,9 @@ def main(argv: list[str] | None = None) -> int:
             session.execute(text("UPDATE moves SET chain_hash = NULL"))
         database.dispose()
         without_chain = move_table_bytes(path)
-        print(f"{'storage per move':<34} {with_chain / plies:8.1f} B   before (no chain): {without_chain / plies:8.1f} B")
+        print(
+            f"{'storage per move':<34} {with_chain / plies:8.1f} B   before (no chain): {without_chain / plies:8.1f} B"
+        )
         database.dispose()
     return 0
 

@@ -11,10 +11,9 @@ import jinja2
 
 from pbm import elo
 from pbm.commands import verbs
-from pbm.facts import english_duration
-from pbm.resources import resource_dir
-from pbm.facts import Fact
+from pbm.facts import Fact, english_duration
 from pbm.records.keys import SigningKeys
+from pbm.resources import resource_dir
 from pbm.views import INACTIVE_AFTER, BoardView
 from pbm.web.links import Links
 from pbm.words import Words

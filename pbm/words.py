@@ -18,15 +18,21 @@ from pbm.commands import messages as command_messages
 from pbm.facts import ENGLISH, UNCONVERTED, Catalogue, Fact, Voice, merged, say
 from pbm.mail import messages as mail_messages
 from pbm.records import messages as record_messages
-from pbm.web import messages as web_messages
 from pbm.store import messages as store_messages
+from pbm.web import messages as web_messages
 
 
 def every_catalogue() -> Catalogue:
     """Every code a reader may meet, from every layer, the installed games' own included."""
     return merged(
-        [{UNCONVERTED: "{text}"}, command_messages.catalogue(), mail_messages.MESSAGES, store_messages.MESSAGES,
-         record_messages.MESSAGES, web_messages.MESSAGES]
+        [
+            {UNCONVERTED: "{text}"},
+            command_messages.catalogue(),
+            mail_messages.MESSAGES,
+            store_messages.MESSAGES,
+            record_messages.MESSAGES,
+            web_messages.MESSAGES,
+        ]
     )
 
 

@@ -47,12 +47,16 @@ def upgrade() -> None:
     )
     connection = op.get_bind()
     for game in connection.execute(sa.select(games).order_by(games.c.id)).all():
-        userids = connection.execute(
-            sa.select(players.c.userid)
-            .join(seats, seats.c.player_id == players.c.id)
-            .where(seats.c.game_id == game.id)
-            .order_by(seats.c.seat)
-        ).scalars().all()
+        userids = (
+            connection.execute(
+                sa.select(players.c.userid)
+                .join(seats, seats.c.player_id == players.c.id)
+                .where(seats.c.game_id == game.id)
+                .order_by(seats.c.seat)
+            )
+            .scalars()
+            .all()
+        )
         header = chain.Header(
             game=game.game_type,
             board=game.board,
@@ -62,9 +66,13 @@ def upgrade() -> None:
             dice_commitment=commitment(bytes(game.secret)) if game.secret is not None else None,
         )
         head = chain.header_hash(header)
-        for move in connection.execute(sa.select(moves).where(moves.c.game_id == game.id).order_by(moves.c.number)).all():
+        for move in connection.execute(
+            sa.select(moves).where(moves.c.game_id == game.id).order_by(moves.c.number)
+        ).all():
             player = userids[move.seat] if move.seat < len(userids) else ""
-            link = chain.Link(game.game_type, game.board, move.number, move.seat, player, move.notation, move.created_at)
+            link = chain.Link(
+                game.game_type, game.board, move.number, move.seat, player, move.notation, move.created_at
+            )
             head = chain.link_hash(link, head)
             connection.execute(sa.update(moves).where(moves.c.id == move.id).values(chain_hash=head))
         connection.execute(sa.update(games).where(games.c.id == game.id).values(chain_head=head))

@@ -26,15 +26,15 @@ from pbm.commands import deadlines, finding
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Sender
 from pbm.config import DEFAULT_CLUB, Club, Limits
+from pbm.facts import Fact
 from pbm.mail.held import HeldMail
 from pbm.mail.outgoing import Outgoing
 from pbm.passwords import Passwords
-from pbm.facts import Fact
 from pbm.store import outbox, players, turns
-from pbm.words import Words
 from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
 from pbm.store.models import utcnow
+from pbm.words import Words
 
 log = logging.getLogger(__name__)
 

@@ -48,7 +48,12 @@ def build(
     over = board.status != BoardStatus.ACTIVE
     players: list[dict[str, Any]] = []
     for seat, userid in enumerate(userids):
-        player: dict[str, Any] = {"name": userid, "userid": userid, "seat": engine.seat_names[seat], "is_ai": bool(BOT.match(userid))}
+        player: dict[str, Any] = {
+            "name": userid,
+            "userid": userid,
+            "seat": engine.seat_names[seat],
+            "is_ai": bool(BOT.match(userid)),
+        }
         if board.status == BoardStatus.FINISHED:
             player["result"] = 1 if seat in (board.winners or []) else 0
         players.append(player)

@@ -18,12 +18,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from pbm.facts import Fact
-from pbm.records import chain
-
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import Encoding, PrivateFormat, PublicFormat, NoEncryption
+from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
+
+from pbm.facts import Fact
+from pbm.records import chain
 
 CURRENT = "current.key"
 RECEIPT_PREFIX = 16
@@ -88,7 +88,11 @@ class SigningKeys:
         signature over the whole statement (`chain.statement`), which the game's record completes."""
         signature = self.sign(chain.statement(game, board, ply, chain_hash))
         return Fact(
-            "move-receipt", ply=ply, chain=chain_hash[:RECEIPT_PREFIX], key_id=signature.key_id, signature=signature.value
+            "move-receipt",
+            ply=ply,
+            chain=chain_hash[:RECEIPT_PREFIX],
+            key_id=signature.key_id,
+            signature=signature.value,
         )
 
     def public_keys(self) -> dict[str, str]:

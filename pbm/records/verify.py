@@ -124,7 +124,12 @@ def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fac
         raise _Wrong(Fact("record-signature-wrong"))
 
     # 4. the readable move list
-    listed = [entry.get("move") if isinstance(entry, dict) else entry for row in _need(record, "moves", list) for entry in (row if isinstance(row, list) else [row]) if entry is not None]
+    listed = [
+        entry.get("move") if isinstance(entry, dict) else entry
+        for row in _need(record, "moves", list)
+        for entry in (row if isinstance(row, list) else [row])
+        if entry is not None
+    ]
     for index, link in enumerate(links, start=1):
         if index > len(listed) or listed[index - 1] != link["move"]:
             raise _Wrong(Fact("record-moves-differ", ply=index))

@@ -244,7 +244,8 @@ def record_move(
     board.move_count += 1
     board.updated_at = now
     # Linked in the move's own transaction: no move is ever without its place in the chain.
-    link = chain.Link(board.game_type, board.board, board.move_count, seat, board.seats[seat].player.userid, notation, now)
+    player = board.seats[seat].player.userid
+    link = chain.Link(board.game_type, board.board, board.move_count, seat, player, notation, now)
     assert board.chain_head is not None, "every board's chain starts with it (or with migration 0022)"
     board.chain_head = chain.link_hash(link, board.chain_head)
     row = {

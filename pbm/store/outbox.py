@@ -376,5 +376,7 @@ def prune_sent(session: Session, *, done_before: datetime, limit: int) -> int:
     )
     ids = list(session.scalars(select(OutboxMessage.id).where(done).order_by(OutboxMessage.id).limit(limit)))
     if ids:
-        session.execute(delete(OutboxMessage).where(OutboxMessage.id.in_(ids)).execution_options(synchronize_session=False))
+        session.execute(
+            delete(OutboxMessage).where(OutboxMessage.id.in_(ids)).execution_options(synchronize_session=False)
+        )
     return len(ids)

@@ -14,8 +14,8 @@ from urllib.parse import urlencode
 from starlette.requests import Request
 
 import pbm.games
-from pbm.games import Game
 from pbm.facts import Fact
+from pbm.games import Game
 from pbm.web.reads import FILTERS, BoardList, GamePage, PlyOutOfRange, Reads
 from pbm.words import Words
 

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-import pbm.games
 from pbm.commands import play
 from pbm.live import load
 from pbm.records import document
@@ -37,8 +35,16 @@ def options_words(options: dict[str, Any]) -> str:
     return " ".join(f"-{name}" if value is True else f"-{name}={value}" for name, value in options.items())
 
 
-def play_game(desk: Desk, game: str, players: int, options: dict[str, Any], *, seed: int, moves: int = 400,
-              resign_at: int | None = None) -> int:
+def play_game(
+    desk: Desk,
+    game: str,
+    players: int,
+    options: dict[str, Any],
+    *,
+    seed: int,
+    moves: int = 400,
+    resign_at: int | None = None,
+) -> int:
     """A game of `players` played through the handlers with random legal moves (the same for the
     same `seed`), to its end or `moves` plies; `resign_at`: the player to move resigns there.
     Returns the board number."""
@@ -75,7 +81,11 @@ def record_of(desk: Desk, keys: SigningKeys, game: str, number: int) -> dict[str
         live = load(session, game, number)
         assert live is not None
         record = document.build(
-            live.engine, live.row, live.state, boards.moves_of(session, live.row), site="games.test",
+            live.engine,
+            live.row,
+            live.state,
+            boards.moves_of(session, live.row),
+            site="games.test",
             generated=desk.clock(),
         )
         return document.sign(record, keys)

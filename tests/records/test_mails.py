@@ -38,7 +38,9 @@ def parsed(raw: bytes) -> email.message.EmailMessage:
 
 def test_every_board_mail_of_a_move_carries_a_receipt_the_record_proves(desk, keys, composer):
     number = play_game(desk, "cephalopod", 2, {}, seed=11, moves=4)
-    mails = desk.run(play.move, f"cephalopod move {number} alice alice-pw " + _a_legal_move(desk, number), sender="alice")
+    mails = desk.run(
+        play.move, f"cephalopod move {number} alice alice-pw " + _a_legal_move(desk, number), sender="alice"
+    )
     record = record_of(desk, keys, "cephalopod", number)
     board_mails = [m for m in mails if m.template == "board"]
     assert board_mails

@@ -12,7 +12,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import pbm.games
 from pbm.records import verify
 from pbm.records.keys import SigningKeys
 from tests.records.conftest import play_game, record_of
@@ -91,7 +90,9 @@ def test_a_move_changed_with_every_hash_after_it_recomputed_fails_the_signature(
     previous = chain.sha256(section["header"])
     for link in section["chain"]:
         contents = {k: link[k] for k in ("ply", "seat", "player", "move", "time")}
-        link["hash"] = previous = chain.sha256({**contents, "game": section["game"], "board": section["board"], "previous": previous})
+        link["hash"] = previous = chain.sha256(
+            {**contents, "game": section["game"], "board": section["board"], "previous": previous}
+        )
     section["head"] = previous
     assert problem(changed).code == "record-signature-wrong"
 
@@ -160,7 +161,8 @@ def test_a_rotated_key_signs_from_then_on_and_what_the_old_one_signed_still_veri
 @given(plies=st.integers(min_value=0, max_value=12), seed=st.integers(min_value=0, max_value=1000))
 def test_the_seed_of_a_dodeca_game_under_way_is_in_no_record(desk, keys, plies, seed):
     """Whatever the game and however far it got, a record of it before its end holds its seed
-    nowhere (as hex, in any letter case) while its commitment is there."""
+    nowhere (as hex, in any letter case) while its commitment is there; nor an address, nor the
+    server's private key."""
     number = play_game(desk, "dodeca", 2, {}, seed=seed, moves=plies)
     live = desk.board("dodeca", number)
     record = record_of(desk, keys, "dodeca", number)
@@ -169,3 +171,5 @@ def test_the_seed_of_a_dodeca_game_under_way_is_in_no_record(desk, keys, plies, 
     text = json.dumps(record).lower()
     assert live.row.secret.hex() not in text
     assert record["pbm"]["dice"] == {"commitment": record["pbm"]["header"]["dice_commitment"]}
+    assert "@" not in text, "no address"
+    assert (keys.folder / "current.key").read_text().strip() not in text, "no private key"

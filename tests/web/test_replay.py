@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import pbm.games
 from pbm.records import verify
@@ -100,3 +102,29 @@ def test_the_record_downloaded_verifies_and_names_the_pages_key(signed_client, g
 def test_no_record_for_a_board_that_is_not_there(client):
     response = client.get("/cephalopod/999/record.json")
     assert response.status_code == 404 and "error" in response.json()
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(min_value=0, max_value=10_000), plies=st.integers(min_value=0, max_value=8))
+def test_a_dodeca_game_under_way_shows_its_seed_at_no_ply(club, signed_client, seed, plies):
+    """Every ply's page and JSON and the record of a Dodeca game not over: never its seed."""
+    from pbm.config import Settings
+    from pbm.store.players import find
+
+    club.limits = Settings(max_challenges_per_sender_per_hour=1000).limits  # a game per example
+    with club.database.reading() as session:
+        signed_up = find(session, "alice") is not None
+    if not signed_up:
+        club.signup("alice", "bob")
+    board = club.challenge("dodeca", "alice", "bob")
+    club.play("dodeca", board, plies, seed=seed)
+    game = club.game("dodeca", board)
+    if game.status != "active":
+        return
+    secret = game.secret.hex()
+    texts = [signed_client.get(f"/dodeca/{board}/record.json").text]
+    for ply in range(game.move_count + 1):
+        texts.append(signed_client.get(f"/api/dodeca/{board}?ply={ply}").text)
+        texts.append(signed_client.get(f"/dodeca/{board}?ply={ply}").text)
+    for text in texts:
+        assert secret not in text.lower()
