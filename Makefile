@@ -10,12 +10,19 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test slow coverage faults season lint bench clean
+.PHONY: run test slow coverage faults season lint bench clean messages
 
-$(BIN)/.installed: pyproject.toml
+# The languages' catalogues brought up to date with the code and templates (README: "Translating pbm").
+messages: $(BIN)/.installed
+	$(BIN)/python -m pbm.translating extract
+	$(BIN)/python -m pbm.translating update
+	$(BIN)/python -m pbm.translating compile
+
+$(BIN)/.installed: pyproject.toml $(wildcard pbm/locale/*/LC_MESSAGES/*.po)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pbm.translating compile
 	touch $@
 
 run: $(BIN)/.installed

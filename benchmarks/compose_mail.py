@@ -19,7 +19,7 @@ from pbm.commands.effects import OutgoingMail
 from pbm.mail.compose import Composer
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.store.models import BoardStatus
-from pbm.templating import make_environment
+from pbm.templating import Templates
 from pbm.views import BoardView, MoveView, SeatView
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=3.0, help="how long to time each measurement")
     args = parser.parse_args(argv)
 
-    composer = Composer(make_environment(), Addressing("pbm@example.org"), ReplyTokens(b"k" * 32), b"t" * 32)
+    composer = Composer(Templates(), Addressing("pbm@example.org"), ReplyTokens(b"k" * 32), b"t" * 32)
     reply = board_reply()
     context = {**reply.context, "server": "pbm@example.org"}
     rounds, elapsed = repeat_for(args.seconds, lambda: composer.compose(reply, now=NOW))

@@ -24,7 +24,7 @@ from urllib.parse import SplitResult, urlsplit
 from pydantic import BeforeValidator, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from pbm import clocks
+from pbm import clocks, languages
 from pbm.durations import DAY, HOUR, SECOND, in_units_of, parse_duration
 from pbm.mail import headers
 from pbm.records.keys import SigningKeys
@@ -185,6 +185,10 @@ class Settings(BaseSettings):
     """The address players write to about the server itself, named wherever a mail tells them
     to write to the administrator (unset: the mail says so without an address). No default: the
     server accepts mail for PBM_ADDRESS alone, so a guess such as postmaster@ may bounce."""
+    language: str = "en"
+    """The club's language (`pbm.languages`): what a player who chose none reads, and what the web
+    shows a browser that prefers none of pbm's languages. Each player may choose their own
+    (``language USERID PASSWORD fr``)."""
     outbound: Annotated[Outbound, NoDecode, BeforeValidator(_outbound)] = Outbound("maildir", path=Path("var/outbox"))
     secret_key: str | None = Field(default=None, repr=False)
     max_message_size: int = Field(default=1024 * 1024, gt=1024)
@@ -322,6 +326,14 @@ class Settings(BaseSettings):
         if address is None:
             raise ValueError(f"expected a plain address such as admin@example.org, got {value!r}")
         return address
+
+    @field_validator("language")
+    @classmethod
+    def _language(cls, value: str) -> str:
+        code = languages.language_named(value)
+        if code is None:
+            raise ValueError(f"expected one of {', '.join(languages.LANGUAGES)}, got {value!r}")
+        return code
 
     @field_validator("database_url")
     @classmethod

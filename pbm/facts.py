@@ -128,11 +128,21 @@ Catalogue = Mapping[str, Message]
 
 @dataclass(frozen=True)
 class Voice:
-    """How one language says a fact's parameters: lists, spans of time, plurals."""
+    """How one language says a fact: its messages (the catalogue's English, translated), its
+    plurals, and how it says a fact's parameters (lists, spans of time, numbers).
+
+    `message(code, english)` is the message of `code` in this language (the catalogue gives its
+    English); `plural(code, message, count)` chooses and translates one form of a `Plural` by the
+    language's own plural rules; `number(value, spec)` formats a number as ``format`` would with
+    `spec` (``","`` groups digits as the language does).
+    """
 
     join: Callable[[list[str]], str]
     duration: Callable[[timedelta], str]
-    plural: Callable[[Plural, int], str]
+    plural: Callable[[str, Plural, int], str]
+    message: Callable[[str, str], str] = lambda code, english: english
+    number: Callable[[int | float, str], str] = format
+    language: str = "en"
 
 
 def english_list(words: list[str]) -> str:
@@ -170,39 +180,55 @@ def english_duration(span: timedelta) -> str:
 ENGLISH = Voice(
     join=english_list,
     duration=english_duration,
-    plural=lambda message, count: message.one if count == 1 else message.other,
+    plural=lambda code, message, count: message.one if count == 1 else message.other,
 )
+"""English, as the catalogues write it: the voice every other language is translated from."""
 
 
 class UnknownCode(KeyError):
     """A fact whose code no catalogue has: a programming error, caught by the catalogue tests."""
 
 
-def say(fact: Fact, catalogue: Catalogue, voice: Voice = ENGLISH, translate: Callable[[str], str] = str) -> str:
-    """The words of `fact`: its message from `catalogue`, passed through `translate` (the
-    reader's language, identity for English), filled with its parameters said in `voice`."""
+def say(fact: Fact, catalogue: Catalogue, voice: Voice = ENGLISH) -> str:
+    """The words of `fact` in `voice`'s language: its message from `catalogue` (translated by the
+    voice), filled with its parameters said in that voice."""
     try:
         message = catalogue[fact.code]
     except KeyError:
         raise UnknownCode(fact.code) from None
     if isinstance(message, Plural):
-        count = fact.params[message.count]
-        translated = Plural(message.count, translate(message.one), translate(message.other))
-        template = voice.plural(translated, int(count))
+        template = voice.plural(fact.code, message, int(fact.params[message.count]))
     else:
-        template = translate(message)
-    words = {key: _said(value, catalogue, voice, translate) for key, value in fact.params.items()}
+        template = voice.message(fact.code, message)
+    words = {key: _said(value, catalogue, voice) for key, value in fact.params.items()}
     return template.format_map(words)
 
 
-def _said(value: Any, catalogue: Catalogue, voice: Voice, translate: Callable[[str], str]) -> Any:
+class _Number:
+    """A number in a message, formatted by the voice: ``{count:,}`` groups digits as its language does."""
+
+    __slots__ = ("value", "voice")
+
+    def __init__(self, value: int | float, voice: Voice) -> None:
+        self.value, self.voice = value, voice
+
+    def __format__(self, spec: str) -> str:
+        return self.voice.number(self.value, spec)
+
+    def __str__(self) -> str:
+        return self.voice.number(self.value, "")
+
+
+def _said(value: Any, catalogue: Catalogue, voice: Voice) -> Any:
     if isinstance(value, Fact):
-        return say(value, catalogue, voice, translate)
+        return say(value, catalogue, voice)
     if isinstance(value, timedelta):
         return voice.duration(value)
     if isinstance(value, (list, tuple)):
-        return voice.join([str(_said(item, catalogue, voice, translate)) for item in value])
-    return value  # numbers keep their own format spec ({count:,}); strings are as given
+        return voice.join([str(_said(item, catalogue, voice)) for item in value])
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return _Number(value, voice)
+    return value  # strings are as given
 
 
 def english(fact: Fact, catalogue: Catalogue) -> str:

@@ -46,7 +46,7 @@ from pbm.passwords import Passwords
 from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
 from pbm.store.models import utcnow
-from pbm.templating import load_templates, make_environment
+from pbm.templating import Templates
 from pbm.web.app import HTTP_REFUSALS, create_app
 from pbm.web.links import Links
 from pbm.web.live import GameChanges
@@ -108,8 +108,10 @@ class Server:
         tokens = ReplyTokens(key)
         links = Links(settings.public_url)
         self.signing = signing_keys(var_dir)
-        self._mail_templates = make_environment(links=links, admin_contact=settings.admin_contact, signing=self.signing)
-        self.composer = composer = Composer(self._mail_templates, self.addressing, tokens, key, self.signing)
+        self.templates = Templates(
+            links=links, admin_contact=settings.admin_contact, default_language=settings.language, signing=self.signing
+        )
+        self.composer = composer = Composer(self.templates, self.addressing, tokens, key, self.signing)
         self.changes = GameChanges(self.database)
         self.reader = MailReader(
             loop_marker=settings.address, seconds=settings.mail_read_seconds, memory_mb=settings.mail_read_memory_mb
@@ -124,10 +126,9 @@ class Server:
             first_retry=timedelta(seconds=settings.first_retry_seconds),
             worker=worker,
         )
-        self._page_templates = make_environment(links=links, admin_contact=settings.admin_contact)
         self.web = create_app(
             self.database,
-            self._page_templates,
+            self.templates,
             self.changes,
             address=settings.address,
             stuck_after=settings.stuck_after,
@@ -292,8 +293,7 @@ class Server:
         wait. Called once by `run`, like `settle`; tests that start many servers skip it."""
         self.reader.start()
         pbm.games.all_games()
-        load_templates(self._mail_templates, "mail", "help")
-        load_templates(self._page_templates, "web")
+        self.templates.load("mail", "help", "web")
 
     def settle(self) -> None:
         """Keep what start-up made out of the garbage collector's full passes.

@@ -1,4 +1,10 @@
-"""The jinja2 environment for mails (``templates/mail``, ``templates/help``) and pages.
+"""The jinja2 environments for mails (``templates/mail``, ``templates/help``) and pages: one
+per language, each speaking it.
+
+Templates are written in English; jinja2's i18n extension (``{% trans %}``, ``_()``) passes
+their words through the reader's gettext catalogue, and ``say(fact)`` says a fact in the
+reader's language. The language of a mail or a page is chosen when it is rendered, by asking
+`Templates` for that language's environment: nothing switches a language for the process.
 
 Plain-text templates are not escaped; HTML templates always are (``.html``).
 Undefined names are errors, so a template typo fails a test instead of
@@ -9,9 +15,9 @@ from __future__ import annotations
 
 import jinja2
 
-from pbm import elo
+from pbm import elo, languages
 from pbm.commands import verbs
-from pbm.facts import Fact, english_duration
+from pbm.facts import Fact
 from pbm.records.keys import SigningKeys
 from pbm.resources import resource_dir
 from pbm.views import INACTIVE_AFTER, BoardView
@@ -41,11 +47,15 @@ _COMPILED = _CompiledOnce()
 
 
 def make_environment(
-    *, links: Links | None = None, admin_contact: str | None = None, signing: SigningKeys | None = None
+    *,
+    links: Links | None = None,
+    admin_contact: str | None = None,
+    language: str = languages.DEFAULT,
+    signing: SigningKeys | None = None,
 ) -> jinja2.Environment:
-    """The environment; `links` to the web pages (`PBM_PUBLIC_URL`) and `admin_contact`
-    (`PBM_ADMIN_CONTACT`) are the server's, the same in every mail and page; `signing`, the
-    server's keys, signs the receipt a board mail carries (none without them)."""
+    """The environment of one language; `links` to the web pages (`PBM_PUBLIC_URL`) and
+    `admin_contact` (`PBM_ADMIN_CONTACT`) are the server's, the same in every mail and page;
+    `signing`, the server's keys, signs the receipt a board mail carries (none without them)."""
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(resource_dir("templates")),
         autoescape=jinja2.select_autoescape(["html"], default_for_string=False, default=False),
@@ -54,9 +64,23 @@ def make_environment(
         lstrip_blocks=True,
         keep_trailing_newline=True,
         bytecode_cache=_COMPILED,
+        extensions=["jinja2.ext.i18n"],
     )
-    # A span of time as the reader says it (the filter templates had before facts: English today).
-    environment.filters["duration"] = english_duration
+    words = Words(language)
+    if language == "en":
+        environment.install_null_translations(newstyle=True)  # type: ignore[attr-defined]
+    else:
+        environment.install_gettext_translations(languages.translations(language), newstyle=True)  # type: ignore[attr-defined]
+    environment.globals["language"] = language
+    environment.globals["languages"] = languages.LANGUAGES
+    # Facts become words here, in this environment's language: `say(fact)` in a template.
+    environment.globals["say"] = words.say
+    # Spans of time, dates and numbers as the reader writes them.
+    environment.filters["duration"] = words.duration
+    environment.filters["moment"] = words.moment
+    environment.filters["day"] = words.day
+    environment.filters["when"] = words.moment
+    environment.filters["number"] = words.number
     # What the standings say of ratings: where everyone starts, how long a rating is provisional.
     environment.globals["elo"] = {"start": round(elo.START), "provisional_games": elo.PROVISIONAL_GAMES, "k": elo.K}
     environment.globals["inactive_days"] = INACTIVE_AFTER.days
@@ -64,8 +88,6 @@ def make_environment(
     environment.globals["verbs"] = verbs
     environment.globals["links"] = links or Links()
     environment.globals["admin_contact"] = admin_contact
-    # Facts become words here: `say(fact)` in a template (one reader's language: English today).
-    environment.globals["say"] = Words().say
     # A template's own sentence, as a fact of a catalogue: ``say(fact("replay-next"))``.
     environment.globals["fact"] = Fact
 
@@ -77,6 +99,46 @@ def make_environment(
 
     environment.globals["receipt"] = receipt
     return environment
+
+
+class Templates:
+    """The templates in every language: an environment per language, made at its first use.
+
+    `default_language` is the club's (`PBM_LANGUAGE`): the language of a reader who chose none.
+    """
+
+    def __init__(
+        self,
+        *,
+        links: Links | None = None,
+        admin_contact: str | None = None,
+        default_language: str = languages.DEFAULT,
+        signing: SigningKeys | None = None,
+    ) -> None:
+        self.links = links
+        self.admin_contact = admin_contact
+        self.default_language = default_language
+        self.signing = signing
+        """The server's keys: every language's board mails carry a signed receipt."""
+        self._environments: dict[str, jinja2.Environment] = {}
+
+    def speaking(self, language: str | None = None) -> jinja2.Environment:
+        """The environment that writes in `language` (the club's default when None or unknown)."""
+        if language not in languages.LANGUAGES:
+            language = self.default_language
+        assert language is not None
+        environment = self._environments.get(language)
+        if environment is None:
+            environment = make_environment(
+                links=self.links, admin_contact=self.admin_contact, language=language, signing=self.signing
+            )
+            self._environments[language] = environment
+        return environment
+
+    def load(self, *folders: str) -> None:
+        """Compile every template of `folders` in every language now (see `load_templates`)."""
+        for language in languages.LANGUAGES:
+            load_templates(self.speaking(language), *folders)
 
 
 def load_templates(environment: jinja2.Environment, *folders: str) -> None:

@@ -1,21 +1,23 @@
 """Words for one reader: the edge where facts become sentences.
 
 Everything below the edge (engines, handlers, the store) decides facts; a template or a
-page asks its reader's `Words` to say them. Today every reader reads English; a language
-is a voice and a translation of the catalogues, chosen here and nowhere else.
+page asks its reader's `Words` to say them, in the reader's language (`pbm.languages`).
 
 >>> from pbm.facts import Fact
 >>> Words().say(Fact("unconverted-words", text="as written"))
 'as written'
+>>> Words("fr").duration(timedelta(days=1))
+'1\xa0jour'
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
+from pbm import languages
 from pbm.commands import messages as command_messages
-from pbm.facts import ENGLISH, UNCONVERTED, Catalogue, Fact, Voice, merged, say
+from pbm.facts import UNCONVERTED, Catalogue, Fact, Voice, merged, say
 from pbm.mail import messages as mail_messages
 from pbm.records import messages as record_messages
 from pbm.store import messages as store_messages
@@ -38,13 +40,31 @@ def every_catalogue() -> Catalogue:
 
 @dataclass(frozen=True)
 class Words:
-    """How one reader is spoken to: the catalogue, the voice and the translation of their language."""
+    """How one reader is spoken to: the catalogue, in their language."""
 
-    language: str = "en"
-    voice: Voice = ENGLISH
-    translate: Callable[[str], str] = str
+    language: str = languages.DEFAULT
     catalogue: Catalogue = field(default_factory=every_catalogue)
+
+    @property
+    def voice(self) -> Voice:
+        return languages.voice(self.language)
 
     def say(self, fact: Fact) -> str:
         """The words of `fact` for this reader."""
-        return say(fact, self.catalogue, self.voice, self.translate)
+        return say(fact, self.catalogue, self.voice)
+
+    def duration(self, span: timedelta) -> str:
+        """A span of time: ``2 days 3 hours``, ``2 jours 3 heures``."""
+        return self.voice.duration(span)
+
+    def moment(self, when: datetime) -> str:
+        """A date and time in UTC: ``2026-11-26 14:30 UTC``, ``26 novembre 2026 à 14:30 UTC``."""
+        return languages.moment(when, self.language)
+
+    def day(self, when: datetime) -> str:
+        """A date: ``2026-11-26``, ``26 novembre 2026``."""
+        return languages.day(when, self.language)
+
+    def number(self, value: int | float, spec: str = ",") -> str:
+        """A number, its digits grouped as the reader's language groups them (``12,345``, ``12 345``)."""
+        return self.voice.number(value, spec)

@@ -31,9 +31,7 @@ def test_inbox_counts_duplicates_and_lists_them_on_request(operator, capsys):
     raw = mail("alice@example.org", "help", message_id="<once@client.example>")
     first, copy = operator.send(raw), operator.send(raw)
     assert pbm_main(["inbox"]) == 0
-    assert capsys.readouterr().out.splitlines() == [
-        "1 copy recorded as duplicates, not listed: pbm inbox --duplicates"
-    ]
+    assert capsys.readouterr().out.splitlines() == ["1 copy recorded as duplicates, not listed: pbm inbox --duplicates"]
     assert pbm_main(["inbox", "--duplicates"]) == 0
     (line,) = capsys.readouterr().out.splitlines()
     assert line.split()[:2] == [str(copy.id), "duplicate"]
@@ -91,7 +89,7 @@ def test_listing_the_inbox_or_the_outbox_opens_the_database_and_nothing_else(ope
         raise AssertionError("a read-only command built the server")
 
     monkeypatch.setattr("pbm.server.Server.__init__", no_server)
-    monkeypatch.setattr("pbm.templating.make_environment", no_server)
+    monkeypatch.setattr("pbm.templating.Templates.__init__", no_server)
     assert pbm_main(command) == 0
 
 

@@ -7,7 +7,7 @@ game verifies like a new one, and the next move links on. Done once here rather 
 so that reading a game never writes and every board has a head its next move can link to.
 
 Revision ID: 0022
-Revises: 0020
+Revises: 0021
 Create Date: 2026-11-26
 """
 
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0022"
-down_revision = "0020"
+down_revision = "0021"
 branch_labels = None
 depends_on = None
 

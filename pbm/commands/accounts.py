@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -218,6 +218,14 @@ def reset_password(ctx: Context, command: lang.ResetPassword) -> list[OutgoingMa
     reset.used_at = now
     context = {"player": player, "reset_from": used_from}
     return [OutgoingMail("password_changed", a.address, context) for a in player.addresses]
+
+
+def choose_language(ctx: Context, command: lang.ChooseLanguage) -> list[OutgoingMail]:
+    """Every mail to the player from now on in `command.language`; this answer already is."""
+    player = ctx.authenticate(command.userid, command.secret)
+    players.set_language(player, command.language)
+    mails = recipients.to_player(ctx, player, "language", player=player)
+    return [replace(mail, language=command.language) for mail in mails]
 
 
 def resetting_address(player: Player, address: str | None) -> str | None:

@@ -64,6 +64,9 @@ class OutgoingMail:
     of that mail's answers (`Limits.replies_per_mail`)."""
     attachment: Attachment | None = None
     """A document the mail carries beside its text (a game's record)."""
+    language: str | None = None
+    """The language the mail is written in; None until the mail layer looks up its reader's (the
+    player's choice, else the club's default) just before composing it."""
 
 
 @dataclass(frozen=True)

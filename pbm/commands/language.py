@@ -115,6 +115,15 @@ class ChangeAddress(Command):
 
 
 @dataclass(frozen=True)
+class ChooseLanguage(Command):
+    """``language USERID PASSWORD fr``: every mail to the player in that language (`pbm.languages`)."""
+
+    userid: str
+    secret: str = field(repr=False, metadata=SECRET)
+    language: str
+
+
+@dataclass(frozen=True)
 class AddAddress(Command):
     userid: str
     secret: str = field(repr=False, metadata=SECRET)

@@ -34,6 +34,7 @@ PARSING: Catalogue = {
     "not-an-address": "'{word}' is not a mail address",
     "not-a-number-of-games": "'{word}' is not a number of games: write 0 to {most} (0 stops seeking)",
     "not-a-limit": "The last word is not a limit: write a number of games, or inf for none",
+    "not-a-language": "'{word}' is not a language the server speaks: write one of {known}",
     "not-a-day": "'{word}' is not a day: write it as 2026-12-20 (or 'now' to start now)",
     # a queue's lines
     "queue-line-without-then": "'{part}' has no 'then': write 'if MOVES then MOVE'",
@@ -174,6 +175,7 @@ HELP: Catalogue = {
         "Take challenges to this game (the default); with a board, accept what another player proposed there."
     ),
     "about-reject": "Refuse every challenge to this game; with a board, reject what another player proposed there.",
+    "about-language": "Every mail to you from now on in this language: en (English) or fr (French).",
     "about-limit": "Play at most N games of this type at once (inf: no limit); without a value, the limit now.",
     "about-subscribe": (
         "Watch a board: its board mails come to you too, as to a player who holds no seat. With all, "
@@ -263,8 +265,7 @@ REFUSALS: Catalogue = {
     # -- play
     "seat-named-twice": "Each player can take only one seat: a userid is named twice",
     "challenge-not-from-player": (
-        "You can only start a game you play in: the challenge must come from the registered address of one of "
-        "{userids}"
+        "You can only start a game you play in: the challenge must come from the registered address of one of {userids}"
     ),
     "challenge-unconfirmed": (
         "No game can start with {userids} yet: the server may not write to a player before they confirm an "
@@ -316,8 +317,7 @@ REFUSALS: Catalogue = {
         "try again after {after}"
     ),
     "reset-used": (
-        "The reset address you replied to has been used or has expired; ask for another with: "
-        "password reset {userid}"
+        "The reset address you replied to has been used or has expired; ask for another with: password reset {userid}"
     ),
     "reset-from-elsewhere": (
         "A reply to a password reset mail counts only from an address the player registered; nothing was changed"

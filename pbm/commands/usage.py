@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields
 from typing import Any
 
+from pbm import languages
 from pbm.commands import language as lang
 from pbm.commands.language import CommandError
 from pbm.store import inbox
@@ -91,6 +92,13 @@ def _limit(word: str) -> int | None:
     return limit
 
 
+def _language(word: str) -> str:
+    code = languages.language_named(word)
+    if code is None:
+        raise CommandError("not-a-language", word=word, known=list(languages.LANGUAGES))
+    return code
+
+
 KINDS: dict[str, Kind] = {
     "USERID": Kind("userid", lang.userid, orders=player_keys),
     "USERID...": Kind("userids", lang.userid, orders=player_keys),
@@ -107,6 +115,7 @@ KINDS: dict[str, Kind] = {
     "GAME": Kind("topic", _lower),
     "N|inf": Kind("most", _limit),
     "active|next|all": Kind("which", _lower, words=frozenset(lang.WHICH_GAMES)),
+    "LANGUAGE": Kind("language", _language),
 }
 """The argument kinds a usage line may name. ``KIND...`` is its own entry (its value is a tuple),
 so that the field it fills is named here too. ``ADDRESS...`` are read together (`lang.addresses`:

@@ -287,6 +287,7 @@ ACCOUNT_VERBS = (
         accounts.change_address,
     ),
     Verb("add", "USERID PASSWORD ADDRESS...", "about-add", lang.AddAddress, accounts.add_address),
+    Verb("language", "USERID PASSWORD LANGUAGE", "about-language", lang.ChooseLanguage, accounts.choose_language),
     Verb("signoff", "USERID PASSWORD", "about-signoff", lang.Signoff, accounts.signoff, aliases=("delete",)),
     Verb("message", "USERID PASSWORD TO...", "about-message", lang.Message, talk.message),
     Verb(

@@ -37,13 +37,12 @@ from datetime import datetime
 from email.utils import format_datetime, make_msgid
 from typing import Any
 
-import jinja2
-
 from pbm.commands.effects import Attachment, OutgoingMail
 from pbm.mail import headers
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.records import document as records
 from pbm.records.keys import SigningKeys
+from pbm.templating import Templates
 from pbm.text import one_line
 
 LOOP_HEADER = "X-PBM-Loop"
@@ -100,7 +99,7 @@ class Answering:
 class Composer:
     def __init__(
         self,
-        templates: jinja2.Environment,
+        templates: Templates,
         addressing: Addressing,
         tokens: ReplyTokens,
         key: bytes,
@@ -115,16 +114,18 @@ class Composer:
         self.signing = signing
         """Signs the game records mails carry (`pbm.commands.effects.Attachment.signed_record`)."""
 
-    def render(self, template: str, context: dict[str, Any]) -> tuple[str, str]:
-        """The (subject, body) of ``mail/<template>.txt`` rendered with `context`, as the mail
-        carries them: the subject one line, the body `_plain_text`."""
-        module = self.templates.get_template(f"mail/{template}.txt").make_module(context)
+    def render(self, template: str, context: dict[str, Any], language: str | None = None) -> tuple[str, str]:
+        """The (subject, body) of ``mail/<template>.txt`` rendered with `context` in `language`
+        (the club's default when None), as the mail carries them: the subject one line, the
+        body `_plain_text`."""
+        environment = self.templates.speaking(language)
+        module = environment.get_template(f"mail/{template}.txt").make_module(context)
         subject = one_line(str(getattr(module, "subject", "")), limit=MAX_SUBJECT)
         return subject or SERVER_NAME, _plain_text(str(module))
 
     def written(self, mail: OutgoingMail) -> tuple[str, str]:
         """The (subject, body) `mail` is sent with."""
-        return self.render(mail.template, {**mail.context, "server": self.addressing.address})
+        return self.render(mail.template, {**mail.context, "server": self.addressing.address}, mail.language)
 
     def compose(self, mail: OutgoingMail, *, now: datetime, answering: Answering | None = None) -> ComposedMail:
         """The mail `mail` asks for; raises `Unaddressable` when its recipient is not an address."""

@@ -28,7 +28,7 @@ from pbm.commands.effects import OutgoingMail
 from pbm.config import Limits
 from pbm.mail.compose import Composer, with_preface
 from pbm.mail.outgoing import WINDOW
-from pbm.store import outbox
+from pbm.store import outbox, players
 from pbm.store.models import OutboxMessage
 
 ADDRESSES_PER_PASS = 100
@@ -69,16 +69,21 @@ class HeldMail:
                 continue
             going = held[:MOST_GATHERED]
             if len(going) == 1:
-                self._let_go(going[0], now)
+                self._let_go(session, going[0], now)
                 done.append(f"held mail: a {going[0].kind} mail let go")
             else:
                 self._gather(session, going, now)
                 done.append(f"held mail: {len(going)} mails let go, gathered into one")
         return done
 
-    def _let_go(self, row: OutboxMessage, now: datetime) -> None:
+    @staticmethod
+    def _language_at(session: Session, recipient: str) -> str | None:
+        """The language of the player at `recipient` (the mails held for them were written in it)."""
+        return players.languages(session, (), [recipient]).of(None, recipient)
+
+    def _let_go(self, session: Session, row: OutboxMessage, now: datetime) -> None:
         context = {"written_at": row.created_at, "reasons": [row.hold_reason], "limits": self.limits}
-        _, preface = self.composer.render("held_preface", context)
+        _, preface = self.composer.render("held_preface", context, self._language_at(session, row.recipient))
         outbox.requeue_held(row, with_preface(row.raw, preface), now)
 
     def _gather(self, session: Session, rows: list[OutboxMessage], now: datetime) -> None:
@@ -87,7 +92,10 @@ class HeldMail:
             "reasons": list(dict.fromkeys(row.hold_reason for row in rows)),
             "limits": self.limits,
         }
-        gathered = self.composer.compose(OutgoingMail("held_mail", rows[0].recipient, context), now=now)
+        recipient = rows[0].recipient
+        gathered = self.composer.compose(
+            OutgoingMail("held_mail", recipient, context, language=self._language_at(session, recipient)), now=now
+        )
         outbox.mark_gathered(rows, now)
         session.flush()
         queued = outbox.Queued(gathered.recipient, gathered.message_id, gathered.raw, "held_mail")

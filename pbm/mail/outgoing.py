@@ -44,7 +44,7 @@ from pbm.mail import headers
 from pbm.mail.answers import Answers, capital, sentence
 from pbm.mail.compose import Answering, Composer
 from pbm.mail.parse import ParsedMail
-from pbm.store import confirmations, outbox
+from pbm.store import confirmations, outbox, players
 from pbm.store.models import HoldReason
 
 ERROR_KINDS = ("error", "failure")
@@ -106,7 +106,7 @@ class Outgoing:
         `answer_sender`: past the limit of one mail, tell its sender so.
         """
         notes = []
-        mails = [m for m in mails if m.to]
+        mails = in_their_languages(session, [m for m in mails if m.to])
         reported = _reported(mails)
         bulk = [m for m in mails if _unasked(m)]
         mails = [m for m in mails if not _unasked(m)]
@@ -136,7 +136,7 @@ class Outgoing:
     def queue_unprompted(self, session: Session, mails: list[OutgoingMail], *, now: datetime) -> list[str]:
         """Compose mails no received mail caused (an open challenge expired) into the outbox,
         within the per-address limits; returns notes on what was held back."""
-        mails = [m for m in mails if m.to]
+        mails = in_their_languages(session, [m for m in mails if m.to])
         counted = _Counted.load(session, mails, now)
         reachable = self._reachable(session, mails, answering=None)
         notes: list[str] = []
@@ -240,6 +240,16 @@ class Outgoing:
         if counted.mails[key] >= self.limits.mails_per_address_per_hour:
             return None, outbox.Hold(HoldReason.HOURLY_LIMIT, counted.oldest[key] + WINDOW), False
         return None, None, last
+
+
+def in_their_languages(session: Session, mails: list[OutgoingMail]) -> list[OutgoingMail]:
+    """`mails`, each in the language its reader chose: the player it is for, else a player at its
+    address (a mail answering a player's own mail); the club's default for anyone else. A mail
+    that names its language keeps it."""
+    chosen = players.languages(
+        session, [m.player_id for m in mails if m.player_id is not None], [m.to for m in mails if m.language is None]
+    )
+    return [m if m.language else replace(m, language=chosen.of(m.player_id, m.to)) for m in mails]
 
 
 def _hold_note(hold: outbox.Hold, limits: Limits) -> str:

@@ -147,6 +147,8 @@ class Player(Base):
     signup_host: Mapped[str | None] = mapped_column(String(64), default=None)
     """The host that sent the signup, where known (`pbm.mail.sending_host`), so signups per
     host can be counted."""
+    language: Mapped[str | None] = mapped_column(String(8), default=None)
+    """The language the player reads (`pbm.languages`); None: the club's default."""
 
     addresses: Mapped[list[PlayerAddress]] = relationship(
         back_populates="player", order_by="PlayerAddress.position", cascade="all, delete-orphan"
@@ -567,7 +569,6 @@ class MoveRecord(Base):
     """The move chain's hash after this move (`pbm.records.chain.link_hash`), written with it."""
 
 
-
 class Rating(Base):
     """A player's Elo rating in one game type."""
 
@@ -649,9 +650,7 @@ class InboundKey(Base):
     __tablename__ = "inbound_keys"
     __table_args__ = (Index("ix_inbound_keys_key_inbound", "key", "inbound_id"),)
 
-    inbound_id: Mapped[int] = mapped_column(
-        ForeignKey("inbound_messages.id", ondelete="CASCADE"), primary_key=True
-    )
+    inbound_id: Mapped[int] = mapped_column(ForeignKey("inbound_messages.id", ondelete="CASCADE"), primary_key=True)
     key: Mapped[str] = mapped_column(String(MAX_KEY), primary_key=True)
 
 
@@ -690,9 +689,7 @@ class OutboxMessage(Base):
     release_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
     """When a mail held back may go; None: when code releases it (`pbm.store.outbox.release`)."""
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
-    inbound_id: Mapped[int | None] = mapped_column(
-        ForeignKey("inbound_messages.id"), default=None, index=True
-    )
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"), default=None, index=True)
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"), default=None, index=True)
     player_id: Mapped[int | None] = mapped_column(Id, default=None)
     """The player it is for, when it is for one (`pbm.commands.effects.OutgoingMail.player_id`): a mail

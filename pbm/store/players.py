@@ -5,7 +5,8 @@ Everything here runs inside a session the caller owns; nothing commits.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import and_, bindparam, case, delete, exists, select
@@ -48,6 +49,50 @@ _WITH_ADDRESS = (
     .order_by(Player.id)
 )
 """Built once: every mail asks it, for its sender."""
+
+
+def languages(session: Session, ids: Iterable[int], addresses: Iterable[str]) -> Languages:
+    """The languages chosen by the players of `ids` and by the active players of `addresses`
+    (the first of them who chose one): who reads a mail in which language. One query each."""
+    ids = set(ids)
+    by_id: dict[int, str | None] = {}
+    if ids:
+        by_id = dict(session.execute(select(Player.id, Player.language).where(Player.id.in_(ids))).all())  # type: ignore[arg-type]
+    wanted = {comparable(address) for address in addresses}
+    by_address: dict[str, str] = {}
+    if wanted:
+        rows = session.execute(
+            select(comparable_column(PlayerAddress.address), Player.language)
+            .join(Player)
+            .where(
+                comparable_column(PlayerAddress.address).in_(wanted),
+                Player.signed_off_at.is_(None),
+                Player.language.is_not(None),
+            )
+            .order_by(Player.id)
+        )
+        for address, language in rows:
+            by_address.setdefault(address, language)
+    return Languages(by_id, by_address)
+
+
+@dataclass(frozen=True)
+class Languages:
+    """Who reads which language (`languages`): by player, and by address for a mail to an address."""
+
+    by_id: dict[int, str | None]
+    by_address: dict[str, str]
+
+    def of(self, player_id: int | None, address: str) -> str | None:
+        """The language of a mail for `player_id` (when it is for a player) at `address`; None: the
+        club's default."""
+        if player_id is not None and self.by_id.get(player_id):
+            return self.by_id[player_id]
+        return self.by_address.get(comparable(address))
+
+
+def set_language(player: Player, language: str | None) -> None:
+    player.language = language
 
 
 def password_sender(address: str | None, *, registered: bool) -> str:

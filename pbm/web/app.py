@@ -19,9 +19,8 @@ hands it the database, a template environment of its own and the change feed.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import datetime
 
-import jinja2
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -38,6 +37,7 @@ from pbm.resources import resource_dir
 from pbm.store import inbox, outbox
 from pbm.store.database import Database, DatabaseTimeout
 from pbm.store.models import utcnow
+from pbm.templating import Templates
 from pbm.web import api, calendar, params
 from pbm.web.api import Api
 from pbm.web.live import GameChanges
@@ -96,11 +96,6 @@ HTTP_REFUSALS = Refusals(
 """What the web server answers a connection past its caps (`pbm.listeners`), before closing it."""
 
 
-def _when(value: datetime) -> str:
-    """A timestamp as the pages print it: ``2026-11-21 10:32 UTC``."""
-    return value.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-
-
 def health(database: Database, *, stuck_after: float) -> dict[str, object]:
     """What ``/healthz`` reports: the queues, and whether mail is stuck in them.
 
@@ -139,7 +134,7 @@ def health(database: Database, *, stuck_after: float) -> dict[str, object]:
 
 def create_app(
     database: Database,
-    templates: jinja2.Environment,
+    templates: Templates,
     changes: GameChanges,
     *,
     address: str = "pbm@localhost",
@@ -150,14 +145,13 @@ def create_app(
     signing: SigningKeys | None = None,
     site: str | None = None,
 ) -> Starlette:
-    """The web app; `templates` becomes the web's own (its filters are added to it).
+    """The web app; its pages are rendered from `templates`, in each visitor's language.
 
     ``/healthz`` waits for the database at most `database.timeout` seconds and
     counts mail as stuck after `stuck_after` seconds (`Settings.stuck_after`);
     an event stream with nothing to send ends after `idle_seconds`
     (`Settings.http_idle_seconds`).
     """
-    templates.filters["when"] = _when
     reads = Reads(database, time_control=time_control, now=now)
     pages = Pages(reads, templates, changes, address, signing)
     site_name = site or address.partition("@")[2] or address
@@ -178,12 +172,12 @@ def create_app(
         message = str(error) if isinstance(error, params.NotFound) else "There is no page at this address."
         if wants_json(request):
             return api.error_json(404, message)
-        return pages.render("error.html", status_code=404, heading="Not found", message=message)
+        return pages.render(request, "error.html", status_code=404, heading="Not found", message=message)
 
     async def bad_request(request: Request, error: Exception) -> Response:
         if wants_json(request):
             return api.error_json(400, str(error))
-        return pages.render("error.html", status_code=400, heading="Bad request", message=str(error))
+        return pages.render(request, "error.html", status_code=400, heading="Bad request", message=str(error))
 
     async def http_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, HTTPException)
@@ -191,7 +185,7 @@ def create_app(
             return await not_found(request, error)
         if wants_json(request):
             return api.error_json(error.status_code, str(error.detail))
-        return pages.render("error.html", status_code=error.status_code, heading=str(error.detail), message="")
+        return pages.render(request, "error.html", status_code=error.status_code, heading=str(error.detail), message="")
 
     routes = [
         Route("/", pages.index),

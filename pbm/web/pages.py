@@ -11,22 +11,47 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
-import jinja2
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 import pbm.games
+from pbm import languages
 from pbm.records.keys import SigningKeys
+from pbm.templating import Templates
 from pbm.web import params
 from pbm.web.live import GameChanges
 from pbm.web.reads import FILTERS, Reads
+
+LANGUAGE_COOKIE = "pbm_language"
+"""Where a visitor's choice of language is remembered (the switch at the foot of every page)."""
+_YEAR = 365 * 24 * 3600
+
+
+def page_language(request: Request, default: str) -> tuple[str, bool]:
+    """The language of the page `request` asks for, and whether the visitor just chose it: the
+    switch (``?lang=fr``), else the choice remembered in a cookie, else the browser's
+    ``Accept-Language``, else the club's `default`. Whatever a visitor sends names one of ours
+    or nothing."""
+    chosen = languages.language_named(request.query_params.get("lang", "")[:16])
+    if chosen is not None:
+        return chosen, True
+    remembered = languages.language_named(request.cookies.get(LANGUAGE_COOKIE, "")[:16])
+    if remembered is not None:
+        return remembered, False
+    return languages.negotiate(request.headers.get("accept-language"), default), False
+
+
+def _with_language(request: Request, code: str) -> str:
+    """This page's own path and query with ``lang=code``: a link that stays on this server."""
+    query = [(key, value) for key, value in request.query_params.multi_items() if key != "lang"]
+    return request.url.path + "?" + urlencode([*query, ("lang", code)])
 
 
 class Pages:
     def __init__(
         self,
         reads: Reads,
-        templates: jinja2.Environment,
+        templates: Templates,
         changes: GameChanges,
         address: str,
         signing: SigningKeys | None = None,
@@ -38,12 +63,24 @@ class Pages:
         self.signing = signing
         """The server's signing keys: the pages show the public one receipts and records are checked by."""
 
-    def render(self, name: str, *, status_code: int = 200, **context: Any) -> HTMLResponse:
+    def render(self, request: Request, name: str, *, status_code: int = 200, **context: Any) -> HTMLResponse:
+        """The page ``web/<name>`` in the language its visitor reads (`page_language`)."""
         context.setdefault("live", None)
-        html = self.templates.get_template(f"web/{name}").render(
-            engines=pbm.games.all_games(), address=self.address, signing=self.signing, **context
+        language, chosen = page_language(request, self.templates.default_language)
+        switch = [(code, title, _with_language(request, code)) for code, title in languages.LANGUAGES.items()]
+        html = (
+            self.templates.speaking(language)
+            .get_template(f"web/{name}")
+            .render(
+                engines=pbm.games.all_games(), address=self.address, switch=switch, signing=self.signing, **context
+            )
         )
-        return HTMLResponse(html, status_code=status_code)
+        response = HTMLResponse(html, status_code=status_code)
+        response.headers["Vary"] = "Accept-Language, Cookie"
+        response.headers["Content-Language"] = language
+        if chosen:
+            response.set_cookie(LANGUAGE_COOKIE, language, max_age=_YEAR, httponly=True, samesite="lax")
+        return response
 
     def _live(self, position: str, **interest: Any) -> dict[str, str]:
         query = urlencode({k: v for k, v in interest.items() if v is not None})
@@ -52,7 +89,7 @@ class Pages:
     async def index(self, request: Request) -> Response:
         position = await self.changes.settled_position()
         types = await self.reads.run(self.reads.overview)
-        return self.render("index.html", types=types, live=self._live(position))
+        return self.render(request, "index.html", types=types, live=self._live(position))
 
     async def boards(self, request: Request) -> Response:
         engine = params.engine_of(request)
@@ -60,6 +97,7 @@ class Pages:
         position = await self.changes.settled_position()
         boards = await params.board_list(self.reads, engine, query)
         return self.render(
+            request,
             "boards.html",
             engine=engine,
             boards=boards,
@@ -76,7 +114,7 @@ class Pages:
         # Live only on the game as it stands: a reader looking back is never moved on by a new move.
         live = self._live(position, game=engine.name, board=board) if "ply" not in request.query_params else None
         return self.render(
-            "board.html", engine=engine, view=page.view, page=page, dice_record=page.dice_record, live=live
+            request, "board.html", engine=engine, view=page.view, page=page, dice_record=page.dice_record, live=live
         )
 
     async def player(self, request: Request) -> Response:
@@ -85,14 +123,14 @@ class Pages:
         page = await self.reads.run(self.reads.player, userid)
         if page is None:
             raise params.NotFound(f"There is no player '{userid}'.")
-        return self.render("player.html", page=page, live=self._live(position, player=page.userid))
+        return self.render(request, "player.html", page=page, live=self._live(position, player=page.userid))
 
     async def standings(self, request: Request) -> Response:
         engine = params.engine_of(request)
         page = params.page_number(request)
         position = await self.changes.settled_position()
         standings = await self.reads.run(self.reads.standings, engine, page)
-        return self.render("standings.html", standings=standings, live=self._live(position, game=engine.name))
+        return self.render(request, "standings.html", standings=standings, live=self._live(position, game=engine.name))
 
     async def rules(self, request: Request) -> Response:
         engine = params.engine_of(request)
@@ -100,4 +138,4 @@ class Pages:
         lines = engine.help_text.splitlines()
         if len(lines) > 1 and lines[1] and set(lines[1]) == {"="}:
             lines = lines[2:]  # the text's title: the page has its own heading, with the attribution
-        return self.render("rules.html", engine=engine, text="\n".join(lines).strip("\n"))
+        return self.render(request, "rules.html", engine=engine, text="\n".join(lines).strip("\n"))

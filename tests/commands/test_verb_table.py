@@ -138,6 +138,7 @@ SAMPLES = {
     "MOVE[#N]": "c3",
     "GAME": GAME,
     "N|inf": "inf",
+    "LANGUAGE": "fr",
     "active|next|all": "next",
 }
 """A word of each kind: every kind a usage line may name has one."""

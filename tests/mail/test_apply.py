@@ -23,7 +23,7 @@ from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.passwords import fast_passwords
 from pbm.store.database import Database
 from pbm.store.models import InboundStatus, Player
-from pbm.templating import make_environment
+from pbm.templating import Templates
 
 ALICE = "alice@example.org"
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
@@ -34,7 +34,7 @@ KEY = b"k" * 40
 def applying() -> Applying:
     addressing = Addressing("pbm@example.org")
     tokens = ReplyTokens(KEY)
-    composer = Composer(make_environment(), addressing, tokens, KEY)
+    composer = Composer(Templates(), addressing, tokens, KEY)
     settings = Settings(secret_key="k" * 40)
     return Applying(
         fast_passwords(),
@@ -46,9 +46,7 @@ def applying() -> Applying:
     )
 
 
-def received(
-    body: str, *, sender: str | None = ALICE, to: str = "pbm@example.org", **read: object
-) -> ReadMail:
+def received(body: str, *, sender: str | None = ALICE, to: str = "pbm@example.org", **read: object) -> ReadMail:
     mail = ParsedMail(None, sender, "", body, (), None, ())
     for name, value in read.items():
         mail = ParsedMail(**{**mail.__dict__, name: value})

@@ -25,7 +25,7 @@ from pbm.mail import headers
 from pbm.mail.compose import SERVER_NAME, Answering, ComposedMail, Composer, Unaddressable
 from pbm.mail.delivery import SmtpTransport
 from pbm.mail.tokens import Addressing, ReplyTokens
-from pbm.templating import make_environment
+from pbm.templating import Templates
 from pbm.text import one_line
 from tests.e2e.conftest import free_port
 from tests.mail.builders import ANSWER_HEADERS
@@ -40,19 +40,22 @@ UNTHREADED_HEADERS = [name for name in ANSWER_HEADERS if name not in ("In-Reply-
 FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def composer(templates: jinja2.Environment | None = None) -> Composer:
-    return Composer(
-        templates or make_environment(), Addressing("pbm@example.org"), ReplyTokens(b"k" * 32), b"t" * 32
-    )
+def composer(templates: Templates | None = None) -> Composer:
+    return Composer(templates or Templates(), Addressing("pbm@example.org"), ReplyTokens(b"k" * 32), b"t" * 32)
 
 
 def echo_composer() -> Composer:
     """A composer whose one template, ``echo``, mails `title` as the subject and `text` as the body."""
-    templates = jinja2.Environment(
+    echo = jinja2.Environment(
         loader=jinja2.DictLoader({"mail/echo.txt": "{% set subject = title %}{{ text }}"}),
         undefined=jinja2.StrictUndefined,
     )
-    return composer(templates)
+
+    class Echo(Templates):
+        def speaking(self, language: str | None = None) -> jinja2.Environment:
+            return echo
+
+    return composer(Echo())
 
 
 def failure_reply(original: str = "help me", to: str = ALICE) -> OutgoingMail:
@@ -221,7 +224,7 @@ def test_a_threads_root_names_its_board_and_player_only_when_it_is_genuinely_our
     assert ours.thread_named(root) == ours.thread_named(root.replace("@example.org", "@Example.ORG")) == (12, 3)
     forged = root.replace(".12.3.", ".12.4.")
     elsewhere = root.replace("@example.org", "@example.net")
-    other_key = Composer(make_environment(), Addressing("pbm@example.org"), ReplyTokens(b"k" * 32), b"u" * 32)
+    other_key = Composer(Templates(), Addressing("pbm@example.org"), ReplyTokens(b"k" * 32), b"u" * 32)
     for message_id in (forged, elsewhere, other_key.thread_root(12, 3), "<1234.5678@example.org>"):
         assert ours.thread_named(message_id) is None, message_id
 
@@ -273,15 +276,41 @@ def test_an_empty_subject_is_the_server_name():
 
 def test_the_server_address_must_be_a_plain_address():
     with pytest.raises(ValueError):
-        Composer(make_environment(), Addressing("pbm@local host\r\nBcc: x"), ReplyTokens(b"k" * 32), b"t" * 32)
+        Composer(Templates(), Addressing("pbm@local host\r\nBcc: x"), ReplyTokens(b"k" * 32), b"t" * 32)
 
 
 # -- properties ------------------------------------------------------------------
 
 HOSTILE_PIECES = [
-    "\r\n", "\r", "\n", "\n\n", "\x00", "\t", "\x0b", "\x0c", "\x1b", "\x7f", "\x85", "\u2028",
-    "\ud800", "\udfff", "\ufeff", "=?utf-8?q?=0D=0ABcc:_eve@evil.test?=", "?=", "=?", "Bcc: eve@evil.test",
-    "Content-Type: text/html", "--boundary", ".", "\n.\n", "From ", " ", "é", "😀", "x" * 1100, "é" * 600,
+    "\r\n",
+    "\r",
+    "\n",
+    "\n\n",
+    "\x00",
+    "\t",
+    "\x0b",
+    "\x0c",
+    "\x1b",
+    "\x7f",
+    "\x85",
+    "\u2028",
+    "\ud800",
+    "\udfff",
+    "\ufeff",
+    "=?utf-8?q?=0D=0ABcc:_eve@evil.test?=",
+    "?=",
+    "=?",
+    "Bcc: eve@evil.test",
+    "Content-Type: text/html",
+    "--boundary",
+    ".",
+    "\n.\n",
+    "From ",
+    " ",
+    "é",
+    "😀",
+    "x" * 1100,
+    "é" * 600,
 ]
 texts = st.lists(
     st.one_of(st.text(st.characters(exclude_categories=()), max_size=40), st.sampled_from(HOSTILE_PIECES)),
@@ -309,9 +338,7 @@ def test_any_subject_and_body_make_a_mail_with_our_headers_and_the_text_as_sent(
 
 
 @FUZZ
-@given(
-    reason=texts, command=texts, title=texts, board_number=st.none() | st.integers() | texts, original=texts
-)
+@given(reason=texts, command=texts, title=texts, board_number=st.none() | st.integers() | texts, original=texts)
 def test_any_text_in_an_error_reply_makes_a_mail_with_our_headers_and_the_rendered_body(
     reason, command, title, board_number, original
 ):

@@ -15,7 +15,7 @@ from pbm.mail.compose import Composer, with_preface
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.records import chain, verify
 from pbm.records.keys import check
-from pbm.templating import make_environment
+from pbm.templating import Templates
 from tests.records.conftest import play_game, record_of
 
 RECEIPT = re.compile(
@@ -28,7 +28,7 @@ RECEIPT = re.compile(
 @pytest.fixture
 def composer(keys):
     return Composer(
-        make_environment(signing=keys), Addressing("pbm@games.test"), ReplyTokens(b"k" * 32), b"t" * 32, keys
+        Templates(signing=keys), Addressing("pbm@games.test"), ReplyTokens(b"k" * 32), b"t" * 32, keys
     )
 
 

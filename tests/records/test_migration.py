@@ -31,7 +31,7 @@ def test_games_from_before_the_chain_get_the_chain_the_server_would_have_linked(
     linked = chains(desk)
     assert all(linked[0].values()) and all(linked[1].values())
     config = alembic_config(desk.database)
-    command.downgrade(config, "0020")
+    command.downgrade(config, "0021")
     command.upgrade(config, "head")
     assert chains(desk) == linked
     for game, number in boards:

@@ -24,7 +24,7 @@ from pbm.passwords import fast_passwords
 from pbm.store import boards, players
 from pbm.store.database import Database
 from pbm.store.models import Board, utcnow
-from pbm.templating import make_environment
+from pbm.templating import Templates
 from pbm.web.app import create_app
 from pbm.web.live import GameChanges
 from tests.e2e.conftest import server, sink  # noqa: F401  (a real server on loopback, as the e2e tests use)
@@ -107,6 +107,6 @@ def changes(database: Database) -> GameChanges:
 
 @pytest.fixture
 def client(database: Database, changes: GameChanges) -> Iterator[TestClient]:
-    app = create_app(database, make_environment(), changes, address="pbm@games.test")
+    app = create_app(database, Templates(), changes, address="pbm@games.test")
     with TestClient(app) as client:
         yield client

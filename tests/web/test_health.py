@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from pbm.store.database import Database
 from pbm.store.models import InboundMessage, OutboxMessage, utcnow
-from pbm.templating import make_environment
+from pbm.templating import Templates
 from pbm.web.app import create_app
 from pbm.web.live import GameChanges
 from tests.e2e.conftest import free_port
@@ -79,7 +79,7 @@ def test_a_reply_waiting_for_its_next_attempt_is_not_stuck(client, database):
 
 def test_health_is_503_when_the_database_cannot_be_reached():
     database = Database(f"postgresql+psycopg://postgres@127.0.0.1:{free_port()}/pbm", timeout=2)
-    app = create_app(database, make_environment(), GameChanges(database))
+    app = create_app(database, Templates(), GameChanges(database))
     with TestClient(app) as client:
         answer = client.get("/healthz")
     assert answer.status_code == 503

@@ -10,7 +10,7 @@ import time
 import httpx
 import pytest
 
-from pbm.templating import make_environment
+from pbm.templating import Templates
 from pbm.web.app import create_app
 from pbm.web.live import GameChanges
 from pbm.web.reads import Reads
@@ -34,7 +34,7 @@ def test_concurrent_page_requests_read_one_at_a_time(database, monkeypatch):
             reading.release()
 
     monkeypatch.setattr(Reads, "overview", watched)
-    app = create_app(database, make_environment(), GameChanges(database))
+    app = create_app(database, Templates(), GameChanges(database))
 
     async def flood() -> list[int]:
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://pbm.test") as client:

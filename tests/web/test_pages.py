@@ -9,7 +9,7 @@ from html import unescape
 import pytest
 
 import pbm.games
-from pbm.templating import make_environment
+from pbm.templating import Templates
 from pbm.web.app import create_app
 from tests.support import end_words
 from tests.web.conftest import TestClient
@@ -72,7 +72,7 @@ def test_game_page_tells_a_player_how_to_move_by_mail(client, played):
 
 
 def test_pages_name_the_administrators_address_when_the_server_has_one(database, changes):
-    app = create_app(database, make_environment(admin_contact="ops@games.test"), changes, address="pbm@games.test")
+    app = create_app(database, Templates(admin_contact="ops@games.test"), changes, address="pbm@games.test")
     with TestClient(app) as client:
         words = text_of(client.get("/").text)
     assert "About the server itself, write to its administrator at ops@games.test" in words

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import pbm.games
 from pbm.records import verify
 from pbm.records.keys import SigningKeys
-from pbm.templating import make_environment
+from pbm.templating import Templates
 from pbm.web.app import create_app
 from tests.web.conftest import TestClient
 
@@ -28,7 +28,7 @@ def keys(tmp_path: Path) -> SigningKeys:
 
 @pytest.fixture
 def signed_client(database, changes, keys) -> Iterator[TestClient]:
-    app = create_app(database, make_environment(), changes, address="pbm@games.test", signing=keys)
+    app = create_app(database, Templates(), changes, address="pbm@games.test", signing=keys)
     with TestClient(app) as client:
         yield client
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from pbm.commands import accounts, play
+from pbm.commands.language import CommandError
+from pbm.commands.plan import plan_mail
 from pbm.facts import Fact
 from pbm.store import board_lists, confirmations, players, resets
 from pbm.store.models import BoardStatus
@@ -168,3 +170,22 @@ def test_a_wrong_password_waits_after_too_many(desk: Desk):
     refusal = desk.refusal(accounts.change_password, "change password alice alice-pw x-pw-pw-1", sender="alice")
     assert refusal.fact.code == "password-wait-own" and refusal.fact["until"] > desk.clock()
     assert desk.clock() + timedelta(days=2) > refusal.fact["until"]
+
+
+def test_language_sets_the_players_language_and_answers_in_it(desk: Desk):
+    desk.sign_up("alice")
+    mails = desk.run(accounts.choose_language, "language alice alice-pw Français", sender="alice")
+    assert [(m.template, m.to, m.language) for m in mails] == [("language", "alice@example.org", "fr")]
+    alice = desk.player("alice")
+    assert alice is not None and alice.language == "fr"
+    (back,) = desk.run(accounts.choose_language, "language alice alice-pw en", sender="alice")
+    assert back.language == "en" and desk.player("alice").language == "en"
+
+
+def test_language_refuses_a_wrong_password_and_a_language_the_server_does_not_speak(desk: Desk):
+    desk.sign_up("alice")
+    assert desk.code(accounts.choose_language, "language alice wrong-pw fr", sender="alice") == "wrong-password"
+    assert desk.player("alice").language is None
+    (error,) = plan_mail("", "language alice alice-pw klingon", max_commands=1).steps
+    assert isinstance(error, CommandError)
+    assert error.fact == Fact("not-a-language", word="klingon", known=["en", "fr"])

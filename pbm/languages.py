@@ -1,0 +1,192 @@
+"""The languages pbm speaks, and how each one says things.
+
+English is the language the catalogues and templates are written in. Every other language is
+a folder ``pbm/locale/<code>/`` holding its gettext catalogues (``LC_MESSAGES/*.po``, compiled
+to ``.mo`` by the build) and its rules, plus one line in `LANGUAGES`. Nothing else in pbm
+names a language: a reader's language is chosen per mail and per page, never switched for the
+whole process.
+
+>>> from datetime import timedelta
+>>> french = voice("fr")
+>>> french.join(["alice", "bob", "carol"])
+'alice, bob et carol'
+>>> french.number(12345, ",") == "12\\u202f345"
+True
+>>> voice("en").duration(timedelta(hours=2))
+'2 hours'
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable
+from datetime import datetime, timedelta, timezone
+from functools import cache
+from pathlib import Path
+
+import babel
+import babel.dates
+from babel.lists import format_list
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.numbers import format_decimal
+from babel.support import Translations
+from babel.units import format_unit
+
+from pbm.facts import ENGLISH, Plural, Voice
+
+LANGUAGES: dict[str, str] = {
+    "en": "English",
+    "fr": "Français",
+}
+"""Every language a player may choose, by its code, with its own name for itself. A new language
+is one line here and one folder ``pbm/locale/<code>/`` (README: "Translating pbm")."""
+
+DEFAULT = "en"
+"""The language of a reader nobody chose one for, unless the club says otherwise (`PBM_LANGUAGE`)."""
+
+LOCALE_DIR = Path(__file__).parent / "locale"
+
+_NAMES = {
+    # What a player may write for a language in `language USERID PASSWORD ...`: its code, its
+    # own name and its English name, without accents or capitals.
+    "en": "en",
+    "english": "en",
+    "anglais": "en",
+    "fr": "fr",
+    "francais": "fr",
+    "french": "fr",
+}
+
+
+def language_named(word: str) -> str | None:
+    """The language `word` names (``fr``, ``French``, ``français``), or None.
+
+    >>> language_named("Français"), language_named("EN"), language_named("klingon")
+    ('fr', 'en', None)
+    """
+    plain = word.strip().lower().translate(str.maketrans("çéè", "cee"))
+    code = _NAMES.get(plain)
+    return code if code in LANGUAGES else None
+
+
+def negotiate(accept_language: str | None, default: str = DEFAULT) -> str:
+    """The language a browser prefers among ours, from its ``Accept-Language`` header; `default`
+    when it names none of ours (or the header cannot be read: it comes from anyone).
+
+    >>> negotiate("fr-CH, fr;q=0.9, en;q=0.8"), negotiate("de-DE"), negotiate("*;q=0.1, fr;q=x")
+    ('fr', 'en', 'en')
+    """
+    if not accept_language:
+        return default
+    wanted: list[tuple[float, int, str]] = []
+    for index, part in enumerate(accept_language[:512].split(",")[:32]):
+        tag, _, parameters = part.strip().partition(";")
+        quality = 1.0
+        for parameter in parameters.split(";"):
+            name, _, value = parameter.strip().partition("=")
+            if name.strip() == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 0.0
+        code = tag.strip().lower().split("-")[0]
+        if code in LANGUAGES and 0 < quality <= 1:
+            wanted.append((-quality, index, code))
+    return min(wanted)[2] if wanted else default
+
+
+def _catalogue_files(language: str) -> list[Path]:
+    folder = LOCALE_DIR / language / "LC_MESSAGES"
+    return sorted(folder.glob("*.po")) if folder.is_dir() else []
+
+
+@cache
+def translations(language: str) -> Translations:
+    """Every gettext catalogue of `language`, merged: the compiled ``.mo`` where the build made
+    one at least as new as its ``.po``, else the ``.po`` read now (a checkout being translated).
+    Read once per process: the files do not change under a running server."""
+    merged = Translations()
+    for po in _catalogue_files(language):
+        mo = po.with_suffix(".mo")
+        if mo.exists() and mo.stat().st_mtime >= po.stat().st_mtime:
+            with mo.open("rb") as file:
+                merged.merge(Translations(file, domain=po.stem))
+            continue
+        with po.open("rb") as file:
+            catalogue = read_po(file, locale=language, domain=po.stem)
+        compiled = io.BytesIO()
+        write_mo(compiled, catalogue)
+        compiled.seek(0)
+        merged.merge(Translations(compiled, domain=po.stem))
+    return merged
+
+
+_UNITS = (("day", 86400), ("hour", 3600), ("minute", 60))
+
+
+@cache
+def voice(language: str) -> Voice:
+    """How `language` says facts: English as written, any other through its catalogues and Babel."""
+    if language == "en":
+        return ENGLISH
+    if language not in LANGUAGES:
+        raise KeyError(language)
+    locale = babel.Locale.parse(language)
+    catalogue = translations(language)
+
+    def message(code: str, english: str) -> str:
+        return catalogue.pgettext(code, english)
+
+    def plural(code: str, message: Plural, count: int) -> str:
+        return catalogue.npgettext(code, message.one, message.other, count)
+
+    def join(words: list[str]) -> str:
+        return format_list(words, locale=locale) if words else ""
+
+    def duration(span: timedelta) -> str:
+        seconds = int(span.total_seconds())
+        parts: list[tuple[int, str]] = []
+        for unit, size in _UNITS:
+            count, seconds = divmod(seconds, size)
+            if count or parts:
+                parts.append((count, unit))
+        said = [
+            format_unit(count, f"duration-{unit}", length="long", locale=locale) for count, unit in parts[:2] if count
+        ]
+        return " ".join(said) or catalogue.pgettext("duration-under-a-minute", "under a minute")
+
+    def number(value: int | float, spec: str) -> str:
+        if spec in (",", ",d"):
+            return format_decimal(value, locale=locale)
+        return format(value, spec)
+
+    return Voice(join=join, duration=duration, plural=plural, message=message, number=number, language=language)
+
+
+def moment(when: datetime, language: str) -> str:
+    """A date and time as a mail writes it, in UTC: ``2026-11-26 14:30 UTC``, ``26 novembre 2026 à 14:30 UTC``."""
+    when = _utc(when)
+    if language == "en":
+        return f"{when:%Y-%m-%d %H:%M} UTC"
+    day = babel.dates.format_date(when, "long", locale=language)
+    at = translations(language).pgettext("moment", "{day} at {time}")
+    return at.format(day=day, time=f"{when:%H:%M}") + " UTC"
+
+
+def day(when: datetime, language: str) -> str:
+    """A date as a mail writes it: ``2026-11-26``, ``26 novembre 2026``."""
+    when = _utc(when)
+    if language == "en":
+        return f"{when:%Y-%m-%d}"
+    return babel.dates.format_date(when, "long", locale=language)
+
+
+def _utc(when: datetime) -> datetime:
+    """`when` in UTC: the store keeps UTC without a zone; a zoned time is converted."""
+    return when.astimezone(timezone.utc).replace(tzinfo=None) if when.tzinfo is not None else when
+
+
+def available() -> Iterable[str]:
+    """The codes of every language, English first."""
+    return LANGUAGES.keys()
