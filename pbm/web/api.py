@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from pbm.clocks import FOREVER
+from pbm.facts import Fact
 from pbm.games import BoardCell
 from pbm.records.keys import SigningKeys
 from pbm.store.models import BoardStatus
@@ -268,7 +269,7 @@ class Api:
         board = params.board_of(request, engine)
         record = await self.reads.run(self.reads.record, engine, board, site=self.site, signing=self.signing)
         if record is None:
-            raise params.NotFound(f"There is no {engine.title} board {board}.")
+            raise params.NotFound(Words().say(Fact("no-such-board", title=engine.title, board=board)) + ".")
         name = f"{engine.name}-{board}.json"
         return JSONResponse(record, headers={"Content-Disposition": f'inline; filename="{name}"'})
 

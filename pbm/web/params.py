@@ -107,5 +107,5 @@ async def game_page(reads: Reads, engine: Game[Any], board: int, ply: int | None
         fact = Fact("no-such-ply", title=engine.title, board=board, plies=error.plies, ply=ply)
         raise NotFound(Words().say(fact)) from None
     if page is None:
-        raise NotFound(f"There is no {engine.title} board {board}.")
+        raise NotFound(Words().say(Fact("no-such-board", title=engine.title, board=board)) + ".")
     return page

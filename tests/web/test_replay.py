@@ -95,8 +95,9 @@ def test_the_record_downloaded_verifies_and_names_the_pages_key(signed_client, g
     assert [link["move"] for link in record["pbm"]["chain"]] == played
     assert record["header"]["site"] == {"name": "games.test", "gameid": f"cephalopod/{board}"}
     assert verify.verify(record, known_keys=keys.public_keys()).genuine
-    page = signed_client.get(f"/cephalopod/{board}").text
-    assert keys.key_id in page and keys.public_keys()[keys.key_id] in page
+    for path in (f"/cephalopod/{board}", "/"):
+        page = signed_client.get(path).text
+        assert keys.key_id in page and keys.public_keys()[keys.key_id] in page, f"{path} shows the server's key"
 
 
 def test_no_record_for_a_board_that_is_not_there(client):
