@@ -18,6 +18,7 @@ BENCHMARKS = [
     "move_cost",
     "web_pages",
     "page_flood",
+    "records",
 ]
 
 

@@ -233,7 +233,11 @@ def _tick(args: argparse.Namespace) -> int:
         print(f"  {'would queue' if rehearsal else 'queued'} {line}")
     for what in report.failed:
         print(f"  failed at {what} (logged; the next pass tries again)")
-    if not report.done and not report.failed:
+    if report.pruned is not None:
+        from pbm.words import Words
+
+        print(f"  {Words().say(report.pruned)}")
+    if not report.done and not report.failed and report.pruned is None:
         print("  nothing was due")
     if rehearsal:
         print("nothing was changed: this was a rehearsal")

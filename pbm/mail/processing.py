@@ -45,6 +45,7 @@ from pbm.store import inbox
 from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
 from pbm.store.models import InboundStatus, utcnow
+from pbm.words import Words
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -149,6 +150,8 @@ class Processor:
             return 0
         report = self._guarded(lambda: self.time_pass.run(now))
         self._last_pass = now
+        if report.pruned is not None:
+            log.info("time pass: %s", Words().say(report.pruned))
         if report.done:
             log.info("time pass: %s", "; ".join(report.done))
             if self.on_processed is not None:

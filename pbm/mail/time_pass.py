@@ -34,7 +34,6 @@ from pbm.store import outbox, players, turns
 from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
 from pbm.store.models import utcnow
-from pbm.words import Words
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +55,8 @@ class PassReport:
     at: datetime
     done: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    pruned: Fact | None = None
+    """How much sent mail the pass forgot (`PBM_KEEP_SENT_DAYS`), when it forgot any."""
 
 
 class TimePass:
@@ -107,7 +108,9 @@ class TimePass:
         self._step(report, "open challenges", unit, expire)
         tell = self._queued(lambda session: deadlines.tell_of_vacations(self._context(session, at)), at)
         self._step(report, "vacations", unit, tell)
-        self._step(report, "sent mail", unit, functools.partial(self._prune, at=at))
+        pruned: list[Fact] = []
+        if self._step(report, "sent mail", unit, functools.partial(self._prune, at=at, pruned=pruned)):
+            report.pruned = pruned[0] if pruned else None
         looked: set[int] = set()
         while True:
             with self.database.reading() as session:
@@ -119,12 +122,13 @@ class TimePass:
                 look = functools.partial(self._look, board_id=board_id, at=at)
                 self._step(report, f"board id {board_id}", unit, self._queued(look, at))
 
-    def _prune(self, session: Session, *, at: datetime) -> tuple[list[str], list[str]]:
-        """Forget the mail that went longer than `Club.keep_sent` before `at`."""
-        days = self.club.keep_sent / timedelta(days=1)
-        pruned = outbox.prune_sent(session, done_before=at - self.club.keep_sent, limit=PRUNE_BATCH)
-        said = Words().say(Fact("sent-mail-pruned", count=pruned, days=f"{days:g}"))
-        return ([said] if pruned else []), []
+    def _prune(self, session: Session, *, at: datetime, pruned: list[Fact]) -> tuple[list[str], list[str]]:
+        """Forget the mail that went longer than `Club.keep_sent` before `at`; `pruned` gets the
+        fact of it, when there was any."""
+        count = outbox.prune_sent(session, done_before=at - self.club.keep_sent, limit=PRUNE_BATCH)
+        if count:
+            pruned.append(Fact("sent-mail-pruned", count=count, days=f"{self.club.keep_sent / timedelta(days=1):g}"))
+        return [], []
 
     def _held_step(self, at: datetime) -> Work:
         return lambda session: (self.held.release_due(session, at), [])
@@ -150,7 +154,8 @@ class TimePass:
 
     def _step(
         self, report: PassReport, what: str, unit: Callable[[], AbstractContextManager[Session]], work: Work
-    ) -> None:
+    ) -> bool:
+        """Run `work` as one unit; whether it was done (a failure is logged and reported)."""
         try:
             with unit() as session:
                 done, notes = work(session)
@@ -165,10 +170,11 @@ class TimePass:
             else:
                 log.exception("the time pass failed at %s; the next pass tries again", what)
             report.failed.append(what)
-            return
+            return False
         report.done += done
         for note in notes:
             log.warning("time pass: %s", note)
+        return True
 
     def _line(self, session: Session, mail: OutgoingMail) -> str:
         """A mail as the pass reports it: to whom (their userid, never an address), its subject, and
