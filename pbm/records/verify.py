@@ -184,9 +184,11 @@ def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fac
             raise _Wrong(Fact("record-move-illegal", ply=number, player=player, move=move, reason=error.fact)) from None
     if section.get("position") != engine.to_position(state):
         raise _Wrong(Fact("record-position-differs"))
-    checked.append(Fact("record-genuine", game=engine.title, board=board, plies=ply, key_id=signed_by))
     if seed is not None:
         _check_rolls(engine, state, seed, dice)
+    # Said only once everything checked: a record is genuine as a whole or not at all.
+    checked.append(Fact("record-genuine", game=engine.title, board=board, plies=ply, key_id=signed_by))
+    if seed is not None:
         checked.append(Fact("record-dice-genuine"))
 
 

@@ -136,6 +136,7 @@ def test_a_dodeca_die_changed_is_named_by_its_roll(dodeca):
     rolls[7] = rolls[7] % 6 + 1 if rolls[7] <= 6 else 1
     assert problem(changed).code == "record-dice-roll-wrong"
     assert problem(changed).params["index"] == 7
+    assert verify.verify(changed).checked == [], "nothing is said genuine of a record that is not"
 
 
 def test_a_dodeca_seed_that_is_not_the_committed_one_is_refused(dodeca):
