@@ -1,16 +1,18 @@
 # Two commands for a fresh machine that has only python3:
-#   make run    creates .venv, installs, migrates and serves (SQLite in var/pbm.db)
+#   make run    creates .venv, installs the server alone (no test tools), migrates and serves
+#               (SQLite in var/pbm.db)
 #   make test   creates .venv with the test extras and runs the suite (about eleven minutes here):
 #               everything but the fault suite and the simulated season, which have targets
 #   make faults the fault suite at full size, with its figures in test-artifacts/faults.json
 #               (FAULTS_SCALE=bounded for its two-minute form)
 #   make season the simulated season of correspondence games at full size
 #   make slow   the fault suite and the season in their bounded forms (about two minutes)
+#   make install-check  pip install . into a new venv outside the checkout, then a game by mail
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test slow coverage faults season lint bench clean messages
+.PHONY: run test slow coverage faults season lint bench install-check clean messages
 
 # The languages' catalogues brought up to date with the code and templates (README: "Translating pbm").
 messages: $(BIN)/.installed
@@ -18,14 +20,28 @@ messages: $(BIN)/.installed
 	$(BIN)/python -m pbm.translating update
 	$(BIN)/python -m pbm.translating compile
 
-$(BIN)/.installed: pyproject.toml $(wildcard pbm/locale/*/LC_MESSAGES/*.po)
+CATALOGUES := $(wildcard pbm/locale/*/LC_MESSAGES/*.po)
+
+# Two stamps: .installed is the server with the test extras (what every target but `run` needs),
+# .server the server alone. `make run` after `make test` finds the server installed already.
+$(BIN)/.installed: pyproject.toml $(CATALOGUES)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	$(BIN)/python -m pbm.translating compile
+	touch $@ $(BIN)/.server
+
+# PostgreSQL's driver only for a server configured to use it.
+SERVER_PACKAGE := $(if $(findstring postgresql,$(PBM_DATABASE_URL)),'.[postgres]',.)
+
+$(BIN)/.server: pyproject.toml $(CATALOGUES)
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e $(SERVER_PACKAGE)
+	$(BIN)/python -m pbm.translating compile
 	touch $@
 
-run: $(BIN)/.installed
+run: $(BIN)/.server
 	$(BIN)/pbm db upgrade
 	$(BIN)/pbm serve
 
@@ -45,10 +61,21 @@ test: $(BIN)/.installed
 WORKERS ?= 5
 
 # What `make test` leaves to its own targets: minutes of crashes, floods and simulated months.
-QUICK := --ignore=tests/faults --deselect tests/time/test_season.py::test_a_season_of_correspondence_games_keeps_time
+# And the PostgreSQL runs of the long property tests whose property is about words, not the
+# database: no secret in a mail or a log line, a move list's tail, a thousand bad lines. Each
+# plays dozens of mails per example through a whole server; on SQLite they stay in `make test`.
+SEASON := tests/time/test_season.py::test_a_season_of_correspondence_games_keeps_time
+LONG_ON_POSTGRESQL := \
+	"tests/mail/test_secrets_in_logs.py::test_no_secret_reaches_a_log_line[postgresql]" \
+	"tests/mail/test_no_secret_in_mail.py::test_the_password_a_command_line_carries_never_comes_back[postgresql]" \
+	"tests/mail/test_no_secret_in_mail.py::test_no_mail_of_any_kind_holds_a_secret[postgresql]" \
+	"tests/mail/test_secrets_in_comments.py::test_the_password_a_mail_carries_is_in_no_mail_the_server_sends[postgresql]" \
+	"tests/mail/test_volume_limits.py::test_a_thousand_bad_command_lines_cost_a_handful_of_small_mails[postgresql]"
+QUICK := -m "not install" --ignore=tests/faults --deselect $(SEASON) $(addprefix --deselect ,$(LONG_ON_POSTGRESQL))
 
 slow: $(BIN)/.installed
-	TMPDIR=$(TEST_TMPDIR) FAULTS_SCALE=bounded $(BIN)/python -m pytest -n 3 --dist loadfile tests/faults tests/time/test_season.py
+	TMPDIR=$(TEST_TMPDIR) FAULTS_SCALE=bounded $(BIN)/python -m pytest -n 3 --dist loadfile tests/faults $(SEASON) \
+		$(LONG_ON_POSTGRESQL)
 
 # The suite as `make test` runs it, with the line coverage of pbm/ (coverage.py), in
 # test-artifacts/coverage.txt: slower than `make test`, so a target of its own.
@@ -71,6 +98,11 @@ lint: $(BIN)/.installed
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m benchmarks
+
+# `pip install .` into a new venv outside the checkout, then `pbm serve` there playing a game by
+# mail: a minute or two of building and installing, so a target of its own.
+install-check: $(BIN)/.installed
+	TMPDIR=$(TEST_TMPDIR) $(BIN)/python -m pytest -m install tests/test_install.py -o timeout=900
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis

@@ -42,8 +42,8 @@ from benchmarks.serving import SECRET
 from benchmarks.web_pages import fill, scratch_database
 from pbm.config import load_settings
 from pbm.mail.tokens import ReplyTokens
-from pbm.server import Server
 from pbm.records import chain
+from pbm.server import Server
 from pbm.store import boards as store_boards
 from pbm.store import confirmations
 from pbm.store.inbox import save_inbound

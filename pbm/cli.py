@@ -184,6 +184,34 @@ def _parser() -> argparse.ArgumentParser:
     outbox = commands.add_parser("outbox", help="show mail waiting for delivery, held back, or failed")
     outbox.add_argument("--all", action="store_true", help="also list delivered mail")
 
+    backup = commands.add_parser(
+        "backup",
+        help="copy the database while the server runs",
+        description=(
+            "Copy the database while the server runs: SQLite with its backup API, PostgreSQL with pg_dump. "
+            "Without PATH the copy goes to PBM_HOME/backups and only the newest PBM_BACKUP_KEEP are kept."
+        ),
+    )
+    backup.add_argument("path", nargs="?", type=Path, help="a file to write, or a folder to write a new backup in")
+
+    restore = commands.add_parser(
+        "restore",
+        help="put a backup in place of the database",
+        description=(
+            "Check a backup (whole, a pbm database, at a migration this version knows), then put it in place "
+            "of the database and migrate it. A database that holds data is replaced only with --force, "
+            "and is backed up first."
+        ),
+    )
+    restore.add_argument("path", type=Path, help="the backup file")
+    restore.add_argument(
+        "--force", action="store_true", help="replace a database that holds data (stop pbm serve first)"
+    )
+
+    config = commands.add_parser("config", help="the server's settings")
+    config_commands = config.add_subparsers(dest="config_command", required=True, metavar="ACTION")
+    config_commands.add_parser("show", help="print every setting, its value and where it came from (secrets hidden)")
+
     return parser
 
 
@@ -294,6 +322,75 @@ def _process(args: argparse.Namespace) -> int:
     except Exception:
         log.exception("delivering the outbox failed; replies stay in it")
     print(f"stored inbound message {row.id} ({row.status}); processed {processed}; delivered {sent}")
+    return 0
+
+
+def _backup(args: argparse.Namespace) -> int:
+    """``pbm backup [PATH]``: a copy of the database now; 1 when none could be made."""
+    from pbm.store.backup import BackupError, backup
+    from pbm.store.database import Database
+
+    settings = load_settings()
+    target: Path = args.path if args.path is not None else settings.home / "backups"
+    if args.path is None:
+        target.mkdir(parents=True, exist_ok=True)
+    database = Database(settings.database_url, timeout=settings.database_timeout)
+    try:
+        made = backup(database, target, keep=settings.backup_keep)
+    except BackupError as error:
+        print(f"pbm backup: {error}", file=sys.stderr)
+        return 1
+    finally:
+        database.dispose()
+    print(f"backed up to {made.path} ({made.size:,} bytes in {made.seconds:.2f} s)")
+    for old in made.pruned:
+        print(f"deleted the older backup {old}")
+    return 0
+
+
+def _restore(args: argparse.Namespace) -> int:
+    """``pbm restore PATH``: 1 when the copy is refused or the database holds data and --force is not given."""
+    from pbm.store.backup import BackupError, backup, check_copy, holds_data, restore
+    from pbm.store.database import Database
+
+    settings = load_settings()
+    database = Database(settings.database_url, timeout=settings.database_timeout)
+    try:
+        checked = check_copy(args.path, sqlite=database.is_sqlite)
+        print(f"{args.path} is a pbm database at migration {checked.revision}; its integrity check passed")
+        if holds_data(database):
+            if not args.force:
+                print(
+                    "pbm restore: the database already holds data, and restoring would replace it. "
+                    "Stop pbm serve, then run this again with --force (the database is backed up first).",
+                    file=sys.stderr,
+                )
+                return 1
+            folder = settings.home / "backups"
+            folder.mkdir(parents=True, exist_ok=True)
+            kept = backup(database, folder)
+            print(f"backed up the database it replaces to {kept.path}")
+        restore(database, args.path)
+    except BackupError as error:
+        print(f"pbm restore: {error}", file=sys.stderr)
+        return 1
+    finally:
+        database.dispose()
+    upgraded = " and migrated it to the newest schema" if checked.revision != checked.head else ""
+    print(f"restored {args.path}{upgraded}")
+    return 0
+
+
+def _config(args: argparse.Namespace) -> int:
+    """``pbm config show``: each setting, its value (secrets hidden) and where it came from."""
+    from pbm.config import described, load
+
+    loaded = load()
+    rows = described(loaded)
+    width = max(len(name) for name, _, _ in rows)
+    print(f"configuration file: {loaded.file or 'none'}")
+    for name, value, source in rows:
+        print(f"{name:<{width}}  {value}  ({source})")
     return 0
 
 
@@ -410,12 +507,20 @@ def _not_stored(error: Exception) -> int:
 def _configure_logging(command: str) -> None:
     """INFO to standard error, and quiet: a line per mail from the SMTP door, none per query.
 
-    Alembic says what it sets up at every schema check; only `pbm db upgrade`
-    has something to say with it (the migrations it runs).
+    Alembic says what it sets up at every schema check ("Context impl SQLiteImpl", the plugins
+    it loads): nothing a person needs. Of what it says at INFO only the migrations it runs are
+    kept, so a command prints them when it runs one and is silent otherwise.
     """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    if command != "db":
-        logging.getLogger("alembic").setLevel(logging.WARNING)
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    migrations = logging.getLogger("alembic.runtime.migration")
+    migrations.setLevel(logging.INFO)
+    migrations.addFilter(_migration_run)
+
+
+def _migration_run(record: logging.LogRecord) -> bool:
+    """Alembic's own records worth a line: warnings, and each migration it runs."""
+    return record.levelno >= logging.WARNING or record.getMessage().startswith(("Running upgrade", "Running downgrade"))
 
 
 def _return_path(raw: bytes) -> str:
@@ -532,6 +637,9 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     "tick": _tick,
     "inbox": _inbox,
     "outbox": _outbox,
+    "backup": _backup,
+    "restore": _restore,
+    "config": _config,
 }
 """Every subcommand of `_parser`, and the function that runs it."""
 

@@ -4,6 +4,16 @@ Every variable is optional; the defaults run a complete server on this machine
 with SQLite in ``var/``. A bad value stops the server at start with a message
 naming the variable, instead of failing later in the middle of a mail.
 
+Settings may also come from one TOML file (`PBM_CONFIG`, else ``pbm.toml`` in the data
+directory when there is one), its keys the variables' names without ``PBM_`` in lower case
+(``address = "pbm@example.org"``); a variable set in the environment wins over the file.
+`sources` says where each effective setting came from (``pbm config show``).
+
+The data directory (`PBM_HOME`) holds what the server keeps on disk by default: the SQLite
+database, the outbox maildir, the secret key, the backups. It is ``var/`` under the working
+directory, or the directory systemd made for the unit (``StateDirectory=``, which systemd names
+in ``$STATE_DIRECTORY``).
+
 Every span of time is written one way (`pbm.durations`): ``7d``, ``12h``, ``30m``, ``30s``,
 or a bare number in the unit the variable's name says (seconds for ``PBM_*_SECONDS``,
 ``PBM_DATABASE_TIMEOUT`` and ``PBM_STUCK_AFTER``, hours for ``PBM_*_HOURS``, days for
@@ -15,13 +25,15 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import SplitResult, urlsplit
 
-from pydantic import BeforeValidator, Field, ValidationError, field_validator
+from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from pbm import clocks, languages
@@ -112,6 +124,14 @@ def _listen(value: Any) -> ListenAddress:
     return ListenAddress(host, int(port))
 
 
+def _metrics_listen(value: Any) -> ListenAddress | None:
+    """``PORT`` alone listens on loopback: metrics are for a scraper on this machine unless said otherwise."""
+    if value is None or isinstance(value, ListenAddress):
+        return value
+    text = str(value).strip()
+    return _listen(f"127.0.0.1:{text}" if text.isdecimal() else text)
+
+
 def _outbound(value: Any) -> Outbound:
     if isinstance(value, Outbound):
         return value
@@ -172,7 +192,11 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="PBM_", extra="ignore", frozen=True, env_ignore_empty=True)
 
+    home: Path = Field(default_factory=lambda: default_home(os.environ))
+    """The data directory (see the module's docstring): the defaults of PBM_DATABASE_URL and
+    PBM_OUTBOUND, the secret key and the backups live in it."""
     database_url: str = "sqlite:///var/pbm.db"
+    """Made from PBM_HOME when unset: ``sqlite:///HOME/pbm.db``."""
     smtp_listen: Annotated[ListenAddress, NoDecode, BeforeValidator(_listen)] = ListenAddress("127.0.0.1", 2525)
     http_listen: Annotated[ListenAddress, NoDecode, BeforeValidator(_listen)] = ListenAddress("127.0.0.1", 8080)
     address: str = "pbm@localhost"
@@ -190,7 +214,13 @@ class Settings(BaseSettings):
     shows a browser that prefers none of pbm's languages. Each player may choose their own
     (``language USERID PASSWORD fr``)."""
     outbound: Annotated[Outbound, NoDecode, BeforeValidator(_outbound)] = Outbound("maildir", path=Path("var/outbox"))
+    """Made from PBM_HOME when unset: ``maildir:HOME/outbox``."""
     secret_key: str | None = Field(default=None, repr=False)
+    metrics_listen: Annotated[ListenAddress | None, NoDecode, BeforeValidator(_metrics_listen)] = None
+    """Where Prometheus metrics are served (``/metrics``): ``HOST:PORT``, or a port alone for
+    loopback. Unset: no metrics listener."""
+    backup_keep: int = Field(default=14, ge=1)
+    """Backups ``pbm backup`` keeps in HOME/backups: older ones are deleted after a new one is made."""
     max_message_size: int = Field(default=1024 * 1024, gt=1024)
     """Largest mail accepted over SMTP, in bytes; PBeM commands are tiny."""
 
@@ -283,6 +313,17 @@ class Settings(BaseSettings):
     451 / 503, so a hung database is reported instead of hanging every client."""
     stuck_after: Annotated[int, Seconds] = Field(default=600, ge=1)
     """Seconds after which unprocessed mail counts as stuck (/healthz answers 503)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _under_home(cls, data: Any) -> Any:
+        """The database and the outbox live in the data directory unless placed elsewhere."""
+        if not isinstance(data, dict):
+            return data
+        home = Path(data.get("home") or default_home(os.environ))
+        data.setdefault("database_url", f"sqlite:///{home / 'pbm.db'}")
+        data.setdefault("outbound", f"maildir:{home / 'outbox'}")
+        return data
 
     @field_validator("forfeittime")
     @classmethod
@@ -382,23 +423,142 @@ class Settings(BaseSettings):
         return self.address.partition("@")[2]
 
 
-def load_settings(**overrides: Any) -> Settings:
-    """Read and validate the settings; raise `ConfigError` naming each bad variable."""
+def default_home(environ: Mapping[str, str]) -> Path:
+    """``PBM_HOME``; else the directory systemd made for the unit (``$STATE_DIRECTORY``); else ``var``."""
+    if environ.get("PBM_HOME"):
+        return Path(environ["PBM_HOME"])
+    if environ.get("STATE_DIRECTORY"):
+        return Path(environ["STATE_DIRECTORY"].split(":")[0])  # the first, when the unit names several
+    return Path("var")
+
+
+def config_file(environ: Mapping[str, str]) -> Path | None:
+    """The configuration file: ``PBM_CONFIG`` (which must exist), else ``pbm.toml`` in the data
+    directory when there is one, else none."""
+    if environ.get("PBM_CONFIG"):
+        return Path(environ["PBM_CONFIG"])
+    found = default_home(environ) / "pbm.toml"
+    return found if found.is_file() else None
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """The settings a TOML file gives, by field name; a key that names no setting is an error
+    (a misspelt key would otherwise be ignored in silence)."""
     try:
-        return Settings(**overrides)
+        table = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigError(f"cannot read the configuration file {path}: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path} is not valid TOML: {error}") from None
+    unknown = sorted(key for key in table if key not in Settings.model_fields)
+    if unknown:
+        raise ConfigError(f"{path}: no such setting: {', '.join(unknown)} (keys are names like database_url)")
+    # A list of userids may be written as a TOML array; the variable takes them comma-separated.
+    return {key: ",".join(map(str, value)) if isinstance(value, list) else value for key, value in table.items()}
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """Settings and where each came from: ``"environment"``, ``"file"``, ``"argument"`` or ``"default"``."""
+
+    settings: Settings
+    sources: dict[str, str]
+    file: Path | None
+
+
+def load(**overrides: Any) -> Loaded:
+    """Read and validate the settings from the file and the environment (the environment wins),
+    noting where each came from; raise `ConfigError` naming each bad setting."""
+    environ = os.environ
+    path = config_file(environ)
+    from_file = read_config_file(path) if path is not None else {}
+
+    def in_environment(name: str) -> bool:
+        return bool(environ.get(f"PBM_{name.upper()}"))
+
+    # Arguments beat the environment in pydantic-settings, and the file is given as arguments:
+    # what the environment sets is left out of them, so the environment wins.
+    given = {name: value for name, value in from_file.items() if not in_environment(name)} | overrides
+    sources = {
+        name: "argument"
+        if name in overrides
+        else "environment"
+        if in_environment(name)
+        else "file"
+        if name in given
+        else "default"
+        for name in Settings.model_fields
+    }
+    try:
+        settings = Settings(**given)
     except ValidationError as error:
         problems = []
         for item in error.errors():
-            name = "PBM_" + str(item["loc"][0]).upper() if item["loc"] else "settings"
-            problems.append(f"{name}: {item['msg'].removeprefix('Value error, ')}")
+            name = str(item["loc"][0]) if item["loc"] else ""
+            where = (
+                f"{name} in {path}" if sources.get(name) == "file" else "PBM_" + name.upper() if name else "settings"
+            )
+            problems.append(f"{where}: {item['msg'].removeprefix('Value error, ')}")
         raise ConfigError("bad configuration:\n  " + "\n  ".join(problems)) from None
+    return Loaded(settings, sources, path)
 
 
-def secret_key(settings: Settings, var_dir: Path = Path("var")) -> bytes:
-    """The server's HMAC key: ``PBM_SECRET_KEY``, else ``var/secret.key`` (made on first run)."""
+def load_settings(**overrides: Any) -> Settings:
+    """Read and validate the settings (`load`); raise `ConfigError` naming each bad setting."""
+    return load(**overrides).settings
+
+
+SECRET_SETTINGS = frozenset({"secret_key"})
+"""Settings whose value is a secret as a whole: `shown` says only whether they are set."""
+HIDDEN = "********"
+
+
+def shown(name: str, value: Any) -> str:
+    """A setting's value as ``pbm config show`` prints it: secrets hidden, and the password of a
+    URL (``postgresql+psycopg://pbm:PASSWORD@db/pbm``, or ``?password=``) replaced."""
+    if name in SECRET_SETTINGS:
+        return "(unset)" if value is None else f"{HIDDEN} (set)"
+    if value is None:
+        return "(unset)"
+    if isinstance(value, frozenset):
+        return ",".join(sorted(value)) or "(none)"
+    if isinstance(value, timedelta):
+        return str(value)
+    text = str(value)
+    return _without_password(text) if "://" in text else text
+
+
+def _without_password(url: str) -> str:
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        credentials, _, host = netloc.rpartition("@")
+        user, colon, _password = credentials.partition(":")
+        netloc = f"{user}:{HIDDEN}@{host}" if colon else f"{user}@{host}"
+    query = "&".join(
+        f"{key}={HIDDEN}" if key.lower() in ("password", "passfile", "sslpassword") else f"{key}{eq}{value}"
+        for key, eq, value in (item.partition("=") for item in parts.query.split("&") if item)
+    )
+    if (netloc, query) == (parts.netloc, parts.query):
+        return url  # nothing to hide; and geturl() would drop the empty host of sqlite:///FILE
+    return parts._replace(netloc=netloc, query=query).geturl()
+
+
+def described(loaded: Loaded) -> list[tuple[str, str, str]]:
+    """(variable, value as shown, where it came from) for every setting, in the order they are defined."""
+    where = {"file": f"file {loaded.file}", "environment": "environment", "argument": "argument", "default": "default"}
+    return [
+        (f"PBM_{name.upper()}", shown(name, getattr(loaded.settings, name)), where[loaded.sources[name]])
+        for name in Settings.model_fields
+    ]
+
+
+def secret_key(settings: Settings, var_dir: Path | None = None) -> bytes:
+    """The server's HMAC key: ``PBM_SECRET_KEY``, else ``secret.key`` in the data directory
+    (`var_dir`, default PBM_HOME), made on first run."""
     if settings.secret_key:
         return settings.secret_key.encode()
-    path = var_dir / "secret.key"
+    path = (settings.home if var_dir is None else var_dir) / "secret.key"
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         # O_EXCL: two processes starting at once must not write two different keys.

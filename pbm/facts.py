@@ -32,7 +32,7 @@ import re
 import string
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 
@@ -40,7 +40,7 @@ class Fact:
     """A code and its parameters: what an engine, a handler or the store decided, with no words.
 
     The code is a short stable name (``cell-occupied``); its catalogue entry says it. Parameters
-    are plain values (str, int, bool, None), lists of them, spans of time, or facts.
+    are plain values (str, int, bool, None), lists of them, spans of time, times (UTC), or facts.
     """
 
     __slots__ = ("code", "params")
@@ -91,6 +91,8 @@ def _to_json(value: Any) -> Any:
         return {"fact": value.to_json()}
     if isinstance(value, timedelta):
         return {"seconds": value.total_seconds()}
+    if isinstance(value, datetime):
+        return {"utc": value.isoformat()}
     if isinstance(value, (list, tuple)):
         return [_to_json(item) for item in value]
     return value
@@ -101,6 +103,8 @@ def _from_json(value: Any) -> Any:
         return Fact.from_json(value["fact"])
     if isinstance(value, dict) and set(value) == {"seconds"}:
         return timedelta(seconds=value["seconds"])
+    if isinstance(value, dict) and set(value) == {"utc"}:
+        return datetime.fromisoformat(value["utc"])
     if isinstance(value, list):
         return [_from_json(item) for item in value]
     return value

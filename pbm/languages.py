@@ -111,14 +111,18 @@ def translations(language: str) -> Translations:
         mo = po.with_suffix(".mo")
         if mo.exists() and mo.stat().st_mtime >= po.stat().st_mtime:
             with mo.open("rb") as file:
-                merged.merge(Translations(file, domain=po.stem))
-            continue
-        with po.open("rb") as file:
-            catalogue = read_po(file, locale=language, domain=po.stem)
-        compiled = io.BytesIO()
-        write_mo(compiled, catalogue)
-        compiled.seek(0)
-        merged.merge(Translations(compiled, domain=po.stem))
+                part = Translations(file, domain=po.stem)
+        else:
+            with po.open("rb") as file:
+                catalogue = read_po(file, locale=language, domain=po.stem)
+            compiled = io.BytesIO()
+            write_mo(compiled, catalogue)
+            compiled.seek(0)
+            part = Translations(compiled, domain=po.stem)
+        merged.merge(part)
+        # merge() takes the messages but not the plural rule: without this line every language
+        # would choose its plurals by English's (French says "0 coup", English "0 moves").
+        merged.plural = part.plural
     return merged
 
 
@@ -136,10 +140,10 @@ def voice(language: str) -> Voice:
     catalogue = translations(language)
 
     def message(code: str, english: str) -> str:
-        return catalogue.pgettext(code, english)
+        return str(catalogue.pgettext(code, english))
 
     def plural(code: str, message: Plural, count: int) -> str:
-        return catalogue.npgettext(code, message.one, message.other, count)
+        return str(catalogue.npgettext(code, message.one, message.other, count))
 
     def join(words: list[str]) -> str:
         return format_list(words, locale=locale) if words else ""
@@ -154,7 +158,7 @@ def voice(language: str) -> Voice:
         said = [
             format_unit(count, f"duration-{unit}", length="long", locale=locale) for count, unit in parts[:2] if count
         ]
-        return " ".join(said) or catalogue.pgettext("duration-under-a-minute", "under a minute")
+        return " ".join(said) or str(catalogue.pgettext("duration-under-a-minute", "under a minute"))
 
     def number(value: int | float, spec: str) -> str:
         if spec in (",", ",d"):
@@ -170,7 +174,7 @@ def moment(when: datetime, language: str) -> str:
     if language == "en":
         return f"{when:%Y-%m-%d %H:%M} UTC"
     day = babel.dates.format_date(when, "long", locale=language)
-    at = translations(language).pgettext("moment", "{day} at {time}")
+    at = str(translations(language).pgettext("moment", "{day} at {time}"))
     return at.format(day=day, time=f"{when:%H:%M}") + " UTC"
 
 
@@ -185,6 +189,39 @@ def day(when: datetime, language: str) -> str:
 def _utc(when: datetime) -> datetime:
     """`when` in UTC: the store keeps UTC without a zone; a zoned time is converted."""
     return when.astimezone(timezone.utc).replace(tzinfo=None) if when.tzinfo is not None else when
+
+
+@cache
+def rules(game: str, language: str) -> str | None:
+    """The rules of `game` written in `language` (``pbm/locale/<language>/rules/<game>.txt``), or
+    None where that language has none (English: the engine's own ``help_text``). Their first line
+    is the game's credit in that language, underlined: ``Cephalopod, un jeu de Mark Steere``."""
+    path = LOCALE_DIR / language / "rules" / f"{game}.txt"
+    return path.read_text(encoding="utf-8") if language != "en" and path.is_file() else None
+
+
+@cache
+def option_help(game: str, language: str) -> dict[str, str]:
+    """What each challenge option of `game` (by its title: ``Cubeo``) does, in `language`, by its
+    usage (``-dice=6|12``): from ``pbm/locale/<language>/options.txt``, where the game's options are
+    listed under its title, each option's usage and then its text, indented. Empty where the
+    language has none (English: each option's own ``help``)."""
+    path = LOCALE_DIR / language / "options.txt"
+    if language == "en" or not path.is_file():
+        return {}
+    helps: dict[str, list[str]] = {}
+    under_game, usage = False, None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line and not line[0].isspace():
+            under_game, usage = line.strip() == game, None
+        elif under_game and line.startswith("    -"):
+            usage, _, words = line.strip().partition("  ")
+            helps[usage] = [words.strip()]
+        elif under_game and usage is not None and line.strip():
+            helps[usage].append(line.strip())
+        else:
+            usage = None
+    return {usage: " ".join(words) for usage, words in helps.items()}
 
 
 def available() -> Iterable[str]:

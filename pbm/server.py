@@ -42,10 +42,13 @@ from pbm.mail.reader import MailReader
 from pbm.mail.time_pass import TimePass
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.mail.worker import Worker
+from pbm.metrics import DatabaseState, Metrics, MetricsServer
 from pbm.passwords import Passwords
+from pbm.store import board_lists, inbox, outbox
 from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
 from pbm.store.models import utcnow
+from pbm.systemd import notify
 from pbm.templating import Templates
 from pbm.web.app import HTTP_REFUSALS, create_app
 from pbm.web.links import Links
@@ -98,9 +101,12 @@ class Server:
         *,
         passwords: Passwords | None = None,
         transport: Transport | None = None,
-        var_dir: Path = Path("var"),
+        var_dir: Path | None = None,
         now: Callable[[], datetime] = utcnow,
+        reader: MailReader | None = None,
     ) -> None:
+        """`reader`: a mail reader to share (its child process) instead of one of the server's own;
+        whoever made it closes it. It must read with this server's address and limits."""
         self.settings = settings
         key = secret_key(settings, var_dir)
         self.database = Database(settings.database_url, timeout=settings.database_timeout)
@@ -113,10 +119,13 @@ class Server:
         )
         self.composer = composer = Composer(self.templates, self.addressing, tokens, key, self.signing)
         self.changes = GameChanges(self.database)
-        self.reader = MailReader(
+        self._owns_reader = reader is None
+        self.reader = reader or MailReader(
             loop_marker=settings.address, seconds=settings.mail_read_seconds, memory_mb=settings.mail_read_memory_mb
         )
         worker = Worker.here()  # one name for this process's claims, reading and sending alike
+        self.metrics = Metrics()
+        self.metrics.watch(self._database_state)
         self.processor = self._processor(settings, passwords or Passwords(), composer, tokens, worker, now)
         self.delivery = Delivery(
             self.database,
@@ -125,6 +134,7 @@ class Server:
             now=now,
             first_retry=timedelta(seconds=settings.first_retry_seconds),
             worker=worker,
+            metrics=self.metrics,
         )
         self.web = create_app(
             self.database,
@@ -154,6 +164,8 @@ class Server:
         )
         self.smtp_port: int | None = None
         self.http_port: int | None = None
+        self.metrics_port: int | None = None
+        self._metrics_server: MetricsServer | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = False
         self._smtp: list[asyncio.Server] = []
@@ -190,7 +202,17 @@ class Server:
             now=now,
             on_processed=self._processed,
             worker=worker,
+            metrics=self.metrics,
         )
+
+    def _database_state(self) -> DatabaseState:
+        """What the gauges of `pbm.metrics` show, read at each scrape (in the metrics thread)."""
+        with self.database.reading() as session:
+            return DatabaseState(
+                inbox=inbox.status_counts(session),
+                outbox=outbox.counts(session),
+                games=board_lists.counts_by_type(session),
+            )
 
     def _processed(self) -> None:
         """A batch of mail was committed (called in the processing thread): the pages look for
@@ -209,6 +231,15 @@ class Server:
             settings.smtp_max_connections + settings.http_max_connections,
             "PBM_SMTP_MAX_CONNECTIONS and PBM_HTTP_MAX_CONNECTIONS",
         )
+        # First: a listener that cannot bind stops the start before mail could arrive (close() stops it).
+        if settings.metrics_listen is not None:
+            listen = settings.metrics_listen
+            try:
+                self._metrics_server = self.metrics.serve(listen.host, listen.port)
+            except OSError as error:
+                raise ConfigError(f"PBM_METRICS_LISTEN: cannot listen on {listen}: {error.strerror}") from None
+            self.metrics_port = self._metrics_server.port
+            log.info("metrics on http://%s:%s/metrics", listen.host, self.metrics_port)
         smtp_sockets = bind(settings.smtp_listen, "PBM_SMTP_LISTEN")
         try:
             http_sockets = bind(settings.http_listen, "PBM_HTTP_LISTEN")
@@ -218,7 +249,7 @@ class Server:
             raise
         loop = self._loop = asyncio.get_running_loop()
         loop.set_exception_handler(AcceptFailures())
-        handler = InboundHandler(self.database, self.addressing, on_stored=self._processing.set)
+        handler = InboundHandler(self.database, self.addressing, on_stored=self._processing.set, metrics=self.metrics)
         smtp = self.smtp_limits.guard(
             smtp_factory(
                 handler,
@@ -281,8 +312,13 @@ class Server:
         self.close()
 
     def close(self) -> None:
-        """Let go of what the server holds: the mail reader's process, the database connections."""
-        self.reader.close()
+        """Let go of what the server holds: the metrics listener, the mail reader's process (when it
+        is the server's own), the database connections."""
+        if self._metrics_server is not None:
+            self._metrics_server.close()
+            self._metrics_server = None
+        if self._owns_reader:
+            self.reader.close()
         self.database.dispose()
 
     def warm_up(self) -> None:
@@ -321,8 +357,10 @@ class Server:
         except BaseException:
             self.close()  # the mail reader's process, started by the warm-up
             raise
+        notify("READY=1")  # under systemd (Type=notify): listening, units after this one may start
         await stopping.wait()
         log.info("stopping")
+        notify("STOPPING=1")
         await self.stop()
 
     async def _process_forever(self) -> None:

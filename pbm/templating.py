@@ -13,11 +13,14 @@ mailing a blank.
 
 from __future__ import annotations
 
+from typing import Any
+
 import jinja2
 
 from pbm import elo, languages
 from pbm.commands import verbs
 from pbm.facts import Fact
+from pbm.games import Game
 from pbm.records.keys import SigningKeys
 from pbm.resources import resource_dir
 from pbm.views import INACTIVE_AFTER, BoardView
@@ -81,6 +84,13 @@ def make_environment(
     environment.filters["day"] = words.day
     environment.filters["when"] = words.moment
     environment.filters["number"] = words.number
+    environment.filters["joined"] = words.join
+    # A game's credit (``Cephalopod, a game by Mark Steere``) as its rules in this language write it.
+    environment.globals["credit"] = lambda engine: credit(engine, language)
+    # What a game's challenge options do, as this language's options.txt says it.
+    environment.globals["option_help"] = lambda engine, option: languages.option_help(engine.title, language).get(
+        option.usage(), option.help
+    )
     # What the standings say of ratings: where everyone starts, how long a rating is provisional.
     environment.globals["elo"] = {"start": round(elo.START), "provisional_games": elo.PROVISIONAL_GAMES, "k": elo.K}
     environment.globals["inactive_days"] = INACTIVE_AFTER.days
@@ -99,6 +109,12 @@ def make_environment(
 
     environment.globals["receipt"] = receipt
     return environment
+
+
+def credit(engine: Game[Any], language: str) -> str:
+    """`engine`'s attribution in `language`: the title of its rules in that language, else its own."""
+    translated = languages.rules(engine.name, language)
+    return translated.splitlines()[0].strip() if translated else engine.attribution
 
 
 class Templates:

@@ -154,7 +154,8 @@ class OfferNews:
 @dataclass(frozen=True)
 class EventView:
     after_move: int
-    text: str
+    fact: Fact
+    """What happened (``event-away``): the move list says it."""
     at: datetime
 
 
@@ -487,7 +488,9 @@ def board_view(
         viewer=viewer,
         queued=tuple(queued) if current and active else (),
         time=time if current else None,
-        events=[EventView(e.after_move, e.text, e.created_at) for e in events if shown_at(e.after_move)],
+        events=[
+            EventView(e.after_move, Fact.from_json(e.fact), e.created_at) for e in events if shown_at(e.after_move)
+        ],
         thinking=[timedelta(seconds=s.thinking_seconds) for s in game.seats] if game.time_control else None,
         moves_before=moves_before,
         widest_move=widest_move,

@@ -12,6 +12,7 @@ page asks its reader's `Words` to say them, in the reader's language (`pbm.langu
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -64,6 +65,10 @@ class Words:
     def day(self, when: datetime) -> str:
         """A date: ``2026-11-26``, ``26 novembre 2026``."""
         return languages.day(when, self.language)
+
+    def join(self, words: Iterable[str]) -> str:
+        """Words listed as a sentence lists them: ``alice, bob and carol``, ``alice, bob et carol``."""
+        return self.voice.join(list(words))
 
     def number(self, value: int | float, spec: str = ",") -> str:
         """A number, its digits grouped as the reader's language groups them (``12,345``, ``12 345``)."""

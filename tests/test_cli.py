@@ -1,6 +1,10 @@
 """The operator's view from the command line: what is stuck in the inbox and the outbox."""
 
 import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from sqlalchemy import update
@@ -98,3 +102,20 @@ def test_every_subcommand_has_one_function_and_every_function_a_subcommand():
 
     commands = next(action for action in _parser()._actions if action.dest == "command")
     assert set(SUBCOMMANDS) == set(commands.choices)
+
+
+def test_commands_say_nothing_of_alembic_unless_a_migration_runs(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PBM_")}
+    env.update(PBM_HOME=str(tmp_path / "home"), PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+
+    def pbm(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "pbm", *args], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
+        )
+
+    first = pbm("db", "upgrade")
+    assert "Running upgrade  -> 0001" in first.stderr
+    assert "Context impl" not in first.stderr and "setup plugin" not in first.stderr
+    for args in (("db", "upgrade"), ("outbox",), ("inbox",)):
+        again = pbm(*args)
+        assert (again.returncode, again.stderr) == (0, ""), args

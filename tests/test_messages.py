@@ -21,6 +21,8 @@ FACTUAL = {
     "GameError", "IllegalMove", "StaleMove", "InvalidOptions", "InvalidPosition", "UnknownGame",
     # commands
     "Refused", "CommandError",
+    # the web
+    "NotFound", "BadRequest",
     # facts themselves
     "Fact",
 }

@@ -26,6 +26,7 @@ from pbm import clocks
 from pbm.commands import play, votes
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail
+from pbm.facts import Fact
 from pbm.live import LiveBoard
 from pbm.store import boards, inbox, offers, turns, vacations
 from pbm.store.models import Board, BoardStatus, Offer, Player
@@ -178,26 +179,25 @@ def tell_of_vacations(ctx: Context) -> list[OutgoingMail]:
             vacations.told(ctx.session, vacation, now)
         away = vacations.away_at(ctx.session, player_id, now)
         if away is not None and away is not heard:
-            until = f"{away.ends_at:%Y-%m-%d %H:%M} UTC"
-            mails += _tell(ctx, player, f"{player.userid} is away until {until}: their time stands still", away=True)
+            mails += _tell(ctx, player, Fact("event-away", userid=player.userid, until=away.ends_at), away=True)
         elif away is None and heard is not None:
-            mails += _tell(ctx, player, f"{player.userid} is back from vacation: their time runs again", away=False)
+            mails += _tell(ctx, player, Fact("event-back", userid=player.userid), away=False)
     return mails
 
 
-def _tell(ctx: Context, player: Player, text: str, *, away: bool) -> list[OutgoingMail]:
-    """`text` in the move list of each active game of `player`, and mailed to the others.
-    The text is the move list's record; the mails' subjects come from their template."""
+def _tell(ctx: Context, player: Player, news: Fact, *, away: bool) -> list[OutgoingMail]:
+    """`news` in the move list of each active game of `player`, and mailed to the others.
+    The fact is the move list's record; the mails' subjects come from their template."""
     mails = []
     for board in vacations.shared_boards(ctx.session, player):
         if board.status != BoardStatus.ACTIVE:
             continue
-        boards.record_event(ctx.session, board, text, ctx.now())
+        boards.record_event(ctx.session, board, news, ctx.now())
         turns.look_at(board, ctx.now())  # deadlines moved: the pass works them out again
         view = ctx.view(LiveBoard(board))
         for seat in board.seats:
             if seat.player_id != player.id:
-                context = {"view": view, "news": text, "player": player.userid, "away": away}
+                context = {"view": view, "news": news, "player": player.userid, "away": away}
                 to = seat.player.primary_address
                 mails.append(OutgoingMail("vacation_news", to, context, board_id=board.id, player_id=seat.player_id))
     return mails

@@ -393,7 +393,13 @@ REFUSALS: Catalogue = {
     "preview-illegal": "Illegal move: {reason} (at '{word}', {userid} to move, after {count} moves previewed)",
 }
 
-MESSAGES: Catalogue = merged([PARSING, HELP, REFUSALS])
+EVENTS: Catalogue = {
+    # What happened at a board between moves: its move list shows it (`pbm.commands.deadlines`).
+    "event-away": "{userid} is away until {until:%Y-%m-%d %H:%M} UTC: their time stands still",
+    "event-back": "{userid} is back from vacation: their time runs again",
+}
+
+MESSAGES: Catalogue = merged([PARSING, HELP, REFUSALS, EVENTS])
 
 
 def catalogue() -> Catalogue:

@@ -25,7 +25,6 @@ from pbm.live import LiveBoard
 from pbm.store import boards, offers, open_challenges, players, queues
 from pbm.store.models import Board, Player, QueuedMove
 from pbm.views import OfferNews, open_challenge_view, report_data
-from pbm.words import Words
 
 CHALLENGE_WINDOW = timedelta(hours=1)
 
@@ -247,7 +246,7 @@ def forfeiting(why: Fact) -> Leaving:
         boards.FORFEIT,
         Fact("forfeited-on-time", why=why),
         pbm.games.FORFEIT,
-        comment=f"Forfeit by the time rules of this game: {Words().say(why)}.",
+        comment="",  # what happened is the move's report: forfeited on time, and why
     )
 
 

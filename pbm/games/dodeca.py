@@ -119,6 +119,8 @@ from pbm.games.fairdice import (
 SIZE = 10
 COLUMNS = "abcdefghij"
 SEATS = ("South", "North")
+SEAT_FACTS = (Fact("dodeca-south"), Fact("dodeca-north"))
+"""The sides as a fact names them, so that each reader's language says them (Sud, Nord)."""
 SEAT_LETTERS = "ab"
 
 Direction = tuple[int, int]
@@ -658,7 +660,7 @@ def _no_die_of_yours(state: State, square: int) -> IllegalMove:
     name = square_name(square)
     if die is None:
         return IllegalMove("dodeca-empty-square", square=name)
-    return IllegalMove("dodeca-die-of-another", square=name, kind=die.kind.name, seat=SEATS[die.seat])
+    return IllegalMove("dodeca-die-of-another", square=name, kind=die.kind.name, seat=SEAT_FACTS[die.seat])
 
 
 def _check_roll(state: State, square: int) -> _Action:
@@ -746,7 +748,9 @@ def _parse_rows(text: str) -> Board:
             counts[seat, kind] = counts.get((seat, kind), 0) + 1
     for (seat, kind), count in counts.items():
         if count > kind.count:
-            raise InvalidPosition("dodeca-too-many", seat=SEATS[seat], count=count, kind=kind.name, most=kind.count)
+            raise InvalidPosition(
+                "dodeca-too-many", seat=SEAT_FACTS[seat], count=count, kind=kind.name, most=kind.count
+            )
     if not counts.get((0, DODECA)) and not counts.get((1, DODECA)):
         raise InvalidPosition("dodeca-no-dodeca")
     return tuple(board)

@@ -231,6 +231,9 @@ DODECA: Catalogue = {
     "dodeca-rule-one-way": "{die} moves and captures {way}",
     "dodeca-orthogonally": "orthogonally",
     "dodeca-diagonally": "diagonally",
+    # The sides, inside the facts above that name one.
+    "dodeca-south": "South",
+    "dodeca-north": "North",
     # What a move did.
     "dodeca-rolled-again": "played {move}: the {kind} rolled {face} again",
     "dodeca-rolled": "played {move}: the {kind} rolled {face} (it showed {before})",

@@ -33,6 +33,7 @@ import aiosmtplib
 from pbm.config import ConfigError, Outbound
 from pbm.mail.headers import masked_address
 from pbm.mail.worker import Worker
+from pbm.metrics import Metrics
 from pbm.store import outbox
 from pbm.store.database import Database
 from pbm.store.models import utcnow
@@ -234,6 +235,7 @@ class _Outgoing(NamedTuple):
     recipient: str
     raw: bytes
     attempts: int
+    queued_at: datetime
 
 
 @dataclass
@@ -263,8 +265,10 @@ class Delivery:
         lease: timedelta = outbox.LEASE,
         first_retry: timedelta = FIRST_RETRY,
         worker: Worker | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.database = database
+        self.metrics = metrics or Metrics()
         self.worker = worker or Worker.here()
         self.transport = transport
         self.sender = sender
@@ -282,7 +286,7 @@ class Delivery:
                 await self.transport.rest()
                 return sent
             renewing = asyncio.create_task(self._keep(claim))
-            unrecorded: list[int] = []
+            unrecorded: list[_Outgoing] = []
             since = 0.0
             try:
                 for message in claim.messages:
@@ -290,7 +294,7 @@ class Delivery:
                         continue  # the lease lapsed and another worker has the row now
                     if await self._deliver(message):
                         since = since if unrecorded else time.monotonic()
-                        unrecorded.append(message.id)
+                        unrecorded.append(message)
                     if unrecorded and time.monotonic() - since >= RECORD_SENT_EVERY:
                         sent += await self._record_sent(claim, unrecorded)
             finally:
@@ -309,12 +313,17 @@ class Delivery:
             return longest
         return min(max((due - self.now()).total_seconds(), SOONEST_LOOK_SECONDS), longest)
 
-    async def _record_sent(self, claim: _Claim, message_ids: list[int]) -> int:
-        """Record `message_ids` sent, in one transaction; returns how many, and empties the list."""
-        await asyncio.to_thread(self._sent, list(message_ids))
+    async def _record_sent(self, claim: _Claim, messages: list[_Outgoing]) -> int:
+        """Record `messages` sent, in one transaction; returns how many, and empties the list."""
+        message_ids = [message.id for message in messages]
+        await asyncio.to_thread(self._sent, message_ids)
         claim.held.difference_update(message_ids)
-        count = len(message_ids)
-        message_ids.clear()
+        now = self.now()
+        for message in messages:
+            self.metrics.replies.labels("sent").inc()
+            self.metrics.delivery_seconds.observe(max(0.0, (now - message.queued_at).total_seconds()))
+        count = len(messages)
+        messages.clear()
         return count
 
     async def _deliver(self, message: _Outgoing) -> bool:
@@ -329,6 +338,7 @@ class Delivery:
                 _masked(error, message.recipient),
             )
             await asyncio.to_thread(self._failed, message.id, str(error), None)
+            self.metrics.replies.labels("bounced").inc()
             return False
         except Exception as error:  # network, disk: try again later
             delay = retry_delay(message.attempts + 1, self.first_retry)
@@ -341,6 +351,7 @@ class Delivery:
                 _masked(error, message.recipient),
             )
             await asyncio.to_thread(self._failed, message.id, f"{type(error).__name__}: {error}", retry_at)
+            self.metrics.replies.labels("retried" if retry_at is not None else "failed").inc()
             return False
         return True
 
@@ -372,7 +383,9 @@ class Delivery:
         until = now + self.lease
         with self.database.transaction() as session:
             rows = outbox.claim_due(session, now, until, self.worker.name)
-            messages = [_Outgoing(row.id, row.recipient, row.raw, row.attempts) for row in rows]
+            messages = [
+                _Outgoing(row.id, row.recipient, row.raw, row.attempts, row.queued_at or row.created_at) for row in rows
+            ]
         return _Claim(messages, until, {message.id for message in messages})
 
     def _renew(self, message_ids: set[int], held_until: datetime, until: datetime) -> set[int]:

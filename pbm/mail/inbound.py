@@ -27,8 +27,10 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 from pbm.listeners import Refusals
 from pbm.mail.headers import masked_address
 from pbm.mail.tokens import Addressing
+from pbm.metrics import Metrics
 from pbm.store.database import Database
 from pbm.store.inbox import Received, Stored, save_received
+from pbm.store.models import InboundStatus
 from pbm.text import one_line
 
 log = logging.getLogger(__name__)
@@ -83,8 +85,15 @@ class GroupCommit:
 
 
 class InboundHandler:
-    def __init__(self, database: Database, addressing: Addressing, on_stored: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        database: Database,
+        addressing: Addressing,
+        on_stored: Callable[[], None],
+        metrics: Metrics | None = None,
+    ) -> None:
         self.database = database
+        self.metrics = metrics or Metrics()
         self.addressing = addressing
         self.on_stored = on_stored
         self.storing = GroupCommit(database)
@@ -93,6 +102,7 @@ class InboundHandler:
         self, server: SMTP, session: Session, envelope: Envelope, address: str, rcpt_options: list[str]
     ) -> str:
         if not self.addressing.accepts(address):
+            self.metrics.mails_refused.labels("not_ours").inc()
             return f"550 5.1.1 <{address}>: this server takes mail only for {self.addressing.address}"
         envelope.rcpt_tos.append(address)
         return "250 2.1.5 OK"
@@ -110,7 +120,11 @@ class InboundHandler:
                 type(error).__name__,
                 one_line(str(error), limit=200),
             )
+            self.metrics.mails_refused.labels("not_stored").inc()
             return "451 4.3.0 The message could not be stored just now; please try again later"
+        self.metrics.mails_received.inc()
+        if row.status == InboundStatus.DUPLICATE:
+            self.metrics.mails_done.labels(str(InboundStatus.DUPLICATE)).inc()
         log.info("stored inbound message %s (%s) from %s", row.id, row.status, masked_address(sender))
         self.on_stored()
         return "250 2.0.0 Message accepted"

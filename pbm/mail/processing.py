@@ -40,6 +40,7 @@ from pbm.mail.pipeline.replies import queue_replies
 from pbm.mail.reader import MailReader
 from pbm.mail.time_pass import TimePass
 from pbm.mail.worker import Worker
+from pbm.metrics import Metrics
 from pbm.passwords import Ahead
 from pbm.store import inbox
 from pbm.store.database import Database
@@ -78,6 +79,7 @@ class Processor:
         now: Callable[[], datetime] = utcnow,
         on_processed: Callable[[], None] | None = None,
         worker: Worker | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.database = database
         self.reader = reader
@@ -91,6 +93,8 @@ class Processor:
         self.on_processed = on_processed
         """Called (in the processing thread) after each mail's changes are committed."""
         self.worker = worker or Worker.here()
+        self.metrics = metrics or Metrics()
+        """Counts each mail once it is done, after the commit that made it so."""
         self._passing: dict[int, int] = {}
         self._batch_size = APPLY_BATCH
         self._last_pass: datetime | None = None
@@ -152,6 +156,7 @@ class Processor:
         self._last_pass = now
         if report.pruned is not None:
             log.info("time pass: %s", Words().say(report.pruned))
+        self.metrics.time_passes.labels("failed" if report.failed else "done").inc()
         if report.done:
             log.info("time pass: %s", "; ".join(report.done))
             if self.on_processed is not None:
@@ -274,6 +279,7 @@ class Processor:
         and are applied one to a transaction until a commit succeeds again.
         """
         batch: list[int] = []
+        done: list[tuple[InboundStatus, datetime]] = []
         stopped: Exception | None = None
         exhausted = False
         began = time.monotonic()
@@ -291,7 +297,7 @@ class Processor:
                     batch.append(inbound.id)
                     try:
                         with session.begin_nested():
-                            self._apply(session, inbound)
+                            done.append((self._apply(session, inbound), inbound.received_at))
                     except Exception as error:
                         stopped = error
                         break
@@ -305,6 +311,7 @@ class Processor:
                 self._batch_size = 1
             return len(batch), True
         self._batch_size = APPLY_BATCH
+        self._count_done(done)
         applied = batch[:-1] if stopped is not None else batch
         for inbound_id in applied:
             self._passing.pop(inbound_id, None)
@@ -328,8 +335,15 @@ class Processor:
         log.error("inbound %d failed", inbound_id, exc_info=error)
         self._record_failure(inbound_id, error)
 
-    def _apply(self, session: Session, ready: inbox.Ready) -> None:
-        """Apply one claimed mail and queue what it decided, in `session`'s transaction."""
+    def _count_done(self, done: list[tuple[InboundStatus, datetime]]) -> None:
+        """Count mails whose outcome is committed, and the time each took from its receipt."""
+        now = self.now()
+        for status, received_at in done:
+            self.metrics.mails_done.labels(str(status)).inc()
+            self.metrics.processing_seconds.observe(max(0.0, (now - received_at).total_seconds()))
+
+    def _apply(self, session: Session, ready: inbox.Ready) -> InboundStatus:
+        """Apply one claimed mail and queue what it decided, in `session`'s transaction; returns how it ended."""
         read = ReadMail.from_stored(ready)
         now = self.now()
         decision = apply_mail(session, read, self.applying, now=now)
@@ -345,6 +359,7 @@ class Processor:
                 decision.carried_out,
                 decision.refused,
             )
+        return decision.status
 
     # -- failures ------------------------------------------------------------
 
@@ -377,3 +392,4 @@ class Processor:
                 inbox.record_failure(
                     session, inbound_id, f"{note}; the sender could not be told ({type(second).__name__})", self.now()
                 )
+        self.metrics.mails_done.labels(str(InboundStatus.FAILED)).inc()

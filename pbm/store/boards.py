@@ -149,9 +149,9 @@ def events_of(session: Session, board: Board) -> list[BoardEvent]:
 _EVENTS = select(BoardEvent).where(BoardEvent.game_id == bindparam("board_id")).order_by(BoardEvent.id)
 
 
-def record_event(session: Session, board: Board, text: str, now: datetime) -> None:
+def record_event(session: Session, board: Board, fact: Fact, now: datetime) -> None:
     """Something that happened at the board between moves, for its move list: after the last move."""
-    session.add(BoardEvent(game_id=board.id, after_move=board.move_count, text=text, created_at=now))
+    session.add(BoardEvent(game_id=board.id, after_move=board.move_count, fact=fact.to_json(), created_at=now))
 
 
 def challenges_by(session: Session, player_id: int, *, since: datetime) -> list[datetime]:
@@ -246,7 +246,7 @@ def record_move(
     # Linked in the move's own transaction: no move is ever without its place in the chain.
     player = board.seats[seat].player.userid
     link = chain.Link(board.game_type, board.board, board.move_count, seat, player, notation, now)
-    assert board.chain_head is not None, "every board's chain starts with it (or with migration 0022)"
+    assert board.chain_head is not None, "every board's chain starts with it (or with migration 0023)"
     board.chain_head = chain.link_hash(link, board.chain_head)
     row = {
         "game_id": board.id,

@@ -358,7 +358,7 @@ def _fitting(key: str) -> str:
     return "sha256:" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _ready_query() -> Select[tuple[int, dict[str, Any] | None, str]]:
+def _ready_query() -> Select[tuple[int, dict[str, Any] | None, str, datetime]]:
     earlier = aliased(InboundMessage)
     unread_before = (
         select(earlier.id)
@@ -373,7 +373,7 @@ def _ready_query() -> Select[tuple[int, dict[str, Any] | None, str]]:
         .exists()
     )
     return (
-        select(InboundMessage.id, InboundMessage.parsed, InboundMessage.envelope_to)
+        select(InboundMessage.id, InboundMessage.parsed, InboundMessage.envelope_to, InboundMessage.received_at)
         .where(
             InboundMessage.status == InboundStatus.PENDING,
             InboundMessage.read_at.is_not(None),
@@ -396,6 +396,7 @@ class Ready:
     id: int
     parsed: dict[str, Any]
     envelope_to: tuple[str, ...]
+    received_at: datetime
 
 
 def claim_ready(session: Session) -> Ready | None:
@@ -404,7 +405,7 @@ def claim_ready(session: Session) -> Ready | None:
     if row is None:
         return None
     assert row.parsed is not None, "a ready mail has been read"
-    return Ready(row.id, row.parsed, tuple(row.envelope_to.splitlines()))
+    return Ready(row.id, row.parsed, tuple(row.envelope_to.splitlines()), row.received_at)
 
 
 def board_key(game_type: str, board: int) -> str:

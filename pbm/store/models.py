@@ -473,7 +473,8 @@ class BoardEvent(Base):
     id: Mapped[int] = mapped_column(Id, primary_key=True)
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
     after_move: Mapped[int] = mapped_column(Integer)
-    text: Mapped[str] = mapped_column(Text)
+    fact: Mapped[dict[str, Any]] = mapped_column(JSON)
+    """What happened, as a fact (`pbm.facts.Fact.to_json`): the move list says it in its reader's words."""
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 

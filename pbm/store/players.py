@@ -57,7 +57,10 @@ def languages(session: Session, ids: Iterable[int], addresses: Iterable[str]) ->
     ids = set(ids)
     by_id: dict[int, str | None] = {}
     if ids:
-        by_id = dict(session.execute(select(Player.id, Player.language).where(Player.id.in_(ids))).all())  # type: ignore[arg-type]
+        by_id = {
+            row.id: row.language
+            for row in session.execute(select(Player.id, Player.language).where(Player.id.in_(ids)))
+        }
     wanted = {comparable(address) for address in addresses}
     by_address: dict[str, str] = {}
     if wanted:
@@ -72,7 +75,8 @@ def languages(session: Session, ids: Iterable[int], addresses: Iterable[str]) ->
             .order_by(Player.id)
         )
         for address, language in rows:
-            by_address.setdefault(address, language)
+            if language is not None:
+                by_address.setdefault(address, language)
     return Languages(by_id, by_address)
 
 

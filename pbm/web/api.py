@@ -223,8 +223,10 @@ def standings_json(standings: Standings) -> dict[str, Any]:
     }
 
 
-def error_json(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+def error_json(status: int, fact: Fact) -> JSONResponse:
+    """An error as the API answers it: in English (a program reads it, whatever the browser's
+    language), with its fact's code, which stays the same when the English is reworded."""
+    return JSONResponse({"error": Words().say(fact), "code": fact.code}, status_code=status)
 
 
 class Api:
@@ -269,7 +271,7 @@ class Api:
         board = params.board_of(request, engine)
         record = await self.reads.run(self.reads.record, engine, board, site=self.site, signing=self.signing)
         if record is None:
-            raise params.NotFound(Words().say(Fact("no-such-board", title=engine.title, board=board)) + ".")
+            raise params.NotFound("web-no-board", game=engine.title, board=board)
         name = f"{engine.name}-{board}.json"
         return JSONResponse(record, headers={"Content-Disposition": f'inline; filename="{name}"'})
 
@@ -278,11 +280,9 @@ class Api:
         board = params.board_of(request, engine)
         page = await self.reads.run(self.reads.game, engine, board)
         if page is None:
-            raise params.NotFound(f"There is no {engine.title} board {board}.")
+            raise params.NotFound("web-no-board", game=engine.title, board=board)
         if page.dice_record is None:
-            raise params.NotFound(
-                f"{engine.title} board {board} has no dice record (yet): the seed stays secret until the game is over."
-            )
+            raise params.NotFound("web-no-dice-record", game=engine.title, board=board)
         return JSONResponse(page.dice_record)
 
     async def standings(self, request: Request) -> Response:
@@ -294,7 +294,7 @@ class Api:
         userid = request.path_params["userid"]
         page = await self.reads.run(self.reads.player, userid)
         if page is None:
-            raise params.NotFound(f"There is no player '{userid}'.")
+            raise params.NotFound("web-no-player", userid=userid)
         return JSONResponse(player_json(page))
 
     async def events(self, request: Request) -> Response:

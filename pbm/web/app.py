@@ -31,6 +31,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pbm.clocks import TimeControl
+from pbm.facts import Fact
 from pbm.listeners import Refusals
 from pbm.records.keys import SigningKeys
 from pbm.resources import resource_dir
@@ -169,23 +170,25 @@ def create_app(
         return request.url.path.startswith("/api/") or request.url.path.endswith(".json")
 
     async def not_found(request: Request, error: Exception) -> Response:
-        message = str(error) if isinstance(error, params.NotFound) else "There is no page at this address."
+        fact = error.fact if isinstance(error, params.NotFound) else Fact("web-no-page")
         if wants_json(request):
-            return api.error_json(404, message)
-        return pages.render(request, "error.html", status_code=404, heading="Not found", message=message)
+            return api.error_json(404, fact)
+        return pages.error(request, 404, Fact("web-not-found"), fact)
 
     async def bad_request(request: Request, error: Exception) -> Response:
+        assert isinstance(error, params.BadRequest)
         if wants_json(request):
-            return api.error_json(400, str(error))
-        return pages.render(request, "error.html", status_code=400, heading="Bad request", message=str(error))
+            return api.error_json(400, error.fact)
+        return pages.error(request, 400, Fact("web-bad-request"), error.fact)
 
     async def http_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, HTTPException)
         if error.status_code == 404:
             return await not_found(request, error)
+        heading = Fact("web-http-error", status=str(error.status_code), reason=str(error.detail))
         if wants_json(request):
-            return api.error_json(error.status_code, str(error.detail))
-        return pages.render(request, "error.html", status_code=error.status_code, heading=str(error.detail), message="")
+            return api.error_json(error.status_code, heading)
+        return pages.error(request, error.status_code, heading, None)
 
     routes = [
         Route("/", pages.index),
@@ -198,7 +201,7 @@ def create_app(
         Route("/api/{game}/standings", json_api.standings),
         Route("/api/{game}/{board:int}", json_api.board),
         Route("/api/{game}/{board:int}/dice", json_api.dice),
-        Route("/players/{userid}/deadlines.ics", calendar.endpoint(reads, now)),
+        Route("/players/{userid}/deadlines.ics", calendar.endpoint(reads, now, templates.default_language)),
         Route("/players/{userid:path}", pages.player),
         Route("/{game}", pages.boards),
         Route("/{game}/standings", pages.standings),

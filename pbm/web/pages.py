@@ -16,6 +16,7 @@ from starlette.responses import HTMLResponse, Response
 
 import pbm.games
 from pbm import languages
+from pbm.facts import Fact
 from pbm.records.keys import SigningKeys
 from pbm.templating import Templates
 from pbm.web import params
@@ -63,10 +64,14 @@ class Pages:
         self.signing = signing
         """The server's signing keys: the pages show the public one receipts and records are checked by."""
 
+    def language(self, request: Request) -> tuple[str, bool]:
+        """The language `request`'s visitor reads (`page_language`), and whether they just chose it."""
+        return page_language(request, self.templates.default_language)
+
     def render(self, request: Request, name: str, *, status_code: int = 200, **context: Any) -> HTMLResponse:
         """The page ``web/<name>`` in the language its visitor reads (`page_language`)."""
         context.setdefault("live", None)
-        language, chosen = page_language(request, self.templates.default_language)
+        language, chosen = self.language(request)
         switch = [(code, title, _with_language(request, code)) for code, title in languages.LANGUAGES.items()]
         html = (
             self.templates.speaking(language)
@@ -81,6 +86,10 @@ class Pages:
         if chosen:
             response.set_cookie(LANGUAGE_COOKIE, language, max_age=_YEAR, httponly=True, samesite="lax")
         return response
+
+    def error(self, request: Request, status_code: int, heading: Fact, message: Fact | None) -> HTMLResponse:
+        """The error page: `heading` and `message` said in the visitor's language."""
+        return self.render(request, "error.html", status_code=status_code, heading=heading, message=message)
 
     def _live(self, position: str, **interest: Any) -> dict[str, str]:
         query = urlencode({k: v for k, v in interest.items() if v is not None})
@@ -122,7 +131,7 @@ class Pages:
         position = await self.changes.settled_position()
         page = await self.reads.run(self.reads.player, userid)
         if page is None:
-            raise params.NotFound(f"There is no player '{userid}'.")
+            raise params.NotFound("web-no-player", userid=userid)
         return self.render(request, "player.html", page=page, live=self._live(position, player=page.userid))
 
     async def standings(self, request: Request) -> Response:
@@ -134,8 +143,10 @@ class Pages:
 
     async def rules(self, request: Request) -> Response:
         engine = params.engine_of(request)
-        # The text the `help` mail sends, escaped on the page like any value.
-        lines = engine.help_text.splitlines()
+        # The text the `help` mail sends, in the visitor's language where the rules are translated,
+        # escaped on the page like any value.
+        language, _ = self.language(request)
+        lines = (languages.rules(engine.name, language) or engine.help_text).splitlines()
         if len(lines) > 1 and lines[1] and set(lines[1]) == {"="}:
             lines = lines[2:]  # the text's title: the page has its own heading, with the attribution
         return self.render(request, "rules.html", engine=engine, text="\n".join(lines).strip("\n"))

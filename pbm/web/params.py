@@ -14,28 +14,36 @@ from urllib.parse import urlencode
 from starlette.requests import Request
 
 import pbm.games
-from pbm.facts import Fact
+from pbm.facts import Catalogue, Factual
 from pbm.games import Game
+from pbm.web.messages import MESSAGES
 from pbm.web.reads import FILTERS, BoardList, GamePage, PlyOutOfRange, Reads
-from pbm.words import Words
 
 MAX_BOARD = 2**31 - 1
 """Board numbers are stored as 32-bit integers: a larger one names no board."""
 
 
-class NotFound(Exception):
-    """The address names nothing here; the message says what is missing."""
+class WebError(Factual):
+    """An address or a query the web side cannot answer; its fact says why (`pbm.web.messages`),
+    in the visitor's language on a page, in English in the JSON API."""
+
+    def english_catalogue(self) -> Catalogue:
+        return MESSAGES
 
 
-class BadRequest(Exception):
-    """The query string is not one the pages make; the message says what is wrong."""
+class NotFound(WebError):
+    """The address names nothing here; the fact says what is missing."""
+
+
+class BadRequest(WebError):
+    """The query string is not one the pages make; the fact says what is wrong."""
 
 
 def engine_named(name: str) -> Game[Any]:
     try:
         return pbm.games.get(name)
     except pbm.games.UnknownGame:
-        raise NotFound(f"There is no game called '{name}' here.") from None
+        raise NotFound("web-no-game", name=name) from None
 
 
 def engine_of(request: Request) -> Game[Any]:
@@ -45,7 +53,7 @@ def engine_of(request: Request) -> Game[Any]:
 def board_of(request: Request, engine: Game[Any]) -> int:
     board = request.path_params["board"]
     if board > MAX_BOARD:
-        raise NotFound(f"There is no {engine.title} board {board}.")
+        raise NotFound("web-no-board", game=engine.title, board=board)
     return board
 
 
@@ -54,7 +62,7 @@ def number(request: Request, name: str, *, minimum: int = 0) -> int | None:
     if text is None or text == "":
         return None
     if not text.isdigit() or not minimum <= int(text) <= MAX_BOARD:
-        raise BadRequest(f"'{name}' must be a whole number from {minimum}, not '{text}'.")
+        raise BadRequest("web-not-a-number", name=name, minimum=minimum, text=text)
     return int(text)
 
 
@@ -77,11 +85,11 @@ class ListQuery:
 def list_query(request: Request) -> ListQuery:
     status = request.query_params.get("status") or "active"
     if status not in FILTERS:
-        raise BadRequest(f"'status' must be one of {', '.join(FILTERS)}, not '{status}'.")
+        raise BadRequest("web-unknown-status", statuses=", ".join(FILTERS), status=status)
     player = (request.query_params.get("player") or "").strip().lower() or None
     before, after = number(request, "before"), number(request, "after")
     if before is not None and after is not None:
-        raise BadRequest("Give 'before' or 'after', not both.")
+        raise BadRequest("web-before-and-after")
     return ListQuery(status, player, before, after)
 
 
@@ -91,7 +99,7 @@ async def board_list(reads: Reads, engine: Game[Any], query: ListQuery) -> Board
         reads.boards, engine, status=query.status, player=query.player, before=query.before, after=query.after
     )
     if found is None:
-        raise NotFound(f"There is no player '{query.player}'.")
+        raise NotFound("web-no-player", userid=query.player)
     return found
 
 
@@ -104,8 +112,7 @@ async def game_page(reads: Reads, engine: Game[Any], board: int, ply: int | None
     try:
         page = await reads.run(reads.game, engine, board, ply)
     except PlyOutOfRange as error:
-        fact = Fact("no-such-ply", title=engine.title, board=board, plies=error.plies, ply=ply)
-        raise NotFound(Words().say(fact)) from None
+        raise NotFound("no-such-ply", title=engine.title, board=board, plies=error.plies, ply=ply) from None
     if page is None:
-        raise NotFound(Words().say(Fact("no-such-board", title=engine.title, board=board)) + ".")
+        raise NotFound("web-no-board", game=engine.title, board=board)
     return page

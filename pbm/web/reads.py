@@ -287,14 +287,15 @@ class Reads:
                 ),
             )
 
-    def deadlines(self, userid: str) -> tuple[str, list[Deadline]] | None:
-        """The games waiting for `userid`'s move with their forfeit times (for a calendar); None: no such player."""
+    def deadlines(self, userid: str) -> tuple[str, str | None, list[Deadline]] | None:
+        """The games waiting for `userid`'s move with their forfeit times (for a calendar), after the
+        player's userid and language (None: the club's); None: no such player."""
         with self.database.reading() as session:
             player = players.find(session, userid)
             if player is None:
                 return None
             active = board_lists.games_of(session, player, statuses=(BoardStatus.ACTIVE,), limit=self.player_active)
-            return player.userid, self._deadlines(session, player.id, active, self.now())
+            return player.userid, player.language, self._deadlines(session, player.id, active, self.now())
 
     def _deadlines(self, session: Session, player_id: int, active: list[Board], now: datetime) -> list[Deadline]:
         waiting = []

@@ -46,6 +46,7 @@ FILLERS = {
     "UNTIL": st.sampled_from(["14d", "2027-01-04"]),
     "all": st.just("all"),
     "[BOARD...|off]": st.sampled_from(["", "101 102", "off"]),
+    "LANGUAGE": st.sampled_from(["fr", "en", "Français", "klingon"]),
 }
 """What a player writes for each argument of a usage after the password (a new one fails here first)."""
 

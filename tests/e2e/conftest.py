@@ -19,7 +19,7 @@ from aiosmtpd.controller import Controller
 from pbm.config import Settings
 from pbm.passwords import fast_passwords
 from pbm.server import Server, ServerThread
-from tests.support import confirmation_reply, read
+from tests.support import confirmation_reply, read, shared_reader
 
 
 def free_port() -> int:
@@ -158,7 +158,8 @@ def loopback_settings(database_url: str, outbound: str, secret: str, **club: Any
 
 
 def start_server(settings: Settings, var_dir: Path) -> Running:
-    thread = ServerThread(Server(settings, passwords=fast_passwords(), var_dir=var_dir), timeout=30)
+    server = Server(settings, passwords=fast_passwords(), var_dir=var_dir, reader=shared_reader(settings))
+    thread = ServerThread(server, timeout=30)
     thread.start()
     return Running(thread)
 

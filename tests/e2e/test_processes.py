@@ -181,7 +181,7 @@ def test_make_run_answers_a_first_mail_into_var_outbox(tmp_path):
         env.pop(name, None)
     # -o: the copy shares this test run's .venv, already installed; make must not rebuild it.
     make = subprocess.Popen(
-        ["make", "-o", ".venv/bin/.installed", "run"],
+        ["make", "-o", ".venv/bin/.server", "-o", ".venv/bin/.installed", "run"],
         cwd=checkout,
         env=env,
         start_new_session=True,

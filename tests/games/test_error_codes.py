@@ -192,7 +192,7 @@ def test_cubeo_refuses_positions_with_their_facts_an_inner_one_kept(position, fa
         ("roll", Fact("dodeca-reroll-which")),
         ("hello", Fact("dodeca-not-a-move", text="hello")),
         ("c2-z9=1", Fact("dodeca-off-board", text="z9")),
-        ("roll j10", Fact("dodeca-die-of-another", square="j10", kind="Dodeca", seat="North")),
+        ("roll j10", Fact("dodeca-die-of-another", square="j10", kind="Dodeca", seat=Fact("dodeca-north"))),
         ("roll d4", Fact("dodeca-empty-square", square="d4")),
         ("c2-c2", Fact("dodeca-standing-still", square="c2")),
         ("c2-d4", Fact("dodeca-not-straight", source="c2", target="d4")),

@@ -15,7 +15,7 @@ from pbm.passwords import Passwords, fast_passwords
 from pbm.server import Server
 from pbm.store.inbox import save_inbound
 from pbm.store.models import InboundMessage, OutboxMessage, utcnow
-from tests.support import confirmation_reply, read
+from tests.support import confirmation_reply, read, shared_reader
 
 
 class Mailroom:
@@ -51,7 +51,8 @@ class Mailroom:
             # One signing key for every mailroom, so the receipts of golden mails are the same each run.
             keys.mkdir(parents=True, exist_ok=True)
             (keys / "current.key").write_text("5e" * 32 + "\n")
-        self.server = Server(settings, passwords=passwords or fast_passwords(), var_dir=var_dir, now=clock)
+        passwords = passwords or fast_passwords()
+        self.server = Server(settings, passwords=passwords, var_dir=var_dir, now=clock, reader=shared_reader(settings))
         self.database = self.server.database
         self.confirming = confirming
         self._seen = 0

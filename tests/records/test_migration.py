@@ -1,4 +1,4 @@
-"""Migration 0022 gives the games played before it the chain the server would have linked: a
+"""Migration 0023 gives the games played before it the chain the server would have linked: a
 game's hashes dropped (downgrade) and computed again (upgrade) come out the same, and its
 record verifies."""
 
@@ -31,7 +31,7 @@ def test_games_from_before_the_chain_get_the_chain_the_server_would_have_linked(
     linked = chains(desk)
     assert all(linked[0].values()) and all(linked[1].values())
     config = alembic_config(desk.database)
-    command.downgrade(config, "0021")
+    command.downgrade(config, "0022")
     command.upgrade(config, "head")
     assert chains(desk) == linked
     for game, number in boards:

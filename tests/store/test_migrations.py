@@ -283,3 +283,69 @@ def test_words_kept_before_0020_become_facts_and_the_downgrade_writes_them_back(
         assert dict(connection.execute(select(games.c.id, games.c.end_reason)).all()) == endings
         assert [row.report for row in connection.execute(select(moves.c.report).order_by(moves.c.number))] == reports
     command.upgrade(config, "head")
+
+
+def test_events_kept_as_words_before_0022_become_facts_and_forfeit_comments_go(database):
+    """0022: a board's events, stored in English, are read back into facts (one no template made is
+    kept as it is); a forfeit on time keeps no English comment, its report says it; the downgrade
+    gives back the same words."""
+    from datetime import datetime, timezone
+
+    from alembic import command
+    from sqlalchemy import JSON, column, insert, select, table
+
+    from pbm.facts import Fact
+    from pbm.store.database import alembic_config
+    from pbm.words import Words
+
+    config = alembic_config(database)
+    command.downgrade(config, "0021")
+    now = datetime.now(timezone.utc)
+    games = table(
+        "games",
+        *(column(name) for name in ("id", "game_type", "board", "status", "move_count", "to_move")),
+        *(column(name) for name in ("created_at", "updated_at")),
+        *(column(name, JSON) for name in ("options", "state", "winners")),
+    )
+    events = table("board_events", *(column(name) for name in ("id", "game_id", "after_move", "text", "created_at")))
+    moves = table(
+        "moves", *(column(name) for name in ("id", "game_id", "number", "seat", "notation", "comment", "created_at"))
+    )
+    said = [
+        "bob is away until 2026-12-01 10:00 UTC: their time stands still",
+        "bob is back from vacation: their time runs again",
+        "bob went fishing",
+    ]
+    with database.engine.begin() as connection:
+        connection.execute(
+            insert(games).values(
+                id=101, game_type="cephalopod", board=101, options={}, created_at=now, updated_at=now,
+                status="active", state={}, move_count=2, to_move=0, winners=[],
+            )
+        )  # fmt: skip
+        for text in said:
+            connection.execute(insert(events).values(game_id=101, after_move=1, text=text, created_at=now))
+        for number, comment in enumerate(["good luck", "Forfeit by the time rules of this game: no move in 21 days."]):
+            connection.execute(
+                insert(moves).values(
+                    game_id=101, number=number + 1, seat=0, notation="c3", comment=comment, created_at=now
+                )
+            )
+    command.upgrade(config, "head")
+    with database.engine.connect() as connection:
+        facts = [
+            Fact.from_json(f)
+            for f in connection.execute(
+                select(column("fact", JSON)).select_from(events).order_by(column("id"))
+            ).scalars()
+        ]
+        comments = list(connection.execute(select(moves.c.comment).order_by(moves.c.number)).scalars())
+    assert facts[0] == Fact("event-away", userid="bob", until=datetime(2026, 12, 1, 10, 0))
+    assert facts[1] == Fact("event-back", userid="bob")
+    assert facts[2] == Fact("unconverted-words", text="bob went fishing")
+    assert [Words().say(fact) for fact in facts] == said
+    assert comments == ["good luck", ""]
+    command.downgrade(config, "0021")
+    with database.engine.connect() as connection:
+        assert list(connection.execute(select(events.c.text).order_by(events.c.id)).scalars()) == said
+    command.upgrade(config, "head")

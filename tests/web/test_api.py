@@ -120,29 +120,37 @@ def test_api_standings_rank_from_one(client, club):
 def test_api_unknown_game_is_a_json_404(client):
     answer = client.get("/api/chess")
     assert answer.status_code == 404
-    assert answer.json() == {"error": "There is no game called 'chess' here."}
+    assert answer.json() == {"error": "There is no game called 'chess' here.", "code": "web-no-game"}
 
 
 def test_api_unknown_board_is_a_json_404(client):
     answer = client.get("/api/dodeca/101")
     assert answer.status_code == 404
-    assert answer.json() == {"error": "There is no Dodeca board 101."}
+    assert answer.json() == {"error": "There is no Dodeca board 101.", "code": "web-no-board"}
 
 
 def test_api_unknown_player_is_a_json_404(client):
-    assert client.get("/api/players/nobody").json() == {"error": "There is no player 'nobody'."}
+    answer = client.get("/api/players/nobody").json()
+    assert answer == {"error": "There is no player 'nobody'.", "code": "web-no-player"}
 
 
 def test_api_unknown_address_is_a_json_404(client):
     answer = client.get("/api/cephalopod/101/moves")
     assert answer.status_code == 404
-    assert answer.json() == {"error": "There is no page at this address."}
+    assert answer.json() == {"error": "There is no page at this address.", "code": "web-no-page"}
 
 
 def test_api_bad_query_is_a_json_400(client):
     answer = client.get("/api/cephalopod?before=1&after=2")
     assert answer.status_code == 400
-    assert answer.json() == {"error": "Give 'before' or 'after', not both."}
+    assert answer.json() == {"error": "Give 'before' or 'after', not both.", "code": "web-before-and-after"}
+
+
+def test_api_errors_stay_english_for_a_french_browser(client):
+    """A program reads the API: its errors are English whatever the language asked, with a code
+    that stays when the English is reworded."""
+    answer = client.get("/api/dodeca/101?lang=fr", headers={"Accept-Language": "fr-FR"})
+    assert answer.json() == {"error": "There is no Dodeca board 101.", "code": "web-no-board"}
 
 
 def test_api_events_of_an_unknown_game_are_a_json_404(client):

@@ -119,6 +119,30 @@ def test_a_list_page_waits_for_the_reader_to_leave_the_filter_field(server, sink
     expect(page.locator("a[href='/cubeo/101']")).to_have_count(1, timeout=10000)
 
 
+def test_the_language_switch_turns_a_game_page_french_and_the_choice_stays(server, sink, page):
+    server.send(mail(ALICE, "signup alice alice-pw"), ALICE)
+    server.send(mail(BOB, "signup bob bob-pw"), BOB)
+    sink.wait(2)
+    server.send(mail(ALICE, "cephalopod challenge alice bob"), ALICE)
+    sink.wait(2)
+    base = f"http://127.0.0.1:{server.http_port}"
+
+    page.goto(f"{base}/cephalopod/101")
+    page.get_by_role("link", name="Français").click()
+    expect(page.locator("html")).to_have_attribute("lang", "fr")
+    assert page.inner_text("p.summary") == "C’est à alice de jouer (Paren)."
+    page.wait_for_selector("main[data-live-connected=true]")
+
+    server.send(mail(ALICE, "cephalopod move 101 alice alice-pw c3"), ALICE)
+    expect(page.locator("p.summary")).to_have_text("C’est à bob de jouer (Angle).", timeout=10000)
+    expect(page.locator("[role=status]")).to_contain_text("C’est à bob de jouer (Angle). Mis à jour à")
+
+    page.goto(f"{base}/")  # no ?lang: the cookie remembers French
+    expect(page.locator("h1")).to_have_text("Parties en cours")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "front-page-fr.png"), full_page=True)
+
+
 def _a_game_of_moves(server, sink, moves: list[str]) -> str:
     """Cephalopod board 101 between alice and bob with `moves` played by mail; its page's URL."""
     server.send(mail(ALICE, "signup alice alice-pw"), ALICE)

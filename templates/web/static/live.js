@@ -20,11 +20,17 @@
   var lastRefresh = 0;
   var MIN_INTERVAL = 2000; // a busy list refreshes at most this often (ms)
 
+  // The sentences come from the page, in its reader's language (data-live-updated, data-live-failed).
+  var status = document.querySelector("[data-live-status]");
+
   function say(text) {
-    var status = document.querySelector("[data-live-status]");
-    if (status) {
+    if (status && text) {
       status.textContent = text;
     }
+  }
+
+  function said(name) {
+    return (status && status.getAttribute(name)) || "";
   }
 
   function typing() {
@@ -71,11 +77,13 @@
         });
         document.title = page.title;
         var summary = main.querySelector(".summary");
-        say((summary ? summary.textContent + " " : "") + "Updated at " + new Date().toLocaleTimeString() + ".");
+        var time = new Date().toLocaleTimeString(document.documentElement.lang || undefined);
+        var updated = said("data-live-updated").replace("{time}", time);
+        say((summary ? summary.textContent + " " : "") + updated);
         main.dispatchEvent(new CustomEvent("pbm:updated", { bubbles: true }));
       })
       .catch(function () {
-        say("Could not refresh the page; it will try again with the next move.");
+        say(said("data-live-failed"));
       })
       .then(function () {
         busy = false;

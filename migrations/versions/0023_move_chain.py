@@ -6,16 +6,16 @@ and their moves in order, exactly as the server would have linked them: so a rec
 game verifies like a new one, and the next move links on. Done once here rather than lazily,
 so that reading a game never writes and every board has a head its next move can link to.
 
-Revision ID: 0022
-Revises: 0021
+Revision ID: 0023
+Revises: 0022
 Create Date: 2026-11-26
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0022"
-down_revision = "0021"
+revision = "0023"
+down_revision = "0022"
 branch_labels = None
 depends_on = None
 

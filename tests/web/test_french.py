@@ -1,0 +1,274 @@
+"""The web in French: a browser that prefers French, or a visitor who picks it, reads every page
+in French; English stays the default, and whatever a visitor sends changes nothing but the language.
+
+The pages' own words are checked here. The facts they say (how a game ended, why a forfeit is
+due) and the words engines and clocks give (a game's notes, its time rules, its options) are their
+catalogues' to translate (tests/i18n checks those): here they are replaced by their code, so a
+page's own English cannot hide behind them.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from html import unescape
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pbm import languages
+from pbm.commands import language as lang
+from pbm.store.models import utcnow
+from pbm.templating import Templates
+from pbm.web.app import create_app
+from pbm.web.pages import LANGUAGE_COOKIE
+from pbm.web.reads import FILTERS
+from tests.web.conftest import TestClient
+
+FRENCH_BROWSER = {"Accept-Language": "fr-FR,fr;q=0.9,en;q=0.5"}
+
+ENGLISH_WORDS = set(
+    """the and of to is are with by for from at in this that your you it not there no yet none
+    game games board boards move moves player players won lost drawn rules standings rating ratings
+    mail when left time status active finished cancelled show all waiting until over started played
+    showing empty away since every how play current latest first highest lower higher newer older newest
+    challenge commands reply write sign up password userid clock clocks thinking forfeit
+    deadlines calendar subscribe server administrator updates itself lands found request here called
+    must whole number give both record seed secret turn winner tied out stone kinds dice cells
+    under after without before moving""".split()
+)
+"""Common English words a French page has no reason to show outside userids and notation (words
+that are French as well, like ``page``, ``notes``, ``position`` or ``on``, are left out)."""
+
+OTHER_LAYERS = [
+    "p.rules",  # the time rules: pbm.clocks.TimeControl.sentence
+    "section.notes li",  # an engine's public notes (a dice commitment)
+    "pre",  # the rules text (pbm/locale/fr/rules), the commands' usage lines, the ASCII board
+    "code",  # commands and notation stay the server's
+]
+
+
+def _without(page: str, selector: str) -> str:
+    tag, _, cls = selector.split(" ")[-1].partition(".")
+    pattern = rf"<{tag}\b[^>]*{cls}[^>]*>.*?</{tag}>" if cls else rf"<{tag}\b[^>]*>.*?</{tag}>"
+    return re.sub(pattern, " ", page, flags=re.S)
+
+
+def words_of(page: str) -> list[str]:
+    """The words of the page a reader sees, without other layers' words, quoted values («...»),
+    userids and notation."""
+    for selector in OTHER_LAYERS:
+        page = _without(page, selector)
+    page = re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.S)
+    # Attributes a reader hears or sees: titles, labels, and live.js's sentences.
+    said = " ".join(re.findall(r'(?:title|aria-label|data-live-updated|data-live-failed)="([^"]*)"', page))
+    text = unescape(re.sub(r"<[^>]+>", " ", page) + " " + said)
+    text = re.sub(r"«[^»]*»|⟨[^⟩]*⟩|\{\w+\}|(?<!\w)--?[a-z]+(=\S*)?", " ", text)
+    return re.findall(r"[A-Za-zÀ-ÿ’']+", text)
+
+
+def english_in(page: str) -> set[str]:
+    return {word for word in words_of(page) if word.lower() in ENGLISH_WORDS}
+
+
+@pytest.fixture
+def templates() -> Templates:
+    """The server's templates, with other layers' facts said by their code in French (see above)."""
+    templates = Templates()
+    french = templates.speaking("fr")
+    say = french.globals["say"]
+    french.globals["say"] = lambda fact: say(fact) if fact.code.startswith("web-") else f"⟨{fact.code}⟩"
+    return templates
+
+
+@pytest.fixture
+def client(database, changes, templates):
+    with TestClient(create_app(database, templates, changes, address="pbm@games.test")) as client:
+        yield client
+
+
+@pytest.fixture
+def club_with_everything(club):
+    """Games of every type under way, one over (so ratings and standings), one player away."""
+    club.signup("alice", "bob", "carol")
+    club.challenge("cephalopod", "alice", "bob")
+    club.play_out("cephalopod", 101)
+    club.challenge("cephalopod", "alice", "bob")
+    club.play("cephalopod", 102, 3)
+    club.challenge("dodeca", "bob", "carol")
+    club.play("dodeca", 101, 3)
+    club.challenge("cubeo", "carol", "alice")
+    club.play("cubeo", 101, 5)
+    return club
+
+
+PAGES = [
+    "/",
+    "/cephalopod",
+    "/cephalopod?status=finished",
+    "/cephalopod?status=all&player=alice",
+    "/dodeca?status=cancelled",
+    "/cephalopod/101",
+    "/cephalopod/102",
+    "/dodeca/101",
+    "/cubeo/101",
+    "/players/alice",
+    "/players/carol",
+    "/cephalopod/standings",
+    "/dodeca/standings",
+    "/cephalopod/rules",
+    "/cubeo/rules",
+    "/dodeca/rules",
+]
+ERRORS = {
+    "/cephalopod/999": 404,
+    "/chess": 404,
+    "/players/nobody": 404,
+    "/cephalopod/101/moves": 404,
+    "/cephalopod?before=x": 400,
+    "/cephalopod?status=lost": 400,  # says which values ?status= takes: active, finished, cancelled, all
+    "/cephalopod?before=1&after=2": 400,
+}
+
+
+def test_a_browser_preferring_french_gets_every_page_in_french(client, club_with_everything):
+    for url, status in [*((url, 200) for url in PAGES), *ERRORS.items()]:
+        answer = client.get(url, headers=FRENCH_BROWSER)
+        assert answer.status_code == status, url
+        assert '<html lang="fr">' in answer.text, url
+        assert answer.headers["content-language"] == "fr", url
+        english = english_in(answer.text) - (set(FILTERS) if "status=" in url else set())
+        assert not english, f"{url}: {sorted(english)}"
+
+
+def test_the_check_finds_english_on_the_english_pages(client, club_with_everything):
+    """The word list catches English: every English page has some (or the test above proves nothing)."""
+    for url in [*PAGES, *ERRORS]:
+        assert english_in(client.get(url).text), url
+
+
+def test_dates_and_durations_are_french(database, changes, templates, club_with_everything):
+    later = lambda: utcnow() + timedelta(hours=2, minutes=5)  # noqa: E731
+    with TestClient(create_app(database, templates, changes, now=later)) as client:
+        page = client.get("/cephalopod/102", headers=FRENCH_BROWSER).text
+    months = "janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre"
+    assert re.search(rf"commencée le <time [^>]*>\d{{1,2}} ({months}) \d{{4}} à \d\d:\d\d UTC</time>", page)
+    assert not re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d", re.sub(r'datetime="[^"]*"', "", page))
+    waiting = r"bob doit jouer depuis 2\sheures 5\sminutes\u202f; sans coup d’ici le"
+    assert re.search(waiting, page), re.findall("bob doit jouer[^<]*", page)
+
+
+def test_the_rules_page_gives_the_french_rules_and_options(client):
+    page = client.get("/cephalopod/rules", headers=FRENCH_BROWSER).text
+    assert "Cephalopod, un jeu de Mark Steere · 2 à 6 joueurs" in page
+    assert "Placement avec capture" in page and "=====" not in page
+    assert "<dd>Des dés à douze faces avec -dice=12\u202f: un groupe" in page
+    assert "Dodeca, d’après les pages de jeux Warpspawn" in client.get("/dodeca/rules", headers=FRENCH_BROWSER).text
+
+
+def test_error_pages_say_what_is_missing_in_french(client, club_with_everything):
+    page = client.get("/cephalopod/999", headers=FRENCH_BROWSER).text
+    assert "<h1>Page introuvable</h1>" in page
+    assert "Il n’y a pas de partie 999 de Cephalopod." in page
+    page = client.get("/cephalopod?before=1&after=2", headers=FRENCH_BROWSER).text
+    assert "<h1>Requête incorrecte</h1>" in page
+    assert "Donnez «\u202fbefore\u202f» ou «\u202fafter\u202f», pas les deux." in page
+
+
+def test_the_live_scripts_sentences_come_from_the_page_in_its_language(client, club_with_everything):
+    page = client.get("/cephalopod/102", headers=FRENCH_BROWSER).text
+    assert 'data-live-updated="Mis à jour à {time}."' in page
+    assert 'data-live-failed="Impossible d’actualiser la page\u202f; nouvel essai au prochain coup."' in page
+    english = client.get("/cephalopod/102").text
+    assert 'data-live-updated="Updated at {time}."' in english
+
+
+def test_english_stays_the_default(client, club_with_everything):
+    for headers in [{}, {"Accept-Language": "de-DE, es;q=0.8"}, {"Accept-Language": "*"}]:
+        answer = client.get("/", headers=headers)
+        assert '<html lang="en">' in answer.text
+        assert "<h1>Current games</h1>" in answer.text
+        assert "set-cookie" not in answer.headers
+
+
+def test_the_club_may_speak_french_by_default(database, changes):
+    with TestClient(create_app(database, Templates(default_language="fr"), changes)) as client:
+        assert "<h1>Parties en cours</h1>" in client.get("/").text
+        assert "<h1>Current games</h1>" in client.get("/", headers={"Accept-Language": "en-GB"}).text
+
+
+def test_pages_say_they_vary_with_the_language(client, club_with_everything):
+    for url in ["/", "/cephalopod/102", "/chess", "/players/alice/deadlines.ics"]:
+        vary = client.get(url).headers["vary"]
+        assert "Accept-Language" in vary and "Cookie" in vary, url
+
+
+def test_the_switch_chooses_french_and_a_cookie_remembers_it(client, club_with_everything):
+    english = client.get("/cephalopod/102")
+    assert '<a href="/cephalopod/102?lang=fr" lang="fr" hreflang="fr">Français</a>' in english.text
+
+    chosen = client.get("/cephalopod/102?lang=fr")
+    assert '<html lang="fr">' in chosen.text
+    assert chosen.cookies[LANGUAGE_COOKIE] == "fr"
+    assert '<html lang="fr">' in client.get("/cephalopod").text  # no parameter: the cookie says French
+    assert '<html lang="fr">' in client.get("/", headers={"Accept-Language": "en"}).text  # a choice beats the browser
+
+    back = client.get("/?lang=en")
+    assert '<html lang="en">' in back.text and back.cookies[LANGUAGE_COOKIE] == "en"
+    assert '<html lang="en">' in client.get("/", headers=FRENCH_BROWSER).text
+
+
+def test_the_switch_keeps_the_pages_query(client, club_with_everything):
+    page = client.get("/cephalopod?status=all&player=alice").text
+    assert 'href="/cephalopod?status=all&amp;player=alice&amp;lang=fr"' in page
+
+
+def test_the_deadlines_calendar_follows_the_language(client, club_with_everything):
+    french = client.get("/players/alice/deadlines.ics?lang=fr").text
+    english = client.get("/players/alice/deadlines.ics").text
+    assert "Jouer dans la partie 102 de Cephalopod" in french or "Jouer dans la partie 101 de Cubeo" in french
+    assert "Move in " in english and "Jouer" not in english
+    browser = client.get("/players/alice/deadlines.ics", headers=FRENCH_BROWSER)
+    assert browser.headers["content-language"] == "fr"
+    # The player's page links the calendar in the page's language, for a calendar app that sends none.
+    assert "/players/alice/deadlines.ics?lang=fr" in client.get("/players/alice", headers=FRENCH_BROWSER).text
+    assert "/players/alice/deadlines.ics?lang=en" in client.get("/players/alice").text
+
+
+def test_a_players_calendar_is_in_the_players_language_unless_asked_otherwise(client, club_with_everything):
+    club_with_everything.run(lang.ChooseLanguage("alice", "alice-pw", "fr"), "alice")
+    assert "Jouer dans la partie" in client.get("/players/alice/deadlines.ics").text
+    assert "Jouer dans la partie" in client.get("/players/alice/deadlines.ics", headers={"Accept-Language": "en"}).text
+    assert "Move in " in client.get("/players/alice/deadlines.ics?lang=en").text
+
+
+VISITOR_TEXT = st.text(st.characters(min_codepoint=32, max_codepoint=126, exclude_characters=';\\",\x7f'), max_size=40)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    lang=st.text(max_size=40) | st.sampled_from(["fr", "EN", "Français", "fr-FR", "klingon"]),
+    cookie=VISITOR_TEXT | st.sampled_from(["fr", "en", "francais"]),
+    accept=VISITOR_TEXT | st.sampled_from(["fr", "fr;q=0", "de, fr;q=nan", "fr;q=1e9", "*"]),
+)
+def test_whatever_a_visitor_sends_changes_nothing_but_the_language(client, lang, cookie, accept):
+    """A hostile ``?lang=``, cookie or ``Accept-Language`` yields the page as a clean request for
+    one of our languages gets it, and never comes back in a header."""
+    client.cookies.clear()
+    answer = client.get(
+        "/cephalopod/rules",
+        params={"lang": lang},
+        headers={"Accept-Language": accept, "Cookie": f"{LANGUAGE_COOKIE}={cookie}"},
+    )
+    assert answer.status_code == 200
+    language = answer.headers["content-language"]
+    assert language in languages.LANGUAGES
+    client.cookies.clear()
+    clean = client.get("/cephalopod/rules", params={"lang": language})
+    assert answer.text == clean.text
+    cookie_set = answer.headers.get("set-cookie")
+    assert cookie_set is None or cookie_set.startswith(f"{LANGUAGE_COOKIE}={language};")
+    for value in (lang, cookie, accept):
+        if len(value) > 3 and value.lower() not in {"fr", "en", "français", "francais"}:
+            assert value not in answer.headers.get("set-cookie", "")
