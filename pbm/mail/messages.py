@@ -12,8 +12,8 @@ from pbm.facts import Catalogue, Plural
 MESSAGES: Catalogue = {
     "sent-mail-pruned": Plural(
         "count",
-        "forgot {count} mail sent more than {days} days ago (PBM_KEEP_SENT_DAYS)",
-        "forgot {count} mails sent more than {days} days ago (PBM_KEEP_SENT_DAYS)",
+        "forgot {count} mail sent more than {days} days ago",
+        "forgot {count} mails sent more than {days} days ago",
     ),
     "mail-unreadable": "Your mail could not be read: {why}. Nothing in it was carried out",
     "too-many-answers": (
