@@ -19,6 +19,7 @@ BENCHMARKS = [
     "move_cost",
     "web_pages",
     "page_flood",
+    "records",
 ]
 
 

@@ -42,7 +42,9 @@ from benchmarks.serving import SECRET
 from benchmarks.web_pages import fill, scratch_database
 from pbm.config import load_settings
 from pbm.mail.tokens import ReplyTokens
+from pbm.records import chain
 from pbm.server import Server
+from pbm.store import boards as store_boards
 from pbm.store import confirmations
 from pbm.store.inbox import save_inbound
 from pbm.store.models import Board, InboundMessage, MoveRecord, OutboxMessage, Player, PlayerAddress, Seat
@@ -111,15 +113,19 @@ def add_boards(server: Server, game_type: str, count: int, plies: int, rng: rand
             session.flush()
             for player in players:  # addresses in use, as a club's are: confirmed
                 confirmations.vouch(session, player, [a.address for a in player.addresses], now=now)
-            if moves:
-                session.execute(
-                    insert(MoveRecord),
-                    [
-                        {"game_id": board.id, "number": n, "seat": seat, "notation": notation, "comment": "",
-                         "created_at": now - timedelta(days=30) + timedelta(minutes=n), "report": None}
-                        for n, seat, notation in moves
-                    ],
+            # Linked as the server links them (`pbm.records.chain`): the reply move links on.
+            board.chain_head = chain.header_hash(store_boards.header_of(board))
+            rows = []
+            for n, seat, notation in moves:
+                at = now - timedelta(days=30) + timedelta(minutes=n)
+                link = chain.Link(game_type, board.board, n, seat, players[seat].userid, notation, at)
+                board.chain_head = chain.link_hash(link, board.chain_head)
+                rows.append(
+                    {"game_id": board.id, "number": n, "seat": seat, "notation": notation, "comment": "",
+                     "created_at": at, "report": None, "chain_hash": board.chain_head}
                 )  # fmt: skip
+            if rows:
+                session.execute(insert(MoveRecord), rows)
             boards.append(
                 Measured(game_type, board.id, [p.id for p in players], [p.addresses[0].address for p in players], state)
             )

@@ -125,6 +125,31 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("record", nargs="?", default="-", help="the game record (JSON); - for standard input")
     verify.add_argument("--list", action="store_true", help="print every recomputed roll")
 
+    check = commands.add_parser(
+        "verify",
+        help="check a game record offline: every hash, the signature, every move, the dice",
+        description=(
+            "Check a game record (GET /<game>/<board>/record.json, or the attachment of `GAME record BOARD`): "
+            "the hash chain, the server's signature, every move replayed through the game's engine, and for "
+            "a finished game with dice every roll against the revealed seed. Exit 0 when genuine; 1 naming "
+            "the first thing wrong; 2 when the file cannot be read."
+        ),
+    )
+    check.add_argument("file", help="the record (JSON); - for standard input")
+    check.add_argument(
+        "--keys",
+        metavar="DIR",
+        type=Path,
+        help="a server's signing-key folder (var/signing): the signature must be by one of its keys",
+    )
+
+    keys = commands.add_parser("keys", help="the server's signing keys (receipts and records)")
+    key_commands = keys.add_subparsers(dest="keys_command", required=True, metavar="ACTION")
+    key_commands.add_parser("show", help="print every public key, the current one first")
+    key_commands.add_parser(
+        "rotate", help="sign with a new key from now on; the old public key stays, so what it signed still verifies"
+    )
+
     record = commands.add_parser("dice-record", help="print the dice record of a finished game (for verify-dice)")
     record.add_argument("game", help="the game type, e.g. dodeca")
     record.add_argument("board", type=int, help="the board number")
@@ -243,7 +268,11 @@ def _tick(args: argparse.Namespace) -> int:
         print(f"  {'would queue' if rehearsal else 'queued'} {line}")
     for what in report.failed:
         print(f"  failed at {what} (logged; the next pass tries again)")
-    if not report.done and not report.failed:
+    if report.pruned is not None:
+        from pbm.words import Words
+
+        print(f"  {Words().say(report.pruned)}")
+    if not report.done and not report.failed and report.pruned is None:
         print("  nothing was due")
     if rehearsal:
         print("nothing was changed: this was a rehearsal")
@@ -432,6 +461,46 @@ def _verify_dice(args: argparse.Namespace) -> int:
     return 1
 
 
+def _verify(args: argparse.Namespace) -> int:
+    """``pbm verify``: 0 when the record is genuine, 1 naming the first thing wrong, 2 unreadable."""
+    import json
+
+    from pbm.facts import Fact
+    from pbm.records import verify
+    from pbm.records.keys import SigningKeys
+    from pbm.words import Words
+
+    words = Words()
+    try:
+        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+        record = json.loads(text)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        print("pbm verify: " + words.say(Fact("record-unreadable", why=type(error).__name__)), file=sys.stderr)
+        return 2
+    known = SigningKeys.known(args.keys) if args.keys is not None else None
+    verdict = verify.verify(record, known_keys=known)
+    for fact in verdict.checked:
+        print(words.say(fact))
+    if verdict.problem is not None:
+        print("pbm verify: " + words.say(verdict.problem), file=sys.stderr)
+        return 1
+    return 0
+
+
+def _keys(args: argparse.Namespace) -> int:
+    """``pbm keys show|rotate``: the signing keys in var/signing."""
+    from pbm.config import signing_keys
+
+    keys = signing_keys()
+    if args.keys_command == "rotate":
+        keys = keys.rotate()
+    print(f"{keys.key_id} {keys.public_keys()[keys.key_id]} current")
+    for identifier, public in keys.public_keys().items():
+        if identifier != keys.key_id:
+            print(f"{identifier} {public}")
+    return 0
+
+
 def _not_stored(error: Exception) -> int:
     """Say why a piped mail was not stored, and ask the MTA to try again later.
 
@@ -579,6 +648,8 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     "perft": _perft,
     "verify-dice": _verify_dice,
     "dice-record": _dice_record,
+    "verify": _verify,
+    "keys": _keys,
     "tick": _tick,
     "inbox": _inbox,
     "outbox": _outbox,

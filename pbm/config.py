@@ -40,6 +40,7 @@ from pbm import clocks, languages
 from pbm.durations import DAY, HOUR, SECOND, in_units_of, parse_duration
 from pbm.mail import headers
 from pbm.mail.authentication import is_authserv_id
+from pbm.records.keys import SigningKeys
 
 
 class ConfigError(Exception):
@@ -105,6 +106,9 @@ class Club:
     confirm_addresses: bool = True
     """An address gets nothing but a confirmation request until a reply from it confirms it;
     False: the administrator vouches for every address given."""
+    keep_sent: timedelta = timedelta(days=90)
+    """How long the outbox keeps a mail once it went: the game records keep the games, so a
+    sent board mail (about 6 KB a move) need not be kept for ever."""
 
 
 DEFAULT_CLUB = Club()
@@ -296,6 +300,9 @@ class Settings(BaseSettings):
     """When the player to move forfeits, for games whose challenge gives no --forfeittime."""
     vacation_days: Annotated[int, Days] = Field(default=30, ge=0, le=365)
     """Vacation one player may take in any 365 days (``vacation``)."""
+    keep_sent_days: Annotated[float, Days] = Field(default=90, gt=0)
+    """How long sent mail is kept in the outbox; the time pass forgets it then (never a mail
+    waiting, held back or failed)."""
     time_pass_seconds: Annotated[float, Seconds] = Field(default=60, gt=0)
     """How often ``pbm serve`` runs the time pass (reminders, forfeits, vacations, expiries)."""
     first_retry_seconds: Annotated[float, Seconds] = Field(default=60, gt=0)
@@ -419,6 +426,7 @@ class Settings(BaseSettings):
             time_control=clocks.TimeControl(nag=self.nagtime, forfeit=self.forfeittime),
             vacation_allowance=timedelta(days=self.vacation_days),
             confirm_addresses=self.confirm_addresses,
+            keep_sent=timedelta(days=self.keep_sent_days),
         )
 
     @property
@@ -580,3 +588,8 @@ def secret_key(settings: Settings, var_dir: Path | None = None) -> bytes:
     if len(key) < 32:
         raise ConfigError(f"{path} holds a key shorter than 32 characters; delete it to make a new one")
     return key.encode()
+
+
+def signing_keys(var_dir: Path = Path("var")) -> SigningKeys:
+    """The server's Ed25519 keys for receipts and records: ``var/signing`` (made on first run)."""
+    return SigningKeys(var_dir / "signing")

@@ -27,7 +27,7 @@ import uvicorn
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 import pbm.games
-from pbm.config import ConfigError, Settings, secret_key
+from pbm.config import ConfigError, Settings, secret_key, signing_keys
 from pbm.listeners import BACKLOG, AcceptFailures, ConnectionLimits, allow_open_files, bind
 from pbm.mail.answers import Answers
 from pbm.mail.bounces import BounceAddresses
@@ -116,8 +116,9 @@ class Server:
         tokens = ReplyTokens(key)
         self.bounce_addresses = BounceAddresses(key, self.addressing)
         links = Links(settings.public_url)
+        self.signing = signing_keys(var_dir)
         self.templates = Templates(
-            links=links, admin_contact=settings.admin_contact, default_language=settings.language
+            links=links, admin_contact=settings.admin_contact, default_language=settings.language, signing=self.signing
         )
         unsubscribing = Unsubscribing(key, settings.public_url) if settings.public_url else None
         self.composer = composer = Composer(
@@ -126,6 +127,7 @@ class Server:
             tokens,
             key,
             unsubscribe_url=unsubscribing.url_for if unsubscribing is not None else None,
+            signing=self.signing,
         )
         self.changes = GameChanges(self.database)
         self._owns_reader = reader is None
@@ -156,6 +158,8 @@ class Server:
             idle_seconds=settings.http_idle_seconds,
             now=now,
             unsubscribing=unsubscribing,
+            signing=self.signing,
+            site=settings.public_url or None,
         )
         self.smtp_limits = ConnectionLimits(
             "SMTP",

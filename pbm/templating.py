@@ -21,9 +21,10 @@ from pbm import elo, languages
 from pbm.commands import verbs
 from pbm.facts import Fact
 from pbm.games import Game
+from pbm.records.keys import SigningKeys
 from pbm.resources import resource_dir
 from pbm.text import sentence
-from pbm.views import INACTIVE_AFTER
+from pbm.views import INACTIVE_AFTER, BoardView
 from pbm.web.links import Links
 from pbm.words import Words
 
@@ -50,10 +51,15 @@ _COMPILED = _CompiledOnce()
 
 
 def make_environment(
-    *, links: Links | None = None, admin_contact: str | None = None, language: str = languages.DEFAULT
+    *,
+    links: Links | None = None,
+    admin_contact: str | None = None,
+    language: str = languages.DEFAULT,
+    signing: SigningKeys | None = None,
 ) -> jinja2.Environment:
     """The environment of one language; `links` to the web pages (`PBM_PUBLIC_URL`) and
-    `admin_contact` (`PBM_ADMIN_CONTACT`) are the server's, the same in every mail and page."""
+    `admin_contact` (`PBM_ADMIN_CONTACT`) are the server's, the same in every mail and page;
+    `signing`, the server's keys, signs the receipt a board mail carries (none without them)."""
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(resource_dir("templates")),
         autoescape=jinja2.select_autoescape(["html"], default_for_string=False, default=False),
@@ -99,8 +105,16 @@ def make_environment(
     environment.filters["sentence"] = sentence
     environment.globals["links"] = links or Links()
     environment.globals["admin_contact"] = admin_contact
-    # A fact a template decides itself (``say(fact("held-quiet-hours-yours"))``): words still come from a catalogue.
+    # A fact a template decides itself (``say(fact("replay-next"))``): words still come from a catalogue.
     environment.globals["fact"] = Fact
+
+    def receipt(view: BoardView) -> Fact | None:
+        """The signed receipt of the board `view` shows, when it is the current one."""
+        if signing is None or view.chain_hash is None:
+            return None
+        return signing.receipt(view.game_type, view.board, view.move_count, view.chain_hash)
+
+    environment.globals["receipt"] = receipt
     return environment
 
 
@@ -122,10 +136,13 @@ class Templates:
         links: Links | None = None,
         admin_contact: str | None = None,
         default_language: str = languages.DEFAULT,
+        signing: SigningKeys | None = None,
     ) -> None:
         self.links = links
         self.admin_contact = admin_contact
         self.default_language = default_language
+        self.signing = signing
+        """The server's keys: every language's board mails carry a signed receipt."""
         self._environments: dict[str, jinja2.Environment] = {}
 
     def speaking(self, language: str | None = None) -> jinja2.Environment:
@@ -135,7 +152,9 @@ class Templates:
         assert language is not None
         environment = self._environments.get(language)
         if environment is None:
-            environment = make_environment(links=self.links, admin_contact=self.admin_contact, language=language)
+            environment = make_environment(
+                links=self.links, admin_contact=self.admin_contact, language=language, signing=self.signing
+            )
             self._environments[language] = environment
         return environment
 

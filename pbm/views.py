@@ -358,6 +358,9 @@ class BoardView(Standing):
     """Moves played before the first of `moves`: a mail about a move carries only the last few."""
     widest_move: int = 0
     """Characters of the widest entry of the whole move list, when `moves` is only its end."""
+    chain_hash: str | None = None
+    """The hash of the game's move chain after its last move (`pbm.records.chain`), for the
+    signed receipt a board mail carries; None for an earlier board."""
     example: MoveExample | None = None
     """A legal move of the player to move, taken apart for writing moves by hand, in games whose
     notation needs one (`Game.example_move`)."""
@@ -583,6 +586,7 @@ def board_view(
         moves_before=moves_before,
         widest_move=widest_move,
         example=engine.example_move(state) if to_move is not None else None,
+        chain_hash=game.chain_head if current else None,
     )
 
 

@@ -20,6 +20,7 @@ from pbm import languages
 from pbm.commands import messages as command_messages
 from pbm.facts import UNCONVERTED, Catalogue, Fact, Voice, merged, say
 from pbm.mail import messages as mail_messages
+from pbm.records import messages as record_messages
 from pbm.store import messages as store_messages
 from pbm.web import messages as web_messages
 
@@ -32,6 +33,7 @@ def every_catalogue() -> Catalogue:
             command_messages.catalogue(),
             mail_messages.MESSAGES,
             store_messages.MESSAGES,
+            record_messages.MESSAGES,
             web_messages.MESSAGES,
         ]
     )

@@ -6,7 +6,7 @@ defaults: PostgreSQL and SQLite add them without rewriting the table. Addresses 
 not reach, as bounces tell, are kept in a table of their own.
 
 Revision ID: 0024
-Revises: 0022
+Revises: 0023
 Create Date: 2026-11-26
 """
 
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0024"
-down_revision = "0022"
+down_revision = "0023"
 branch_labels = None
 depends_on = None
 

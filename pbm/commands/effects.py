@@ -21,6 +21,18 @@ from pbm.views import BoardView
 
 
 @dataclass(frozen=True)
+class Attachment:
+    """A JSON document pbm built (never anything a received mail carried), attached to a mail."""
+
+    filename: str
+    """``<game>-<board>.json``: a registered game's name and a number, nothing a sender wrote."""
+    document: dict[str, Any]
+    signed_record: bool = False
+    """A game record (`pbm.records.document`) the mail layer signs with the server's key as it
+    composes the mail, naming the server as its site."""
+
+
+@dataclass(frozen=True)
 class OutgoingMail:
     """One mail a command causes, to one address, rendered from ``templates/mail/<template>.txt``."""
 
@@ -52,6 +64,8 @@ class OutgoingMail:
     to_watcher: bool = False
     """A watcher's copy of a board's news: the mail answered did not ask for it, so it is not one
     of that mail's answers (`Limits.replies_per_mail`)."""
+    attachment: Attachment | None = None
+    """A document the mail carries beside its text (a game's record)."""
     language: str | None = None
     """The language the mail is written in; None until the mail layer looks up its reader's (the
     player's choice, else the club's default) just before composing it."""

@@ -519,6 +519,11 @@ class Standings(GameCommand):
     pass
 
 
+@dataclass(frozen=True)
+class Record(BoardCommand):
+    """``GAME record BOARD``: the game's record, attached (`pbm.records.document`)."""
+
+
 # -- reading words -------------------------------------------------------------
 
 

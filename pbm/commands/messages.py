@@ -227,6 +227,10 @@ HELP: Catalogue = {
         "challenger calls it off, and another player gives their seat back."
     ),
     "about-history": "The finished games, newest first.",
+    "about-record": (
+        "The game's record, attached: every move with the hash chain that links it and the server's"
+        " signature (and, once a game with dice is over, its revealed seed). Check it with pbm verify FILE."
+    ),
     "about-standings": "The players' ratings: the established ones, the provisional ones, and those inactive.",
 }
 

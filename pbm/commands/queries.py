@@ -9,7 +9,8 @@ from pbm import live
 from pbm.commands import digests, recipients
 from pbm.commands import language as lang
 from pbm.commands.context import Context
-from pbm.commands.effects import OutgoingMail, Refused
+from pbm.commands.effects import Attachment, OutgoingMail, Refused
+from pbm.records import document
 from pbm.store import board_lists, boards, players, policies, ratings, seeks
 from pbm.store.models import Board, BoardStatus
 from pbm.views import game_summary, rating_view
@@ -32,6 +33,18 @@ def show(ctx: Context, command: lang.Show) -> list[OutgoingMail]:
             view = live.earlier(ctx.session, board, at_move, moves).view(viewer)
         mails.append(recipients.board_for_sender(ctx, board, view))
     return mails
+
+
+def record(ctx: Context, command: lang.Record) -> list[OutgoingMail]:
+    """The game's record, attached to a mail to the sender: whole once the game is over, up to
+    its last move while it goes on. The mail layer signs it (`Attachment.signed_record`)."""
+    board = ctx.board(command.game, command.board)
+    moves = boards.moves_of(ctx.session, board.row)
+    built = document.build(board.engine, board.row, board.state, moves, site="", generated=ctx.now())
+    filename = f"{board.engine.name}-{board.row.board}.json"
+    context = {"title": board.title, "board": board.row.board, "plies": len(moves), "filename": filename}
+    attachment = Attachment(filename, built, signed_record=True)
+    return [OutgoingMail("record", ctx.sender.address or "", context, attachment=attachment)]
 
 
 def games(ctx: Context, command: lang.Games) -> list[OutgoingMail]:

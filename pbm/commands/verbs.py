@@ -452,6 +452,7 @@ GAME_VERBS = (
     Verb("resign", "BOARD USERID PASSWORD", "about-resign", lang.Resign, finding.resign, aliases=("abandon",)),
     Verb("history", "[USERID...]", "about-history", lang.History, queries.history),
     Verb("standings", "", "about-standings", lang.Standings, queries.standings, aliases=("ratings",)),
+    Verb("record", "BOARD", "about-record", lang.Record, queries.record),
 )
 
 ACCOUNT = {name: verb for verb in ACCOUNT_VERBS for name in (verb.name, *verb.aliases)}

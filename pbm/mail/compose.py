@@ -24,19 +24,24 @@ whose text cannot fail to encode.
 from __future__ import annotations
 
 import base64
+import copy
 import hashlib
 import hmac
+import json
 import quopri
 import re
+import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from email.utils import format_datetime, make_msgid
 from typing import Any
 
-from pbm.commands.effects import OutgoingMail, ReplyAs
+from pbm.commands.effects import Attachment, OutgoingMail, ReplyAs
 from pbm.mail import headers
 from pbm.mail.tokens import Addressing, ReplyTokens
+from pbm.records import document as records
+from pbm.records.keys import SigningKeys
 from pbm.templating import Templates
 from pbm.text import one_line
 
@@ -58,6 +63,8 @@ _WORD_BYTES = 39
 a line after ``Subject: `` (9 + 64 characters)."""
 _TOKEN = re.compile(r"[a-z0-9-]+")
 _URL = re.compile(r"https?://[A-Za-z0-9.:\[\]-]+(?:/[A-Za-z0-9._~-]+)*/unsubscribe/[a-z0-9-]+")
+_BOUNDARY = re.compile(rb'boundary="(pbm-[0-9a-f]+)"')
+_FILENAME = re.compile(r"[a-z0-9]+-[0-9]+\.json")
 _THREAD_ROOT = re.compile(r"<pbm\.(\d{1,18})\.(\d{1,18})\.([0-9a-f]{12})@([^<>@]+)>")
 REMOVED_TOKEN = "removed"
 """What stands for a mail's own reply token in the copy of it that is kept once it is sent."""
@@ -99,6 +106,7 @@ class Composer:
         key: bytes,
         *,
         unsubscribe_url: Callable[[OutgoingMail], str | None] | None = None,
+        signing: SigningKeys | None = None,
     ) -> None:
         if headers.mail_address(addressing.address) is None:
             raise ValueError(f"the server's address must be a plain local@domain, got {addressing.address!r}")
@@ -108,6 +116,8 @@ class Composer:
         self._key = key
         self.unsubscribe_url = unsubscribe_url
         """The one-click unsubscribe URL of a mail, if it has one (`pbm.mail.unsubscribe`)."""
+        self.signing = signing
+        """Signs the game records mails carry (`pbm.commands.effects.Attachment.signed_record`)."""
 
     def render(self, template: str, context: dict[str, Any], language: str | None = None) -> tuple[str, str]:
         """The (subject, body) of ``mail/<template>.txt`` rendered with `context` in `language`
@@ -179,17 +189,30 @@ class Composer:
             # RFC 8058: a POST to the URL acts at once; the MTA's DKIM signature covers both fields.
             fields += [f"List-Unsubscribe: <{unsubscribe}>", "List-Unsubscribe-Post: List-Unsubscribe=One-Click"]
         encoding, payload = _body_payload(body)
-        fields += [
-            "MIME-Version: 1.0",
-            "Content-Type: text/plain; charset=utf-8",
-            f"Content-Transfer-Encoding: {encoding}",
-        ]
+        fields.append("MIME-Version: 1.0")
+        if mail.attachment is None:
+            fields += ["Content-Type: text/plain; charset=utf-8", f"Content-Transfer-Encoding: {encoding}"]
+        else:
+            boundary = f"pbm-{secrets.token_hex(12)}"
+            fields.append(f'Content-Type: multipart/mixed; boundary="{boundary}"')
+            payload = _with_attachment(boundary, encoding, payload, self._attached(mail.attachment))
         head = "\n".join(fields).encode("ascii")
         raw = head + b"\n\n" + payload
         if mail.reply_token is None:
             return ComposedMail(message_id, recipient, raw)
         raw_without_secret = raw.replace(mail.reply_token.encode("ascii"), REMOVED_TOKEN.encode("ascii"))
         return ComposedMail(message_id, recipient, raw, raw_without_secret)
+
+    def _attached(self, attachment: Attachment) -> tuple[str, bytes]:
+        """(file name, bytes) of `attachment`: a record signed now, as the mail leaves."""
+        assert _FILENAME.fullmatch(attachment.filename), "an attachment's name is pbm's, written as it is"
+        document = attachment.document
+        if attachment.signed_record:
+            document = copy.deepcopy(document)
+            document["header"]["site"]["name"] = self.addressing.domain
+            if self.signing is not None:
+                document = records.sign(document, self.signing)
+        return attachment.filename, json.dumps(document, indent=1, ensure_ascii=True).encode("ascii") + b"\n"
 
     def thread_root(self, board_id: int, player_id: int) -> str:
         return f"<pbm.{board_id}.{player_id}.{self._thread_mac(board_id, player_id)}@{self.addressing.domain}>"
@@ -211,16 +234,50 @@ class Composer:
 
 
 def with_preface(raw: bytes, preface: str) -> bytes:
-    """`raw`, a mail composed here, with the plain text `preface` above its body; every header
-    is kept but the body's encoding, which the preface may change."""
+    """`raw`, a mail composed here, with the plain text `preface` above its body (above the text
+    part of a mail with an attachment); every header is kept but the text's encoding, which the
+    preface may change."""
     head, _, payload = raw.partition(b"\n\n")
+    boundary = _BOUNDARY.search(head)
+    if boundary is None:
+        return _prefaced(head, payload, preface)
+    separator = b"\n--" + boundary.group(1)
+    first, _, rest = payload.partition(separator)
+    part_head, _, text = first.partition(b"\n\n")
+    return head + b"\n\n" + _prefaced(part_head, text, preface).rstrip(b"\n") + separator + rest
+
+
+def _prefaced(head: bytes, text: bytes, preface: str) -> bytes:
+    """A text (its header block and encoded payload) with `preface` above it, encoded anew."""
     fields = head.decode("ascii").split("\n")
     encoding_at = next(i for i, f in enumerate(fields) if f.startswith("Content-Transfer-Encoding:"))
     if fields[encoding_at].endswith("quoted-printable"):
-        payload = quopri.decodestring(payload)
-    encoding, payload = _body_payload(_plain_text(f"{preface}\n\n{payload.decode('utf-8')}"))
+        text = quopri.decodestring(text)
+    encoding, payload = _body_payload(_plain_text(f"{preface}\n\n{text.decode('utf-8')}"))
     fields[encoding_at] = f"Content-Transfer-Encoding: {encoding}"
     return "\n".join(fields).encode("ascii") + b"\n\n" + payload
+
+
+def _with_attachment(boundary: str, encoding: str, text: bytes, attached: tuple[str, bytes]) -> bytes:
+    """A multipart/mixed body: the text, then the attachment (base64), as pbm built both."""
+    filename, data = attached
+    encoded = base64.encodebytes(data)
+    parts = [
+        f"--{boundary}".encode(),
+        b"Content-Type: text/plain; charset=utf-8",
+        f"Content-Transfer-Encoding: {encoding}".encode(),
+        b"",
+        text.rstrip(b"\n"),
+        f"--{boundary}".encode(),
+        f'Content-Type: application/json; name="{filename}"'.encode(),
+        f'Content-Disposition: attachment; filename="{filename}"'.encode(),
+        b"Content-Transfer-Encoding: base64",
+        b"",
+        encoded.rstrip(b"\n"),
+        f"--{boundary}--".encode(),
+        b"",
+    ]
+    return b"\n".join(parts)
 
 
 def _plain_text(text: str) -> str:

@@ -12,6 +12,12 @@ from pbm.facts import Catalogue, Plural, merged
 ANSWERS: Catalogue = {
     # What an error mail shows as the command of a reply that is all one answer (a password reset's).
     "your-reply": "(your reply)",
+    # What the time pass did to sent mail past PBM_KEEP_SENT_DAYS (`pbm tick`).
+    "sent-mail-pruned": Plural(
+        "count",
+        "forgot {count} mail sent more than {days} days ago",
+        "forgot {count} mails sent more than {days} days ago",
+    ),
     "mail-unreadable": "Your mail could not be read: {why}. Nothing in it was carried out",
     "held-digest-yours": "It waited for a digest, which you turned off.",
     "held-digest-theirs": "It waits for their digest.",

@@ -46,6 +46,7 @@ from pbm.store import inbox
 from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
 from pbm.store.models import InboundStatus, utcnow
+from pbm.words import Words
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -153,6 +154,8 @@ class Processor:
             return 0
         report = self._guarded(lambda: self.time_pass.run(now))
         self._last_pass = now
+        if report.pruned is not None:
+            log.info("time pass: %s", Words().say(report.pruned))
         self.metrics.time_passes.labels("failed" if report.failed else "done").inc()
         if report.done:
             log.info("time pass: %s", "; ".join(report.done))

@@ -18,7 +18,7 @@ import logging
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
@@ -26,10 +26,11 @@ from pbm.commands import deadlines, digests, finding
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Sender
 from pbm.config import DEFAULT_CLUB, Club, Limits
+from pbm.facts import Fact
 from pbm.mail.held import HeldMail
 from pbm.mail.outgoing import Outgoing
 from pbm.passwords import Passwords
-from pbm.store import players, turns
+from pbm.store import outbox, players, turns
 from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
 from pbm.store.models import utcnow
@@ -38,6 +39,9 @@ log = logging.getLogger(__name__)
 
 BATCH = 100
 """Boards one query of the pass fetches."""
+PRUNE_BATCH = 5000
+"""Sent mails one pass forgets at most: a backlog (the first pass after an upgrade) goes a
+transaction of this size a pass, never one that holds the outbox for long."""
 
 Work = Callable[[Session], tuple[list[str], list[str]]]
 """A unit of the pass: what it did (a line each, no addresses), and notes on mail held back."""
@@ -51,6 +55,8 @@ class PassReport:
     at: datetime
     done: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    pruned: Fact | None = None
+    """How much sent mail the pass forgot (`PBM_KEEP_SENT_DAYS`), when it forgot any."""
 
 
 class TimePass:
@@ -104,6 +110,9 @@ class TimePass:
         self._step(report, "vacations", unit, tell)
         send = self._queued(lambda session: digests.due(self._context(session, at)), at)
         self._step(report, "digests", unit, send)
+        pruned: list[Fact] = []
+        if self._step(report, "sent mail", unit, functools.partial(self._prune, at=at, pruned=pruned)):
+            report.pruned = pruned[0] if pruned else None
         looked: set[int] = set()
         while True:
             with self.database.reading() as session:
@@ -114,6 +123,14 @@ class TimePass:
                 looked.add(board_id)
                 look = functools.partial(self._look, board_id=board_id, at=at)
                 self._step(report, f"board id {board_id}", unit, self._queued(look, at))
+
+    def _prune(self, session: Session, *, at: datetime, pruned: list[Fact]) -> tuple[list[str], list[str]]:
+        """Forget the mail that went longer than `Club.keep_sent` before `at`; `pruned` gets the
+        fact of it, when there was any."""
+        count = outbox.prune_sent(session, done_before=at - self.club.keep_sent, limit=PRUNE_BATCH)
+        if count:
+            pruned.append(Fact("sent-mail-pruned", count=count, days=f"{self.club.keep_sent / timedelta(days=1):g}"))
+        return [], []
 
     def _held_step(self, at: datetime) -> Work:
         return lambda session: (self.held.release_due(session, at), [])
@@ -139,7 +156,8 @@ class TimePass:
 
     def _step(
         self, report: PassReport, what: str, unit: Callable[[], AbstractContextManager[Session]], work: Work
-    ) -> None:
+    ) -> bool:
+        """Run `work` as one unit; whether it was done (a failure is logged and reported)."""
         try:
             with unit() as session:
                 done, notes = work(session)
@@ -154,10 +172,11 @@ class TimePass:
             else:
                 log.exception("the time pass failed at %s; the next pass tries again", what)
             report.failed.append(what)
-            return
+            return False
         report.done += done
         for note in notes:
             log.warning("time pass: %s", note)
+        return True
 
     def _line(self, session: Session, mail: OutgoingMail) -> str:
         """A mail as the pass reports it: to whom (their userid, never an address), its subject, and

@@ -23,6 +23,8 @@ from pbm import clocks
 from pbm.elo import RatingChange
 from pbm.facts import Fact
 from pbm.games import LEAVING, UNDO
+from pbm.games.fairdice import commitment
+from pbm.records import chain
 from pbm.store import ratings, turns, watchers
 from pbm.store.database import dialect_insert, execute_plain
 from pbm.store.models import Board, BoardCounter, BoardEvent, BoardStatus, MoveRecord, OpenChallenge, Player, Seat
@@ -193,11 +195,24 @@ def start(
         challenger_id=challenger.id,
     )
     board.seats = [Seat(seat=i, player=player) for i, player in enumerate(players)]
+    board.chain_head = chain.header_hash(header_of(board))
     turns.start(board, time_control, now)
     session.add(board)
     session.flush()
     watchers.watch_new_board(session, board)
     return board
+
+
+def header_of(board: Board) -> chain.Header:
+    """What `board` was started as, as its move chain's first link hashes it."""
+    return chain.Header(
+        game=board.game_type,
+        board=board.board,
+        options=board.options,
+        players=tuple(seat.player.userid for seat in board.seats),
+        started=board.created_at,
+        dice_commitment=commitment(board.secret) if board.secret is not None else None,
+    )
 
 
 def next_number(session: Session, game_type: str) -> int:
@@ -228,6 +243,11 @@ def record_move(
     turns.end_turn(session, board, now, moved=notation not in LEAVING and notation != UNDO)
     board.move_count += 1
     board.updated_at = now
+    # Linked in the move's own transaction: no move is ever without its place in the chain.
+    player = board.seats[seat].player.userid
+    link = chain.Link(board.game_type, board.board, board.move_count, seat, player, notation, now)
+    assert board.chain_head is not None, "every board's chain starts with it (or with migration 0023)"
+    board.chain_head = chain.link_hash(link, board.chain_head)
     row = {
         "game_id": board.id,
         "number": board.move_count,
@@ -238,6 +258,7 @@ def record_move(
         "inbound_id": inbound_id,
         "report": report,
         "auto": auto,
+        "chain_hash": board.chain_head,
     }
     # Written at once, not flushed with the board: a move is never changed once written, and the
     # unit of work costs more than the row (the list's queries find it in the table all the same).

@@ -310,6 +310,9 @@ class Board(Base):
     """Reminders the player to move was sent in this turn (the last warning counts apart)."""
     warned: Mapped[bool] = mapped_column(default=False, server_default=false())
     """Whether the player to move had the last warning before the forfeit in this turn."""
+    chain_head: Mapped[str | None] = mapped_column(String(64), default=None)
+    """The hash of the game's move chain after its last move (`pbm.records.chain`): the header's
+    hash before any. A board mail's receipt signs it; the next move links to it."""
 
     seats: Mapped[list[Seat]] = relationship(order_by="Seat.seat", cascade="all, delete-orphan", lazy="selectin")
     offer: Mapped[Offer | None] = relationship(cascade="all, delete-orphan", lazy="select")
@@ -583,6 +586,8 @@ class MoveRecord(Base):
     who was eliminated, or why. Facts, never words."""
     auto: Mapped[bool] = mapped_column(default=False, server_default=false())
     """Played for the player from their queue (shown ``(Auto)``), not sent as a move."""
+    chain_hash: Mapped[str | None] = mapped_column(String(64), default=None)
+    """The move chain's hash after this move (`pbm.records.chain.link_hash`), written with it."""
 
 
 class Rating(Base):
@@ -699,6 +704,8 @@ class OutboxMessage(Base):
     __table_args__ = (
         Index("ix_outbox_status_due", "status", "next_attempt_at"),
         Index("ix_outbox_status_release", "status", "release_at"),
+        # The time pass forgets sent mail after PBM_KEEP_SENT_DAYS (`pbm.store.outbox.prune_sent`).
+        Index("ix_outbox_status_sent", "status", "sent_at"),
     )
 
     id: Mapped[int] = mapped_column(Id, primary_key=True)

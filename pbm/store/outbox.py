@@ -17,7 +17,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import bindparam, case, func, insert, select, update
+from sqlalchemy import and_, bindparam, case, delete, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from pbm.addresses import comparable, comparable_column
@@ -399,3 +399,19 @@ def release(
         .execution_options(synchronize_session=False)
     )
     return len(released.all())
+
+
+def prune_sent(session: Session, *, done_before: datetime, limit: int) -> int:
+    """Forget at most `limit` mails that went before `done_before`: sent, or gone gathered into
+    one that was (its copy of them is the one kept). Never a mail waiting, held back, failed or
+    suppressed: those are still to send, or what the administrator looks at. Returns how many."""
+    done = or_(
+        and_(OutboxMessage.status == OutboxStatus.SENT, OutboxMessage.sent_at < done_before),
+        and_(OutboxMessage.status == OutboxStatus.GATHERED, OutboxMessage.release_at < done_before),
+    )
+    ids = list(session.scalars(select(OutboxMessage.id).where(done).order_by(OutboxMessage.id).limit(limit)))
+    if ids:
+        session.execute(
+            delete(OutboxMessage).where(OutboxMessage.id.in_(ids)).execution_options(synchronize_session=False)
+        )
+    return len(ids)

@@ -7,7 +7,9 @@ the dice seed only as the engine's public notes reveal it once a game is over.
 
 - ``GET /api/games``: every type with its counts and current games (the front page)
 - ``GET /api/<game>?status=&player=&before=&after=``: a page of that type's boards
-- ``GET /api/<game>/<board>``: one game in full
+- ``GET /api/<game>/<board>?ply=N``: one game in full, or as it stood after N plies (``ply``,
+  ``plies``, ``position`` in the engine's notation, ``turn``)
+- ``GET /<game>/<board>/record.json``: the game's record (APGameRecord, signed ``pbm`` section)
 - ``GET /api/<game>/<board>/dice``: a finished game's dice record, for ``pbm verify-dice``
 - ``GET /api/<game>/standings?page=``: the type's ratings
 - ``GET /api/players/<userid>``: a player's games and ratings
@@ -25,6 +27,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from pbm.clocks import FOREVER
 from pbm.facts import Fact
 from pbm.games import BoardCell
+from pbm.records.keys import SigningKeys
 from pbm.store.models import BoardStatus
 from pbm.views import BoardView, GameSummary, MoveView, RatingView, SeatView, Standing, TimeView
 from pbm.web import params
@@ -123,6 +126,11 @@ def board_json(page: GamePage) -> dict[str, Any]:
         "created_at": _time(view.created_at),
         "updated_at": _time(view.updated_at),
         "time": time_json(view.time) if view.time is not None else None,
+        "ply": page.ply,
+        "plies": page.plies,
+        "position": page.position,
+        "turn": page.turn,
+        "record": f"/{view.game_type}/{view.board}/record.json",
     }
 
 
@@ -222,9 +230,21 @@ def error_json(status: int, fact: Fact) -> JSONResponse:
 
 
 class Api:
-    def __init__(self, reads: Reads, changes: GameChanges, *, idle_seconds: float) -> None:
+    def __init__(
+        self,
+        reads: Reads,
+        changes: GameChanges,
+        *,
+        idle_seconds: float,
+        site: str = "pbm",
+        signing: SigningKeys | None = None,
+    ) -> None:
         self.reads = reads
         self.changes = changes
+        self.site = site
+        """The name records give the server (`pbm.records.document.build`)."""
+        self.signing = signing
+        """The keys records are signed with (none: unsigned records, for tests of the rest)."""
         self.idle_seconds = idle_seconds
         """How long an event stream with nothing to send lasts (`pbm.web.live.event_stream`)."""
 
@@ -242,10 +262,18 @@ class Api:
     async def board(self, request: Request) -> Response:
         engine = params.engine_of(request)
         board = params.board_of(request, engine)
-        page = await self.reads.run(self.reads.game, engine, board)
-        if page is None:
-            raise params.NotFound("web-no-board", game=engine.title, board=board)
+        page = await params.game_page(self.reads, engine, board, params.number(request, "ply"))
         return JSONResponse(board_json(page))
+
+    async def record(self, request: Request) -> Response:
+        """The game's record (`pbm.records.document`): APGameRecord with its signed ``pbm`` section."""
+        engine = params.engine_of(request)
+        board = params.board_of(request, engine)
+        record = await self.reads.run(self.reads.record, engine, board, site=self.site, signing=self.signing)
+        if record is None:
+            raise params.NotFound("web-no-board", game=engine.title, board=board)
+        name = f"{engine.name}-{board}.json"
+        return JSONResponse(record, headers={"Content-Disposition": f'inline; filename="{name}"'})
 
     async def dice(self, request: Request) -> Response:
         engine = params.engine_of(request)

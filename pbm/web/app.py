@@ -4,7 +4,8 @@ Routes (the design's HTTP contract, and what the pages link to):
 
 - ``/``: every game type with its current games; ``/<game>``: that type's
   boards, paged and filtered; ``/<game>/<board>``: one game;
-  ``/<game>/standings``, ``/<game>/rules``; ``/players/<userid>``, and
+  ``/<game>/<board>?ply=N``: it as it stood after N plies; ``/<game>/<board>/record.json``:
+  its record (`pbm.records`); ``/<game>/standings``, ``/<game>/rules``; ``/players/<userid>``, and
   ``/players/<userid>/deadlines.ics`` (`pbm.web.calendar`)
 - ``/api/...``: the same data as JSON (see `pbm.web.api`), and
   ``/api/events``, the live changes the pages follow
@@ -33,6 +34,7 @@ from pbm.clocks import TimeControl
 from pbm.facts import Fact
 from pbm.listeners import Refusals
 from pbm.mail.unsubscribe import Unsubscribing
+from pbm.records.keys import SigningKeys
 from pbm.resources import resource_dir
 from pbm.store import inbox, outbox
 from pbm.store.database import Database, DatabaseTimeout
@@ -152,6 +154,8 @@ def create_app(
     idle_seconds: float = 60.0,
     now: Callable[[], datetime] = utcnow,
     unsubscribing: Unsubscribing | None = None,
+    signing: SigningKeys | None = None,
+    site: str | None = None,
 ) -> Starlette:
     """The web app; its pages are rendered from `templates`, in each visitor's language.
 
@@ -162,8 +166,9 @@ def create_app(
     one-click unsubscribe URLs of watchers' mails answer (`pbm.web.unsubscribe`).
     """
     reads = Reads(database, time_control=time_control, now=now)
-    pages = Pages(reads, templates, changes, address)
-    json_api = Api(reads, changes, idle_seconds=idle_seconds)
+    pages = Pages(reads, templates, changes, address, signing)
+    site_name = site or address.partition("@")[2] or address
+    json_api = Api(reads, changes, idle_seconds=idle_seconds, site=site_name, signing=signing)
 
     async def healthz(request: Request) -> JSONResponse:
         try:
@@ -174,7 +179,7 @@ def create_app(
         return JSONResponse(report, status_code=200 if report["status"] == "ok" else 503)
 
     def wants_json(request: Request) -> bool:
-        return request.url.path.startswith("/api/")
+        return request.url.path.startswith("/api/") or request.url.path.endswith(".json")
 
     async def not_found(request: Request, error: Exception) -> Response:
         fact = error.fact if isinstance(error, params.NotFound) else Fact("web-no-page")
@@ -215,6 +220,7 @@ def create_app(
         Route("/{game}/standings", pages.standings),
         Route("/{game}/rules", pages.rules),
         Route("/{game}/{board:int}", pages.board),
+        Route("/{game}/{board:int}/record.json", json_api.record),
     ]
     app = Starlette(
         routes=routes,

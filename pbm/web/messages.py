@@ -4,11 +4,13 @@ player's deadlines calendar writes, in English.
 The web decides facts (``NotFound("web-no-board", game="Dodeca", board=101)``); a page says
 them in its visitor's language through `pbm.words.Words`, the JSON API in English beside the
 fact's code (``{"error": "There is no Dodeca board 101.", "code": "web-no-board"}``).
+Also what the game page says when it steps through a game, of its record, and of the server's
+signing key.
 """
 
 from __future__ import annotations
 
-from pbm.facts import Catalogue
+from pbm.facts import Catalogue, Plural
 
 MESSAGES: Catalogue = {
     # The headings of error pages.
@@ -55,4 +57,22 @@ MESSAGES: Catalogue = {
     "calendar-deadline": "Move in {game} board {board}, or forfeit",
     "calendar-deadline-details": "{userid} forfeits {game} board {board} at this time ({why}).",
     "calendar-day-left": "A day left to move in {game} board {board}",
+    # Stepping through a game (``?ply=N``), its record, the server's signing key.
+    "no-such-ply": Plural(
+        "plies",
+        "{title} board {board} has {plies} move so far; there is no board after move {ply}",
+        "{title} board {board} has {plies} moves so far; there is no board after move {ply}",
+    ),
+    "replay-label": "Step through the game",
+    "replay-first": "First",
+    "replay-previous": "Previous",
+    "replay-next": "Next",
+    "replay-last": "Last",
+    "replay-start": "The board before the first move.",
+    "replay-after": "The board after move {ply} of {plies}.",
+    "replay-turn": "{userid} to move.",
+    "replay-hint": "The arrow keys step back and forth; a move's number shows the board after it.",
+    "record-link": "The game's record",
+    "record-how-to-check": "(every move, hashed and signed; check it with {command})",
+    "signing-key": "Receipts and records are signed with the server's Ed25519 key {key_id}: {public_key}",
 }

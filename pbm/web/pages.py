@@ -17,6 +17,7 @@ from starlette.responses import HTMLResponse, Response
 import pbm.games
 from pbm import languages
 from pbm.facts import Fact
+from pbm.records.keys import SigningKeys
 from pbm.templating import Templates
 from pbm.web import params
 from pbm.web.live import GameChanges
@@ -48,11 +49,20 @@ def _with_language(request: Request, code: str) -> str:
 
 
 class Pages:
-    def __init__(self, reads: Reads, templates: Templates, changes: GameChanges, address: str) -> None:
+    def __init__(
+        self,
+        reads: Reads,
+        templates: Templates,
+        changes: GameChanges,
+        address: str,
+        signing: SigningKeys | None = None,
+    ) -> None:
         self.reads = reads
         self.templates = templates
         self.changes = changes
         self.address = address
+        self.signing = signing
+        """The server's signing keys: the pages show the public one receipts and records are checked by."""
 
     def language(self, request: Request) -> tuple[str, bool]:
         """The language `request`'s visitor reads (`page_language`), and whether they just chose it."""
@@ -66,7 +76,9 @@ class Pages:
         html = (
             self.templates.speaking(language)
             .get_template(f"web/{name}")
-            .render(engines=pbm.games.all_games(), address=self.address, switch=switch, **context)
+            .render(
+                engines=pbm.games.all_games(), address=self.address, switch=switch, signing=self.signing, **context
+            )
         )
         response = HTMLResponse(html, status_code=status_code)
         response.headers["Vary"] = "Accept-Language, Cookie"
@@ -107,12 +119,11 @@ class Pages:
         engine = params.engine_of(request)
         board = params.board_of(request, engine)
         position = await self.changes.settled_position()
-        page = await self.reads.run(self.reads.game, engine, board)
-        if page is None:
-            raise params.NotFound("web-no-board", game=engine.title, board=board)
-        live = self._live(position, game=engine.name, board=board)
+        page = await params.game_page(self.reads, engine, board, params.number(request, "ply"))
+        # Live only on the game as it stands: a reader looking back is never moved on by a new move.
+        live = self._live(position, game=engine.name, board=board) if "ply" not in request.query_params else None
         return self.render(
-            request, "board.html", engine=engine, view=page.view, dice_record=page.dice_record, live=live
+            request, "board.html", engine=engine, view=page.view, page=page, dice_record=page.dice_record, live=live
         )
 
     async def player(self, request: Request) -> Response:

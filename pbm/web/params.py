@@ -17,7 +17,7 @@ import pbm.games
 from pbm.facts import Catalogue, Factual
 from pbm.games import Game
 from pbm.web.messages import MESSAGES
-from pbm.web.reads import FILTERS, BoardList, Reads
+from pbm.web.reads import FILTERS, BoardList, GamePage, PlyOutOfRange, Reads
 
 MAX_BOARD = 2**31 - 1
 """Board numbers are stored as 32-bit integers: a larger one names no board."""
@@ -105,3 +105,14 @@ async def board_list(reads: Reads, engine: Game[Any], query: ListQuery) -> Board
 
 def page_number(request: Request) -> int:
     return number(request, "page", minimum=1) or 1
+
+
+async def game_page(reads: Reads, engine: Game[Any], board: int, ply: int | None) -> GamePage:
+    """The game page `board` (after `ply` plies when given); NotFound when there is none."""
+    try:
+        page = await reads.run(reads.game, engine, board, ply)
+    except PlyOutOfRange as error:
+        raise NotFound("no-such-ply", title=engine.title, board=board, plies=error.plies, ply=ply) from None
+    if page is None:
+        raise NotFound("web-no-board", game=engine.title, board=board)
+    return page

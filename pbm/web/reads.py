@@ -22,7 +22,10 @@ from pbm import clocks, live
 from pbm.facts import Fact
 from pbm.games import Game, all_games
 from pbm.games import get as get_game
+from pbm.records import document
+from pbm.records.keys import SigningKeys
 from pbm.store import board_lists, bounces, players, ratings, turns, vacations
+from pbm.store import boards as store_boards
 from pbm.store.database import Database
 from pbm.store.models import Board, BoardStatus, utcnow
 from pbm.views import (
@@ -35,6 +38,15 @@ from pbm.views import (
 )
 
 DEFAULT_TIME = clocks.TimeControl()
+
+
+class PlyOutOfRange(ValueError):
+    """A page asked for a ply past the game's last."""
+
+    def __init__(self, plies: int) -> None:
+        super().__init__(plies)
+        self.plies = plies
+
 PAGE_THREADS = 1
 """Threads the pages read in. Reading a page is mostly Python (rows made into read models), and
 Python runs one thread at a time: pages read in many threads at once kept the event loop, where
@@ -82,11 +94,24 @@ class BoardList:
 
 @dataclass(frozen=True)
 class GamePage:
-    """One game in full, and once it is over, the record that lets anyone check its dice."""
+    """One game in full (or as it stood after `ply` plies), and once it is over, the record that
+    lets anyone check its dice."""
 
     view: BoardView
     dice_record: dict[str, Any] | None
     """`pbm verify-dice`'s input: only for a game with dice that has ended."""
+    ply: int = 0
+    """The plies the page shows played: all of them (`plies`) unless it looks back."""
+    plies: int = 0
+    """The plies the game has."""
+    position: str = ""
+    """The position after `ply` plies, in the engine's position notation."""
+    turn: str | None = None
+    """Whose turn it was after `ply` plies (userid); None once the game was over there."""
+
+    @property
+    def looking_back(self) -> bool:
+        return self.ply < self.plies
 
 
 @dataclass(frozen=True)
@@ -208,16 +233,43 @@ class Reads:
                 page.older,
             )
 
-    def game(self, engine: Game[Any], board: int) -> GamePage | None:
-        """One game in full, as a reader who holds no seat sees it; ``None`` when there is no such board."""
+    def game(self, engine: Game[Any], board: int, ply: int | None = None) -> GamePage | None:
+        """One game in full, as a reader who holds no seat sees it, or as it stood after `ply`
+        plies; ``None`` when there is no such board. Raises `PlyOutOfRange` past its last ply."""
         with self.database.reading() as session:
             game = live.load(session, engine.name, board)
             if game is None:
                 return None
-            # The snapshot the board's mails are views of, seen from no seat.
-            snapshot = live.snapshot(session, game, now=self.now(), club_rules=self.time_control)
+            plies = game.row.move_count
+            if ply is not None and ply > plies:
+                raise PlyOutOfRange(plies)
+            if ply is None or ply == plies:
+                # The snapshot the board's mails are views of, seen from no seat.
+                snapshot = live.snapshot(session, game, now=self.now(), club_rules=self.time_control)
+            else:
+                snapshot = live.earlier(session, game, ply)
             view = snapshot.view(with_cells=True)
-            return GamePage(view, dice_record(engine, game.row, snapshot.state, snapshot.moves))
+            state = snapshot.state
+            over = engine.result(state) is not None or (snapshot.at_move is None and not game.active)
+            return GamePage(
+                view,
+                dice_record(engine, game.row, state, snapshot.moves) if snapshot.at_move is None else None,
+                ply=plies if ply is None else ply,
+                plies=plies,
+                position=engine.to_position(state),
+                turn=None if over else game.player_at(state.to_move).userid,
+            )
+
+    def record(self, engine: Game[Any], board: int, *, site: str, signing: SigningKeys | None) -> dict[str, Any] | None:
+        """The game's record (`pbm.records.document`), signed when the server has keys; ``None``
+        when there is no such board."""
+        with self.database.reading() as session:
+            game = live.load(session, engine.name, board)
+            if game is None:
+                return None
+            moves = store_boards.moves_of(session, game.row)
+            record = document.build(engine, game.row, game.state, moves, site=site, generated=self.now())
+            return document.sign(record, signing) if signing is not None else record
 
     def player(self, userid: str) -> PlayerPage | None:
         with self.database.reading() as session:

@@ -36,9 +36,10 @@ SAME_IN_BOTH = set(
     # Words an English template and its French share, spelled the same and French too.
     """capture captures options option position notation formation face place
     cube tetra octo dodeca dodecas cephalopod cubeo chat message messages utc ascii from reply votes
-    confirmation rotation type second machine page plus structure unicode base""".split()
+    confirmation rotation type second machine page plus structure unicode base signature pbm verify""".split()
 )
-"""``from`` and ``reply`` are the mail headers' own names (From, Reply-To), kept as a mail program shows them."""
+"""``from`` and ``reply`` are the mail headers' own names (From, Reply-To), kept as a mail program shows them;
+``pbm verify`` is a command, typed as it is."""
 
 
 SERVER_WORDS = {

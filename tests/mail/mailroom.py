@@ -46,6 +46,11 @@ class Mailroom:
             outbound=f"maildir:{var_dir}/outbox",
             **settings,
         )
+        keys = var_dir / "signing"
+        if not (keys / "current.key").exists():
+            # One signing key for every mailroom, so the receipts of golden mails are the same each run.
+            keys.mkdir(parents=True, exist_ok=True)
+            (keys / "current.key").write_text("5e" * 32 + "\n")
         passwords = passwords or fast_passwords()
         self.server = Server(settings, passwords=passwords, var_dir=var_dir, now=clock, reader=shared_reader(settings))
         self.database = self.server.database

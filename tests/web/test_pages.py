@@ -279,7 +279,8 @@ def test_game_page_puts_an_elimination_under_the_move_that_caused_it(client, clu
     rows = re.findall(r"<tr( class=\"elimination\")?>(.*?)</tr>", client.get("/cephalopod/101").text, re.S)
     (at,) = [i for i, (elimination, _) in enumerate(rows) if elimination]
     assert "alice is out" in text_of(rows[at][1])
-    assert re.search(rf'<td class="num">{cause}</td>', rows[at - 1][1]), "the row above is the move that caused it"
+    number = rf'<td class="num"><a class="ply-link" href="[^"]*">{cause}</a></td>'
+    assert re.search(number, rows[at - 1][1]), "the row above is the move that caused it"
 
 
 def test_unknown_board_is_not_found(client, played):

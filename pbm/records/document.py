@@ -1,0 +1,128 @@
+"""A game as a record: Abstract Play's APGameRecord, with a ``pbm`` section that proves it.
+
+The APGameRecord part (``header``, ``moves``) is what other tools read: the game and its
+options (as variants), the site and board, the dates, the players in seat order with their
+userid, result and whether each is a bot, and the moves as rounds × seats in pbm's own
+notation (a seat out of the game leaves its place ``null``).
+
+The ``pbm`` section is what `pbm verify` checks (`pbm.records.verify`):
+
+- ``header``: what the chain's first link hashes (`pbm.records.chain.Header`);
+- ``chain``: every ply as the server linked it (seat, player, move, time, hash);
+- ``ply`` and ``head``: how far the record goes, and the chain's hash there;
+- ``signature``: the server's over that statement, with its key id and public key;
+- ``dice`` (games with server-side dice): the commitment, and once the game is over the
+  revealed seed and every published roll. Never the seed before: it would tell the rolls
+  to come.
+
+A finished game is exported whole; a current one up to its last move.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from pbm.games import Game
+from pbm.games.fairdice import commitment
+from pbm.records import chain
+from pbm.records.keys import SigningKeys
+from pbm.store import boards
+from pbm.store.models import Board, BoardStatus, MoveRecord
+from pbm.views import dice_record, options_text
+
+FORMAT = "pbm-record-1"
+BOT = re.compile(r"^bot[0-9]+$")
+"""The userids of the server's own players (``bot1``, ``bot2``, ...: weakest first)."""
+
+
+def build(
+    engine: Game[Any], board: Board, state: Any, moves: Sequence[MoveRecord], *, site: str, generated: datetime
+) -> dict[str, Any]:
+    """The record of `board` (its current `state` and every one of its `moves`), unsigned
+    (`sign` adds the signature). `site` names the server (its public address or domain)."""
+    header = boards.header_of(board)
+    userids = list(header.players)
+    over = board.status != BoardStatus.ACTIVE
+    players: list[dict[str, Any]] = []
+    for seat, userid in enumerate(userids):
+        player: dict[str, Any] = {
+            "name": userid,
+            "userid": userid,
+            "seat": engine.seat_names[seat],
+            "is_ai": bool(BOT.match(userid)),
+        }
+        if board.status == BoardStatus.FINISHED:
+            player["result"] = 1 if seat in (board.winners or []) else 0
+        players.append(player)
+    last_time = moves[-1].created_at if moves else board.created_at
+    variants = options_text(engine, board.options).split()
+    record: dict[str, Any] = {
+        "header": {
+            "game": {"name": engine.title, **({"variants": variants} if variants else {})},
+            "site": {"name": site, "gameid": f"{board.game_type}/{board.board}"},
+            "date-start": chain.time_text(board.created_at),
+            "date-end": chain.time_text(board.finished_at or last_time),
+            "date-generated": chain.time_text(generated),
+            "players": players,
+            **({"unrated": True} if board.status == BoardStatus.CANCELLED else {}),
+            "status": board.status.value,
+            **({"end": board.end_code} if over and board.end_code else {}),
+        },
+        "moves": rounds(len(userids), moves),
+        "pbm": {
+            "format": FORMAT,
+            "game": board.game_type,
+            "board": board.board,
+            "header": header.to_json(),
+            "chain": [
+                {
+                    "ply": move.number,
+                    "seat": move.seat,
+                    "player": userids[move.seat],
+                    "move": move.notation,
+                    "time": chain.time_text(move.created_at),
+                    "hash": move.chain_hash,
+                }
+                for move in moves
+            ],
+            "ply": len(moves),
+            "head": moves[-1].chain_hash if moves else chain.header_hash(header),
+            "position": engine.to_position(state),
+        },
+    }
+    if board.secret is not None:
+        record["pbm"]["dice"] = dice_section(engine, board, state, moves)
+    return record
+
+
+def dice_section(engine: Game[Any], board: Board, state: Any, moves: Sequence[MoveRecord]) -> dict[str, Any]:
+    """The commitment; once the game is over the revealed seed and every roll as published."""
+    assert board.secret is not None
+    revealed = dice_record(engine, board, state, moves)
+    if revealed is None:
+        return {"commitment": commitment(board.secret)}
+    return {"commitment": revealed["commitment"], "seed": revealed["seed"], "rolls": revealed["rolls"]}
+
+
+def rounds(seats: int, moves: Sequence[MoveRecord]) -> list[list[dict[str, str] | None]]:
+    """The moves as APGameRecord lists them: one row per round, one place per seat (the move
+    list's columns, `pbm.views.BoardView.move_rows`)."""
+    rows: list[list[dict[str, str] | None]] = []
+    last_seat = seats
+    for move in moves:
+        if move.seat <= last_seat:
+            rows.append([None] * seats)
+        rows[-1][move.seat] = {"move": move.notation}
+        last_seat = move.seat
+    return rows
+
+
+def sign(record: dict[str, Any], keys: SigningKeys) -> dict[str, Any]:
+    """`record` with the server's signature over how far its chain goes."""
+    section = record["pbm"]
+    signature = keys.sign(chain.statement(section["game"], section["board"], section["ply"], section["head"]))
+    section["signature"] = {"key_id": signature.key_id, "public_key": signature.public_key, "value": signature.value}
+    return record

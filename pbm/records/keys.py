@@ -1,0 +1,146 @@
+"""The server's Ed25519 signing keys: made on first start, rotatable, never forgotten.
+
+They live in one folder (``var/signing``): ``current.key``, the private key signing now
+(hex, readable by the server alone), and ``<key id>.pub`` for every key the server ever
+signed with, the current one included. Rotating (`rotate`) makes a new current key and
+keeps the old public key beside the others, so a receipt or a record signed before stays
+verifiable; the old private key is deleted, so it signs nothing more.
+
+A key's id is the first 16 hex digits of the SHA-256 of its raw public key: a record and a
+receipt name the key that signed them by it.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
+
+from pbm.facts import Fact
+from pbm.records import chain
+
+CURRENT = "current.key"
+RECEIPT_PREFIX = 16
+"""Hex digits of the chain hash a receipt shows: enough to find it in a record by eye; the
+signature covers the whole hash."""
+
+
+def key_id(public_key: bytes) -> str:
+    return hashlib.sha256(public_key).hexdigest()[:16]
+
+
+def b64(data: bytes) -> str:
+    """Bytes as a record and a receipt write them: URL-safe base64 without padding."""
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def unb64(text: str) -> bytes:
+    """`b64` read back; raises ValueError on anything else."""
+    if not isinstance(text, str) or not text.isascii():
+        raise ValueError("not base64")
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _raw_public(private: Ed25519PrivateKey) -> bytes:
+    return private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+
+@dataclass(frozen=True)
+class Signature:
+    """A signature, with the key that made it."""
+
+    key_id: str
+    public_key: str
+    """The raw public key, `b64`."""
+    value: str
+    """The 64-byte Ed25519 signature, `b64`."""
+
+
+def check(public_key: str, message: bytes, signature: str) -> bool:
+    """Whether `signature` (`b64`) is `public_key`'s (`b64`) over `message`."""
+    try:
+        Ed25519PublicKey.from_public_bytes(unb64(public_key)).verify(unb64(signature), message)
+    except (InvalidSignature, ValueError, TypeError):
+        return False
+    return True
+
+
+class SigningKeys:
+    """The folder of keys; `sign` with the current one, `public_keys` of all."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._private = self._load_or_create()
+        self.public_key = _raw_public(self._private)
+        self.key_id = key_id(self.public_key)
+
+    def sign(self, message: bytes) -> Signature:
+        return Signature(self.key_id, b64(self.public_key), b64(self._private.sign(message)))
+
+    def receipt(self, game: str, board: int, ply: int, chain_hash: str) -> Fact:
+        """A board mail's receipt: the ply, the chain hash's first `RECEIPT_PREFIX` digits, and the
+        signature over the whole statement (`chain.statement`), which the game's record completes."""
+        signature = self.sign(chain.statement(game, board, ply, chain_hash))
+        return Fact(
+            "move-receipt",
+            ply=ply,
+            chain=chain_hash[:RECEIPT_PREFIX],
+            key_id=signature.key_id,
+            signature=signature.value,
+        )
+
+    def public_keys(self) -> dict[str, str]:
+        """Every key the server has signed with: key id -> public key (`b64`)."""
+        return self.known(self.folder)
+
+    @staticmethod
+    def known(folder: Path) -> dict[str, str]:
+        """The public keys of a key folder, read without its private key (what `pbm verify --keys`
+        trusts): key id -> public key (`b64`)."""
+        found = {}
+        for path in sorted(folder.glob("*.pub")):
+            text = path.read_text().strip()
+            found[key_id(unb64(text))] = text
+        return found
+
+    def rotate(self) -> SigningKeys:
+        """A new current key; the old public key stays listed, its private key is gone."""
+        fresh = Ed25519PrivateKey.generate()
+        self._write_public(fresh)
+        temporary = self.folder / (CURRENT + ".new")
+        _write_private(temporary, fresh)
+        os.replace(temporary, self.folder / CURRENT)
+        return SigningKeys(self.folder)
+
+    def _load_or_create(self) -> Ed25519PrivateKey:
+        path = self.folder / CURRENT
+        if not path.exists():
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fresh = Ed25519PrivateKey.generate()
+            try:
+                _write_private(path, fresh, exclusive=True)
+            except FileExistsError:
+                pass  # another process started at the same moment and made it: use theirs
+        private = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(path.read_text().strip()))
+        self._write_public(private)
+        return private
+
+    def _write_public(self, private: Ed25519PrivateKey) -> None:
+        public = _raw_public(private)
+        path = self.folder / f"{key_id(public)}.pub"
+        if not path.exists():
+            path.write_text(b64(public) + "\n")
+
+
+def _write_private(path: Path, private: Ed25519PrivateKey, *, exclusive: bool = False) -> None:
+    raw = private.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_EXCL if exclusive else os.O_TRUNC)
+    fd = os.open(path, flags, 0o600)
+    with os.fdopen(fd, "w") as file:
+        file.write(raw.hex() + "\n")

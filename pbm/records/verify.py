@@ -1,0 +1,213 @@
+"""Checking a record offline: `pbm verify FILE`.
+
+In order, stopping at the first thing wrong (a `Fact`, said by `pbm.records.messages`):
+
+1. the record's shape, and that its readable header names the chain's game, board and players;
+2. every link of the chain: each ply's hash recomputed from its contents and the hash before it,
+   from the header's hash on (`pbm.records.chain`);
+3. the server's signature over how far the chain goes, by the key the record names (and, given
+   the server's known keys, one of them);
+4. the readable move list against the chain;
+5. every move replayed through the game's engine: each legal, each by the seat whose turn it
+   was, ending in the position the record gives;
+6. for a game with server-side dice, once it is over: the revealed seed against the commitment
+   in the (hashed) header, and every published roll against the seed (`pbm.games.fairdice`).
+
+Nothing here reads a database or a network: a player checks a record with the record alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pbm.games
+from pbm.facts import Fact
+from pbm.games import LEAVING, UNDO, GameError
+from pbm.games.fairdice import commitment, roll
+from pbm.records import chain
+from pbm.records.keys import check, key_id, unb64
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a check found: the first thing wrong, or None; and what was checked."""
+
+    problem: Fact | None
+    checked: list[Fact] = field(default_factory=list)
+
+    @property
+    def genuine(self) -> bool:
+        return self.problem is None
+
+
+class _Wrong(Exception):
+    def __init__(self, fact: Fact) -> None:
+        super().__init__(fact.code)
+        self.fact = fact
+
+
+def verify(record: Any, *, known_keys: Mapping[str, str] | None = None) -> Verdict:
+    """Check `record` (parsed JSON); `known_keys` (key id -> public key) pins the server's keys."""
+    checked: list[Fact] = []
+    try:
+        _verify(record, known_keys, checked)
+    except _Wrong as wrong:
+        return Verdict(wrong.fact, checked)
+    return Verdict(None, checked)
+
+
+def _need(container: Any, key: str, kind: type | tuple[type, ...], what: str | None = None) -> Any:
+    value = container.get(key) if isinstance(container, dict) else None
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
+        raise _Wrong(Fact("record-lacks", what=what or key))
+    return value
+
+
+def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fact]) -> None:
+    if not isinstance(record, dict):
+        raise _Wrong(Fact("record-lacks", what="JSON object"))
+    section = _need(record, "pbm", dict, "pbm section")
+    game_type = _need(section, "game", str)
+    board = _need(section, "board", int)
+    header = _need(section, "header", dict)
+    links = _need(section, "chain", list)
+    ply = _need(section, "ply", int)
+    head = _need(section, "head", str)
+    signature = _need(section, "signature", dict)
+    players = _need(header, "players", list)
+    readable = _need(record, "header", dict, "APGameRecord header")
+    named = [p.get("userid") for p in _need(readable, "players", list, "APGameRecord players") if isinstance(p, dict)]
+    if header.get("game") != game_type or header.get("board") != board or named != players:
+        raise _Wrong(Fact("record-header-differs"))
+
+    # 2. the chain
+    previous = chain.sha256(header)
+    for index, link in enumerate(links, start=1):
+        if not isinstance(link, dict):
+            raise _Wrong(Fact("record-lacks", what=f"chain entry {index}"))
+        if link.get("ply") != index:
+            raise _Wrong(Fact("record-ply-out-of-order", index=index, ply=str(link.get("ply"))))
+        contents = {
+            "game": game_type,
+            "board": board,
+            "ply": index,
+            "seat": link.get("seat"),
+            "player": link.get("player"),
+            "move": link.get("move"),
+            "time": link.get("time"),
+            "previous": previous,
+        }
+        try:
+            recomputed = chain.sha256(contents)
+        except (TypeError, ValueError):
+            raise _Wrong(Fact("record-hash-wrong", ply=index)) from None
+        if link.get("hash") != recomputed:
+            raise _Wrong(Fact("record-hash-wrong", ply=index))
+        previous = recomputed
+    if ply != len(links) or head != previous:
+        raise _Wrong(Fact("record-head-wrong"))
+
+    # 3. the signature
+    public_key = _need(signature, "public_key", str, "public key")
+    signed_by = _need(signature, "key_id", str, "key id")
+    try:
+        actual_id = key_id(unb64(public_key))
+    except ValueError:
+        actual_id = ""
+    if actual_id != signed_by:
+        raise _Wrong(Fact("record-key-id-wrong", key_id=signed_by))
+    if known_keys is not None and known_keys.get(signed_by) != public_key:
+        raise _Wrong(Fact("record-key-unknown", key_id=signed_by))
+    if not check(public_key, chain.statement(game_type, board, ply, head), _need(signature, "value", str, "signature")):
+        raise _Wrong(Fact("record-signature-wrong"))
+
+    # 4. the readable move list
+    listed = [
+        entry.get("move") if isinstance(entry, dict) else entry
+        for row in _need(record, "moves", list)
+        for entry in (row if isinstance(row, list) else [row])
+        if entry is not None
+    ]
+    for index, link in enumerate(links, start=1):
+        if index > len(listed) or listed[index - 1] != link["move"]:
+            raise _Wrong(Fact("record-moves-differ", ply=index))
+    if len(listed) > len(links):
+        raise _Wrong(Fact("record-moves-differ", ply=len(links) + 1))
+
+    # 5 and 6. the moves through the engine, the dice against the seed
+    try:
+        engine = pbm.games.get(game_type)
+    except GameError:
+        raise _Wrong(Fact("record-lacks", what=f"game engine for {game_type}")) from None
+    dice = section.get("dice")
+    seed: bytes | None = None
+    if header.get("dice_commitment") is not None:
+        if not isinstance(dice, dict) or dice.get("commitment") != header["dice_commitment"]:
+            raise _Wrong(Fact("record-dice-commitment-wrong"))
+        revealed = dice.get("seed")
+        if revealed is None:
+            checked.append(Fact("record-genuine", game=engine.title, board=board, plies=ply, key_id=signed_by))
+            checked.append(Fact("record-dice-still-secret"))
+            return  # without the seed, nobody can replay the rolls yet: the chain and signature are what holds
+        try:
+            seed = bytes.fromhex(revealed)
+        except (TypeError, ValueError):
+            raise _Wrong(Fact("record-dice-commitment-wrong")) from None
+        if commitment(seed) != header["dice_commitment"]:
+            raise _Wrong(Fact("record-dice-commitment-wrong"))
+        if readable.get("status") == "active":
+            raise _Wrong(Fact("record-seed-too-early"))
+    try:
+        state = engine.new(players=len(players), options=header.get("options") or {}, seed=seed)
+    except (GameError, TypeError, ValueError) as error:
+        raise _Wrong(Fact("record-unreadable", why=str(error))) from None
+    before: list[Any] = []
+    for link in links:
+        number, seat, move, player = link["ply"], link["seat"], link["move"], link["player"]
+        if not isinstance(seat, int) or not 0 <= seat < len(players) or players[seat] != player:
+            raise _Wrong(Fact("record-header-differs"))
+        try:
+            if move in LEAVING:
+                state = engine.resign(state, seat) or state
+            elif move == UNDO:
+                if not before:
+                    raise GameError("no-move-to-take-back")
+                state = engine.undo(before.pop(), state)
+            else:
+                if state.to_move != seat:
+                    raise _Wrong(Fact("record-not-their-turn", ply=number, player=player))
+                before.append(state)
+                state = engine.play(state, move)
+        except GameError as error:
+            raise _Wrong(Fact("record-move-illegal", ply=number, player=player, move=move, reason=error.fact)) from None
+    if section.get("position") != engine.to_position(state):
+        raise _Wrong(Fact("record-position-differs"))
+    if seed is not None:
+        _check_rolls(engine, state, seed, dice)
+    # Said only once everything checked: a record is genuine as a whole or not at all.
+    checked.append(Fact("record-genuine", game=engine.title, board=board, plies=ply, key_id=signed_by))
+    if seed is not None:
+        checked.append(Fact("record-dice-genuine"))
+
+
+def _check_rolls(engine: Any, state: Any, seed: bytes, dice: dict[str, Any]) -> None:
+    made = engine.published_rolls(state) or ()
+    shown = dice.get("rolls")
+    if not isinstance(shown, list):
+        raise _Wrong(Fact("record-lacks", what="dice rolls"))
+    for made_roll in made:
+        face = roll(seed, made_roll.index, made_roll.sides)
+        if made_roll.index >= len(shown) or shown[made_roll.index] != face:
+            raise _Wrong(
+                Fact(
+                    "record-dice-roll-wrong",
+                    index=made_roll.index,
+                    what=made_roll.what,
+                    shown=str(shown[made_roll.index]) if made_roll.index < len(shown) else "nothing",
+                    face=face,
+                )
+            )
+    if len(shown) != len(made):
+        raise _Wrong(Fact("record-dice-count-wrong", shown=len(shown), made=len(made)))

@@ -1,0 +1,60 @@
+"""``pbm verify FILE``: exit 0 and what it checked when the record is genuine; 1 and the first
+thing wrong when it is not; 2 when the file is no record at all. ``pbm keys``: show, rotate."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+from pbm.cli import main as pbm_main
+from pbm.records.keys import SigningKeys
+from tests.records.conftest import play_game, record_of
+
+
+def written(tmp_path, record, name="record.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(record))
+    return str(path)
+
+
+def test_a_genuine_record_exits_0_saying_what_was_checked(desk, keys, tmp_path, capsys):
+    record = record_of(desk, keys, "dodeca", play_game(desk, "dodeca", 2, {}, seed=31, resign_at=3))
+    assert pbm_main(["verify", written(tmp_path, record), "--keys", str(tmp_path / "signing")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("genuine: Dodeca board 101, ") and "the dice match the revealed seed" in out
+
+
+def test_a_changed_record_exits_1_naming_the_first_thing_wrong(desk, keys, tmp_path, capsys):
+    record = record_of(desk, keys, "cephalopod", play_game(desk, "cephalopod", 2, {}, seed=32, moves=6))
+    changed = copy.deepcopy(record)
+    changed["pbm"]["chain"][3]["time"] = "2020-01-01T00:00:00Z"
+    assert pbm_main(["verify", written(tmp_path, changed)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("pbm verify: the hash of ply 4 does not match what it records")
+
+
+def test_a_record_by_another_key_exits_1_when_the_servers_keys_are_given(desk, keys, tmp_path, capsys):
+    from pbm.records import document
+
+    record = record_of(desk, keys, "cephalopod", play_game(desk, "cephalopod", 2, {}, seed=33, moves=2))
+    forged = document.sign(record, SigningKeys(tmp_path / "forger"))
+    assert pbm_main(["verify", written(tmp_path, forged), "--keys", str(tmp_path / "signing")]) == 1
+    assert "none of the server's keys given" in capsys.readouterr().err
+
+
+def test_a_file_that_is_no_record_exits_2(tmp_path, capsys):
+    path = tmp_path / "nonsense.json"
+    path.write_text("{not json")
+    assert pbm_main(["verify", str(path)]) == 2
+    assert pbm_main(["verify", str(tmp_path / "missing.json")]) == 2
+
+
+def test_keys_are_made_on_first_use_and_rotated_keeping_the_old_public_key(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert pbm_main(["keys", "show"]) == 0
+    (first,) = capsys.readouterr().out.splitlines()
+    assert first.endswith(" current")
+    assert pbm_main(["keys", "rotate"]) == 0
+    shown = capsys.readouterr().out.splitlines()
+    assert len(shown) == 2 and shown[0].endswith(" current") and shown[1] == first.removesuffix(" current")
+    assert (tmp_path / "var" / "signing" / "current.key").stat().st_mode & 0o077 == 0, "readable by the server alone"
