@@ -237,49 +237,13 @@ HELP: Catalogue = {
 USAGE: Catalogue = {
     # Usage lines, as ``help`` lists them and a line that fits none answers with: the command's
     # words stay the server's (it reads only them), the names of what a player writes in their
-    # place are said in the reader's language. ``arguments-`` and the verb's name (as its
-    # ``about-`` code): the arguments exactly as the verb's usage writes them (`Verb.arguments`),
-    # where the lower-case words (off, all, if, then, else, new, open, inf ...) are the server's too.
+    # place are said in the reader's language. Each verb's arguments (``arguments-<verb>``) are
+    # its own usage, read from the verb table (`pbm.commands.verbs.usage_catalogue`), so that a
+    # verb stays one entry; a translation names them in its language, where the lower-case words
+    # (off, all, if, then, else, new, open, inf ...) stay the server's.
     "usage-line": "{command} {arguments}",
     "usage-bare": "{command}",
     "usage-either": "{first}  |  {other}",
-    "arguments-help": "[GAME]",
-    "arguments-signup": "USERID PASSWORD [ADDRESS...]",
-    "arguments-change-password": "USERID OLD NEW",
-    "arguments-change-address": "USERID PASSWORD ADDRESS...",
-    "arguments-add": "USERID PASSWORD ADDRESS...",
-    "arguments-language": "USERID PASSWORD LANGUAGE",
-    "arguments-signoff": "USERID PASSWORD",
-    "arguments-message": "USERID PASSWORD TO...",
-    "arguments-password-reset": "USERID",
-    "arguments-broadcast": "USERID PASSWORD",
-    "arguments-vacation": "USERID PASSWORD [FROM UNTIL | off]",
-    "arguments-timezone": "USERID PASSWORD [ZONE]",
-    "arguments-quiet": "USERID PASSWORD [HH:MM-HH:MM|off]",
-    "arguments-digest": "USERID PASSWORD [HH:MM[,HH:MM...]|off]",
-    "arguments-all-show": "USERID [active|next|all]",
-    "arguments-challenge": "[-options] USERID1 USERID2 [...]",
-    "arguments-join": "BOARD USERID PASSWORD",
-    "arguments-seek": "USERID PASSWORD [N] [-options]",
-    "arguments-move": "BOARD USERID PASSWORD MOVE[#N]",
-    "arguments-queue": "BOARD USERID PASSWORD MOVE[#N] | if MOVES then MOVE; ...; else MOVE | off",
-    "arguments-submit": "BOARD USERID PASSWORD MOVE",
-    "arguments-confirm": "BOARD USERID PASSWORD",
-    "arguments-preview": "BOARD[#N] MOVE... | new NPLAYERS [-options] MOVE...",
-    "arguments-pass": "BOARD USERID PASSWORD",
-    "arguments-swap": "BOARD USERID PASSWORD",
-    "arguments-chat": "BOARD USERID PASSWORD",
-    "arguments-accept": "USERID PASSWORD | BOARD USERID PASSWORD",
-    "arguments-reject": "USERID PASSWORD | BOARD USERID PASSWORD",
-    "arguments-limit": "USERID PASSWORD [N|inf]",
-    "arguments-subscribe": "BOARD USERID PASSWORD | USERID PASSWORD all",
-    "arguments-unsubscribe": "BOARD USERID PASSWORD | USERID PASSWORD all",
-    "arguments-notify": "USERID PASSWORD [BOARD...|off]",
-    "arguments-show": "BOARD[#N] [BOARD...] | USERID [active|next|all]",
-    "arguments-showas": "BOARD[#N] USERID",
-    "arguments-games": "[USERID...] [active|next|all] | open",
-    "arguments-resign": "BOARD USERID PASSWORD",
-    "arguments-history": "[USERID...]",
 }
 
 REFUSALS: Catalogue = {
@@ -521,5 +485,8 @@ MESSAGES: Catalogue = merged([PARSING, HELP, USAGE, REFUSALS, PREFERENCES, EVENT
 
 def catalogue() -> Catalogue:
     """The words a refusal or a parse error may need: this layer's, the engines' and those of a
-    challenge's time rules (`pbm.clocks`, said with the other facts of time)."""
-    return merged([MESSAGES, base.catalogue(), time_messages.TIME_RULES])
+    challenge's time rules (`pbm.clocks`, said with the other facts of time), and the verbs'
+    arguments as the verb table writes them."""
+    from pbm.commands.verbs import usage_catalogue  # the table imports the handlers, which import this
+
+    return merged([MESSAGES, usage_catalogue(), base.catalogue(), time_messages.TIME_RULES])

@@ -51,7 +51,7 @@ from pbm.commands.effects import OutgoingMail
 from pbm.commands.language import CommandError
 from pbm.commands.usage import Spec, secret_count
 from pbm.commands.usage import ordering_keys as argument_keys
-from pbm.facts import Fact
+from pbm.facts import Catalogue, Fact
 
 Handler = Callable[[Context, Any], list[OutgoingMail]]
 Build = Callable[[str, dict[str, Any]], lang.Command]
@@ -109,7 +109,7 @@ class Verb:
 
     @property
     def arguments_code(self) -> str:
-        """The code of the arguments as a usage line names them, in `pbm.commands.messages.USAGE`."""
+        """The code of the arguments as a usage line names them (`usage_catalogue`)."""
         return "arguments-" + self.help.removeprefix("about-")
 
     @property
@@ -627,3 +627,9 @@ def ordering_keys(command: lang.Command) -> set[str]:
     game = command.game if isinstance(command, lang.GameCommand) else ""
     keys.update(f"{shared}:{game}" for shared in (verb.shared if verb is not None else ()))
     return keys
+
+
+def usage_catalogue() -> Catalogue:
+    """Each verb's arguments as its usage writes them, under ``arguments-<verb>``: the English of
+    the usage lines' facts, read from the table itself, so that a new verb needs no entry elsewhere."""
+    return {verb.arguments_code: verb.arguments for verb in (*ACCOUNT_VERBS, *GAME_VERBS) if verb.arguments}
