@@ -491,7 +491,7 @@ def _keys(args: argparse.Namespace) -> int:
     """``pbm keys show|rotate``: the signing keys in var/signing."""
     from pbm.config import signing_keys
 
-    keys = signing_keys()
+    keys = signing_keys(load_settings())
     if args.keys_command == "rotate":
         keys = keys.rotate()
     print(f"{keys.key_id} {keys.public_keys()[keys.key_id]} current")

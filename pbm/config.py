@@ -590,6 +590,7 @@ def secret_key(settings: Settings, var_dir: Path | None = None) -> bytes:
     return key.encode()
 
 
-def signing_keys(var_dir: Path = Path("var")) -> SigningKeys:
-    """The server's Ed25519 keys for receipts and records: ``var/signing`` (made on first run)."""
-    return SigningKeys(var_dir / "signing")
+def signing_keys(settings: Settings, var_dir: Path | None = None) -> SigningKeys:
+    """The server's Ed25519 keys for receipts and records: ``signing/`` in the data directory
+    (`var_dir`, default PBM_HOME), made on first run like the secret key."""
+    return SigningKeys((settings.home if var_dir is None else var_dir) / "signing")

@@ -116,7 +116,7 @@ class Server:
         tokens = ReplyTokens(key)
         self.bounce_addresses = BounceAddresses(key, self.addressing)
         links = Links(settings.public_url)
-        self.signing = signing_keys(var_dir)
+        self.signing = signing_keys(settings, var_dir)
         self.templates = Templates(
             links=links, admin_contact=settings.admin_contact, default_language=settings.language, signing=self.signing
         )

@@ -45,6 +45,9 @@ def read(raw: bytes) -> EmailMessage:
 
 
 def body_of(message: EmailMessage) -> str:
+    """The text a reader reads: the whole body, or the text part of a mail with an attachment."""
+    if message.is_multipart():
+        return message.get_body(preferencelist=("plain",)).get_content()
     return message.get_content()
 
 

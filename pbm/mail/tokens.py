@@ -17,13 +17,14 @@ cannot be forged without the key.
 True
 
 A token made for one address (``101-3-7-t<mac>``: every board mail since tokens were tied) is
-tied to it: a reply from any other address, even another of the player's, does not count, and
-removing the address from the account ends its tokens (a reply from an address the player no
-longer has is refused). Tokens made before carry no ``t`` and are read as they were.
+tied to it: it is genuine only while that address is one of the player's (the caller names
+them), so removing an address from the account ends the tokens of every mail sent to it; the
+reply itself may come from any address the player registered, as before (`pbm.commands`
+checks that). Tokens made before carry no ``t`` and are read as they were.
 
 >>> tied = tokens.make(12, 3, 7, "Bob@example.org")
->>> tokens.read(tied, "bob@example.org"), tokens.read(tied, "eve@example.org"), tokens.read(tied)
-((12, 3, 7), None, None)
+>>> tokens.read(tied, ["bob@work.example", "bob@example.org"]), tokens.read(tied, ["eve@example.org"])
+((12, 3, 7), None)
 
 Tokens of mails sent before boards were numbered in them (``game-player-mac``)
 are still read, without a move number: nobody can tell which board such a
@@ -37,6 +38,7 @@ import base64
 import hashlib
 import hmac
 import re
+from collections.abc import Iterable
 
 from pbm.addresses import comparable
 
@@ -61,20 +63,31 @@ class ReplyTokens:
         tied = "t" if address is not None else ""
         return f"{board_id}-{player_id}-{ply}-{tied}{self._mac(board_id, player_id, ply, address)}"
 
-    def read(self, token: str, sender: str | None = None) -> tuple[int, int, int | None] | None:
+    def read(self, token: str, addresses: Iterable[str] | str = ()) -> tuple[int, int, int | None] | None:
         """The (game id, player id, move number) a genuine token names, or ``None``; a token tied
-        to an address is genuine only in a reply from `sender` that is that address (any case)."""
+        to an address is genuine only when that address (any case) is among `addresses`: the
+        player's addresses now (or the reply's sender alone, where the player is not looked up)."""
         match = _FORMAT.match(token.strip().lower())
         if match is None:
             return None
         board_id, player_id = int(match[1]), int(match[2])
         ply = int(match[3]) if match[3] is not None else None
-        tied = bool(match[4])
-        if tied and sender is None:
-            return None
-        if not hmac.compare_digest(match[5], self._mac(board_id, player_id, ply, sender if tied else None)):
-            return None
-        return board_id, player_id, ply
+        if not match[4]:
+            return (
+                (board_id, player_id, ply)
+                if hmac.compare_digest(match[5], self._mac(board_id, player_id, ply, None))
+                else None
+            )
+        candidates = [addresses] if isinstance(addresses, str) else list(addresses)
+        if any(hmac.compare_digest(match[5], self._mac(board_id, player_id, ply, a)) for a in candidates[:10]):
+            return board_id, player_id, ply
+        return None
+
+    @staticmethod
+    def player_named(token: str) -> int | None:
+        """The player id a board mail's token names, unchecked: whose addresses to check it with."""
+        match = _FORMAT.match(token.strip().lower())
+        return int(match[2]) if match is not None else None
 
     def make_digest(self, player_id: int) -> str:
         """The token of `player_id`'s digests: a reply to one plays a move at each board it names."""

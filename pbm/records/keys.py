@@ -76,9 +76,23 @@ class SigningKeys:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
-        self._private = self._load_or_create()
-        self.public_key = _raw_public(self._private)
-        self.key_id = key_id(self.public_key)
+        self._loaded: Ed25519PrivateKey | None = None
+
+    @property
+    def _private(self) -> Ed25519PrivateKey:
+        """The current private key, read (or made) at its first use: a server that cannot write its
+        data folder says so about what it tried first (the outbox), not here."""
+        if self._loaded is None:
+            self._loaded = self._load_or_create()
+        return self._loaded
+
+    @property
+    def public_key(self) -> bytes:
+        return _raw_public(self._private)
+
+    @property
+    def key_id(self) -> str:
+        return key_id(self.public_key)
 
     def sign(self, message: bytes) -> Signature:
         return Signature(self.key_id, b64(self.public_key), b64(self._private.sign(message)))
@@ -111,6 +125,7 @@ class SigningKeys:
 
     def rotate(self) -> SigningKeys:
         """A new current key; the old public key stays listed, its private key is gone."""
+        self._write_public(self._private)  # the folder, and the key rotated away, exist first
         fresh = Ed25519PrivateKey.generate()
         self._write_public(fresh)
         temporary = self.folder / (CURRENT + ".new")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pbm.facts import Catalogue, Plural
 
 MESSAGES: Catalogue = {
+    "record-subject": "{title} Board {board} record",
     "record-attached": Plural(
         "plies",
         "The record of {title} board {board} is attached: {plies} "

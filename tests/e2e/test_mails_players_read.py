@@ -65,7 +65,9 @@ def test_every_move_is_numbered_the_same_in_mails_on_the_web_and_in_the_guard(se
     assert re.search(r"^ {3}3 d3 +4 e5$", body_of(move(server, sink, "bob", "e5#4")[0]), re.M)
 
     assert [m["number"] for m in page(server, "/api/cephalopod/101").json()["moves"]] == [1, 2, 3, 4]
-    assert re.findall(r'<td class="num">(\d+)</td>', page(server, "/cephalopod/101").text) == ["4", "3", "2", "1"]
+    assert re.findall(
+        r'<td class="num"><a class="ply-link"[^>]*>(\d+)</a></td>', page(server, "/cephalopod/101").text
+    ) == ["4", "3", "2", "1"]
 
 
 def test_in_a_game_of_three_the_columns_follow_the_seats(server, sink):

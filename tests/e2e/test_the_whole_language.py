@@ -277,6 +277,12 @@ def test_language_chooses_the_language_of_every_mail_to_the_player_and_refuses_o
     club.refused("bob", "language bob", "PBeM Server Error", "Usage: language USERID PASSWORD LANGUAGE.")
 
 
+@specifies("GAME record")
+def test_record_mails_the_game_as_a_signed_record_and_refuses_a_board_there_is_not(board: Club):
+    board.say("bob", "cephalopod record 101", mail_to("bob", "Cephalopod Board 101 record"))
+    board.refused("bob", "cephalopod record 999", "Cephalopod Board 999 Error", "There is no Cephalopod board 999")
+
+
 @specifies("timezone", "quiet", "digest")
 def test_timezone_quiet_and_digest_set_when_and_how_mail_comes_and_refuse_what_is_no_time(club: Club):
     club.say(

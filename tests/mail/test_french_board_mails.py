@@ -45,6 +45,7 @@ ENGLISH = frozenset(
 NOT_PROSE = [
     re.compile(r"https?://\S+"),
     re.compile(r"\b[0-9a-f]{16,}\b"),  # a hash, a seed
+    re.compile(r"^[A-Za-z0-9_-]{60,}$", re.MULTILINE),  # a receipt's signature (base64)
     re.compile(r"HMAC-SHA256\([^)]*\)|SHA-256|pbm[ /][\w./-]+"),  # the fair-dice recipe's formula and files
     re.compile(r"\b(?:cephalopod|cubeo|dodeca) [a-z]+ \d+[^\n]*"),  # a command, as the server reads it
     re.compile(r"\broll [a-z]\d+\b"),  # Dodeca's notation for a reroll

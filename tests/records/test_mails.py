@@ -28,7 +28,7 @@ RECEIPT = re.compile(
 @pytest.fixture
 def composer(keys):
     return Composer(
-        Templates(signing=keys), Addressing("pbm@games.test"), ReplyTokens(b"k" * 32), b"t" * 32, keys
+        Templates(signing=keys), Addressing("pbm@games.test"), ReplyTokens(b"k" * 32), b"t" * 32, signing=keys
     )
 
 

@@ -161,7 +161,7 @@ def test_dates_and_durations_are_french(database, changes, templates, club_with_
 
 def test_the_rules_page_gives_the_french_rules_and_options(client):
     page = client.get("/cephalopod/rules", headers=FRENCH_BROWSER).text
-    assert "Cephalopod, un jeu de Mark Steere · 2 à 6 joueurs" in page
+    assert "Cephalopod, un jeu de Mark Steere · de 2 à 6 joueurs" in page
     assert "Placement avec capture" in page and "=====" not in page
     assert "<dd>Des dés à douze faces avec -dice=12\u202f: un groupe" in page
     assert "Dodeca, d’après les pages de jeux Warpspawn" in client.get("/dodeca/rules", headers=FRENCH_BROWSER).text

@@ -57,7 +57,7 @@ class ReplyAddresses:
             return ConfirmFacts(token, confirmations.userid_of(session, token, self.now()))
         if is_digest_token(token):
             return self._digest(session, token)
-        ids = self.tokens.read(token, sender)
+        ids = self.tokens.read(token, self._addresses_of(session, token))
         if ids is None:
             return True
         board_id, player_id, at_ply = ids
@@ -65,6 +65,13 @@ class ReplyAddresses:
         if names is None:
             return True
         return ReplyFacts(names.userid, names.game_type, names.board, at_ply)
+
+    def _addresses_of(self, session: Session, token: str) -> list[str]:
+        """The addresses a board mail's tied token may have been sent to and still count: those of
+        the player it names (a reply from one of them, or from elsewhere, is judged later)."""
+        player_id = self.tokens.player_named(token)
+        named = players.by_ids(session, [player_id]) if player_id is not None else []
+        return [a.address for player in named for a in player.addresses]
 
     def _digest(self, session: Session, token: str) -> DigestFacts | bool:
         """A digest's reply address: its player, and the games waiting for their move now."""
@@ -79,7 +86,7 @@ class ReplyAddresses:
         """The board mail a reply came to the reply address of, for an error answering it to carry
         the same (none for a token of the older kind, which is not handed out again)."""
         token = self._token(envelope_to)
-        ids = self.tokens.read(token, sender) if token is not None else None
+        ids = self.tokens.read(token, sender or ()) if token is not None else None
         if ids is None:
             return None
         board_id, player_id, at_ply = ids
