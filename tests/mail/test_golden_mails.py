@@ -2,7 +2,9 @@
 
 For each game, a new-game mail, a mail about a move that carries a comment
 and the mail that ends the game; for Cephalopod also the mail of a
-three-player game whose move puts a player out. The games are played by mail
+three-player game whose move puts a player out, an illegal move's error and a
+nag; for Dodeca a move after a reroll. Each in English (``golden/``) and, for
+players who chose French, in French (``golden/fr/``), side by side. The games are played by mail
 on a fixed clock with fixed dice, so the mails come out the same every time,
 and any change to how they look is a visible diff in ``tests/mail/golden/``.
 
@@ -21,7 +23,7 @@ import pytest
 from sqlalchemy import select
 
 import pbm.games
-from pbm.store.models import Board
+from pbm.store.models import Board, MoveRecord
 from tests.support import Clock, body_of, mail
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -32,8 +34,8 @@ def as_golden(message) -> str:
     return f"Subject: {message['Subject']}\n\n{body_of(message)}"
 
 
-def check(name: str, message) -> None:
-    path = GOLDEN / f"{name}.txt"
+def check(name: str, message, language: str = "en") -> None:
+    path = (GOLDEN if language == "en" else GOLDEN / language) / f"{name}.txt"
     text = as_golden(message)
     if os.environ.get("PBM_UPDATE_GOLDEN") == "1":
         path.write_text(text)
@@ -74,6 +76,12 @@ class Table:
         self.room.send(mail(ADDRESSES[mover], line + (f"\n\n{comment}" if comment else "")))
         return mover, self.room.replies()
 
+    def last_move_put_out(self) -> bool:
+        """Whether the last move put a player out, as its record says (in no language)."""
+        with self.room.database.reading() as session:
+            last = session.scalars(select(MoveRecord).order_by(MoveRecord.id.desc()).limit(1)).one()
+            return bool((last.report or {}).get("eliminated"))
+
     def to(self, messages, userid: str):
         (message,) = [m for m in messages if m["To"].addresses[0].addr_spec == ADDRESSES[userid]]
         return message
@@ -83,37 +91,57 @@ class Table:
 def table(make_mailroom, monkeypatch):
     monkeypatch.setattr("pbm.games.dodeca.new_seed", lambda: bytes(range(32)))
 
-    def seat(game: str, *userids: str, seed: int = 1) -> Table:
+    def seat(game: str, *userids: str, seed: int = 1, language: str = "en") -> Table:
         clock = Clock()
         room = make_mailroom(clock=clock, public_url="https://games.example.org")  # the link line is reviewed too
         for userid in userids:
             room.send(mail(ADDRESSES[userid], f"signup {userid} {userid}-pw"))
+            if language != "en":
+                room.send(mail(ADDRESSES[userid], f"language {userid} {userid}-pw {language}"))
         room.replies()
         return Table(room, clock, game, list(userids), seed)
 
     return seat
 
 
+LANGUAGES = ["en", "fr"]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("game", ["cephalopod", "cubeo", "dodeca"])
-def test_the_mails_of_a_game_from_its_start_to_its_end(table, game):
-    players = table(game, "alice", "bob")
-    check(f"{game}-new", players.to(players.challenge(comment="Good luck, Bob!"), "bob"))
+def test_the_mails_of_a_game_from_its_start_to_its_end(table, game, language):
+    players = table(game, "alice", "bob", language=language)
+    check(f"{game}-new", players.to(players.challenge(comment="Good luck, Bob!"), "bob"), language)
     for _ in range(5):
         players.play()
     mover, mails = players.play(comment="Your move. I did not see that coming.")
-    check(f"{game}-move-with-comment", players.to(mails, "bob" if mover == "alice" else "alice"))
+    check(f"{game}-move-with-comment", players.to(mails, "bob" if mover == "alice" else "alice"), language)
     while players.engine.result(players.state()) is None:
         mover, mails = players.play()
-    check(f"{game}-game-over", players.to(mails, "bob" if mover == "alice" else "alice"))
+    check(f"{game}-game-over", players.to(mails, "bob" if mover == "alice" else "alice"), language)
 
 
-def test_the_mail_of_a_move_that_puts_a_player_out(table):
-    players = table("cephalopod", "alice", "bob", "carol", seed=4)  # a seed whose game has an elimination
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_mail_of_a_move_that_puts_a_player_out(table, language):
+    players = table("cephalopod", "alice", "bob", "carol", seed=4, language=language)  # a game with an elimination
     players.challenge("-size=3")
     while True:
         mover, mails = players.play()
-        eliminated = [m for m in mails if " is out, " in body_of(m)]
-        if eliminated:
+        if players.last_move_put_out():
             break
         assert players.engine.result(players.state()) is None, "this game was chosen for its elimination"
-    check("cephalopod-elimination", players.to(mails, mover))
+    check("cephalopod-elimination", players.to(mails, mover), language)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_error_mail_of_an_illegal_move_and_a_nag(table, language):
+    players = table("cephalopod", "alice", "bob", language=language)
+    players.challenge()
+    players.play()
+    players.room.send(mail(ADDRESSES["bob"], "cephalopod move 101 bob bob-pw f9"))  # no such cell
+    (error,) = players.room.replies()
+    check("cephalopod-illegal-move", error, language)
+    players.clock.advance(days=7, hours=1)
+    players.room.server.processor.time_pass.run()
+    (nag,) = players.room.replies()
+    check("cephalopod-nag", nag, language)
