@@ -3,7 +3,7 @@
 For each game, a new-game mail, a mail about a move that carries a comment
 and the mail that ends the game; for Cephalopod also the mail of a
 three-player game whose move puts a player out, an illegal move's error and a
-nag; for Dodeca a move after a reroll. Each in English (``golden/``) and, for
+nag; for Dodeca a reroll. Each in English (``golden/``) and, for
 players who chose French, in French (``golden/fr/``), side by side. The games are played by mail
 on a fixed clock with fixed dice, so the mails come out the same every time,
 and any change to how they look is a visible diff in ``tests/mail/golden/``.
@@ -72,7 +72,8 @@ class Table:
         state = self.state()
         mover = self.userids[state.to_move]
         self.clock.advance(hours=7, minutes=13 * state.ply % 60)
-        line = f"{self.game} move 101 {mover} {mover}-pw {self.next_move()}"
+        self.last_move = self.next_move()
+        line = f"{self.game} move 101 {mover} {mover}-pw {self.last_move}"
         self.room.send(mail(ADDRESSES[mover], line + (f"\n\n{comment}" if comment else "")))
         return mover, self.room.replies()
 
@@ -116,8 +117,13 @@ def test_the_mails_of_a_game_from_its_start_to_its_end(table, game, language):
         players.play()
     mover, mails = players.play(comment="Your move. I did not see that coming.")
     check(f"{game}-move-with-comment", players.to(mails, "bob" if mover == "alice" else "alice"), language)
+    rerolled = False
     while players.engine.result(players.state()) is None:
         mover, mails = players.play()
+        if game == "dodeca" and not rerolled and players.last_move.startswith("roll"):
+            rerolled = True  # the first reroll: what the other player reads of it
+            check("dodeca-reroll", players.to(mails, "bob" if mover == "alice" else "alice"), language)
+    assert rerolled or game != "dodeca", "this game was chosen for its rerolls"
     check(f"{game}-game-over", players.to(mails, "bob" if mover == "alice" else "alice"), language)
 
 
