@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from random import Random
 
-from pbm.bots.search import Reward
+from pbm.bots.search import Reward, share
 from pbm.games.cephalopod import EMPTY, GAME, State, _next_seat, _tables
 
 GREEDY = 0.8
@@ -79,12 +79,6 @@ class CephalopodRules:
             best = max(gain for gain, _ in gains)
             return rng.choice([move for gain, move in gains if gain == best])
         return rng.choice(moves)
-
-
-def share(seats: int, winners: Sequence[int]) -> Reward:
-    """The win shared among `winners`: ``share(3, [0, 2])`` is ``(0.5, 0.0, 0.5)``."""
-    part = 1.0 / len(winners)
-    return tuple(part if seat in winners else 0.0 for seat in range(seats))
 
 
 def playout(position: State, rng: Random, greedy: float) -> Reward:

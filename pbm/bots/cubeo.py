@@ -15,7 +15,7 @@ import math
 from collections.abc import Hashable, Sequence
 from random import Random
 
-from pbm.bots.search import Reward
+from pbm.bots.search import Reward, share
 from pbm.games.cubeo import GAME, SIDES, State
 
 DEPTH = 6
@@ -52,7 +52,7 @@ class CubeoRules:
         result = GAME.result(position)
         if result is None:
             return None
-        return (1.0, 0.0) if result.winners == [0] else (0.0, 1.0)
+        return share(2, result.winners)
 
     def winning_move(self, position: State, moves: Sequence[str]) -> int | None:
         winning = winning_merge(position)

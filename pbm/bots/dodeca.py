@@ -18,8 +18,8 @@ import math
 from collections.abc import Hashable, Sequence
 from random import Random
 
-from pbm.bots.search import Reward
-from pbm.games.dodeca import CUBE, DODECA, OCTO, TETRA, Kind, State, _Action, _moves, _own_squares
+from pbm.bots.search import Reward, share
+from pbm.games.dodeca import CUBE, DODECA, GAME, OCTO, TETRA, Kind, State, _Action, _moves, _own_squares
 
 DEPTH = 10
 """Plies a playout plays before it counts material."""
@@ -80,13 +80,8 @@ class DodecaRules:
         return move.target is None
 
     def outcome(self, position: State) -> Reward | None:
-        dodecas = [False, False]
-        for die in position.board:
-            if die is not None and die.kind is DODECA:
-                dodecas[die.seat] = True
-        if all(dodecas):
-            return None
-        return (1.0, 0.0) if dodecas[0] else (0.0, 1.0)
+        result = GAME.result(position)  # the rules say when a game is won, not the bot
+        return None if result is None else share(2, result.winners)
 
     def winning_move(self, position: State, moves: Sequence[Move]) -> int | None:
         """A capture of the other side's last Dodeca, if one is in reach."""

@@ -36,6 +36,12 @@ Reward = tuple[float, ...]
 """A share of the win per seat, summing to 1."""
 
 
+def share(seats: int, winners: Sequence[int]) -> Reward:
+    """The win shared among `winners`: ``share(3, [0, 2])`` is ``(0.5, 0.0, 0.5)``."""
+    part = 1.0 / len(winners)
+    return tuple(part if seat in winners else 0.0 for seat in range(seats))
+
+
 class Rules(Protocol):
     """What a search needs to know of a game (see each game's adapter in `pbm.bots`)."""
 
