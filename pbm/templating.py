@@ -86,6 +86,7 @@ def make_environment(
     environment.filters["when"] = words.moment
     environment.filters["number"] = words.number
     environment.filters["joined"] = words.join
+    environment.filters["seconds"] = lambda value: typical_seconds(value, words)
     # A game's credit (``Cephalopod, a game by Mark Steere``) as its rules in this language write it.
     environment.globals["credit"] = lambda engine: credit(engine, language)
     # What a game's challenge options do, as this language's options.txt says it.
@@ -116,6 +117,20 @@ def make_environment(
 
     environment.globals["receipt"] = receipt
     return environment
+
+
+def typical_seconds(value: float, words: Words) -> str:
+    """A bot's time for a move as the help and the page show it, to two significant figures in the
+    reader's way of writing numbers: what is typical, not the ladder's four decimals.
+
+    >>> english = Words("en")
+    >>> [typical_seconds(s, english) for s in (0.0005, 0.2945, 5.8167, 10.9349, 1.9601)]
+    ['< 0.01', '0.29', '5.8', '11', '2']
+    """
+    if value < 0.01:
+        return "< " + words.number(0.01)
+    rounded = float(f"{value:.2g}")
+    return words.number(int(rounded) if rounded.is_integer() else rounded)
 
 
 def credit(engine: Game[Any], language: str) -> str:

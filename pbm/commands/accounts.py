@@ -16,7 +16,7 @@ from pbm.commands.effects import OutgoingMail, Refused, listed, utc_time
 from pbm.facts import Fact
 from pbm.store import board_lists, confirmations, outbox, players, resets
 from pbm.store.models import BoardStatus, HoldReason, Player
-from pbm.views import GameSummary, game_summary
+from pbm.views import GameSummary, bot_ladders, game_summary
 
 SIGNUP_WINDOW = timedelta(days=1)
 RESET_WINDOW = timedelta(days=1)
@@ -35,6 +35,7 @@ HELP_TOPICS = {
     "ratings": "help_ratings",
     "queue": "help_queue",
     "time": "help_time",
+    "bots": "help_bots",
 }
 """``help TOPIC``: the mail template of each topic (besides the games, whose help is their own)."""
 
@@ -42,8 +43,14 @@ HELP_TOPICS = {
 def help_(ctx: Context, command: lang.Help) -> list[OutgoingMail]:
     topic = command.topic or "commands"
     if topic in HELP_TOPICS:
-        club = {"defaults": ctx.club.time_control, "allowance": ctx.club.vacation_allowance}
-        return [recipients.to_sender(ctx, HELP_TOPICS[topic], games=pbm.games.all_games(), **club)]
+        context = {
+            "games": pbm.games.all_games(),
+            "defaults": ctx.club.time_control,
+            "allowance": ctx.club.vacation_allowance,
+        }
+        if topic == "bots":
+            context["ladders"] = bot_ladders()
+        return [recipients.to_sender(ctx, HELP_TOPICS[topic], **context)]
     if topic in pbm.games.names():
         return [recipients.to_sender(ctx, "game_help", game=pbm.games.get(topic))]
     topics = [*dict.fromkeys(t for t in HELP_TOPICS if t != "help"), *pbm.games.names()]

@@ -37,6 +37,10 @@ class Links:
     def rules(self, game_type: str) -> str | None:
         return self._to(f"/{game_type}/rules")
 
+    def bots(self) -> str | None:
+        """The bots' levels and measured strength."""
+        return self._to("/bots")
+
     def deadlines(self, userid: str) -> str | None:
         """The player's calendar feed of forfeit deadlines."""
         return self._to(f"/players/{quote(userid, safe='')}/deadlines.ics")

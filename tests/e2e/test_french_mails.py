@@ -32,7 +32,7 @@ SERVER_WORDS = frozenset(
     }
     | set(pbm.games.names())
     | {"off", "all", "if", "then", "else", "new", "open", "inf", "active", "next", "now", "today"}
-    | {"tutorial", "ratings", "time"}
+    | {"tutorial", "ratings", "time", "bots"}
 )
 """What a French mail may quote as the server reads it: verbs, game names, literal arguments, help topics."""
 
@@ -83,7 +83,7 @@ def test_help_comes_in_french_with_the_usage_lines_in_french_words(server, sink,
     body = french(answer)
     assert "\n    signup IDENTIFIANT MOTDEPASSE [ADRESSE...]\n" in body
     assert "\n    JEU move PARTIE IDENTIFIANT MOTDEPASSE COUP[#N]\n" in body
-    assert "Plus d’aide\u202f: help tutorial, help ratings, help queue, help time, help JEU." in body
+    assert "Plus d’aide\u202f: help tutorial, help ratings, help queue, help time, help bots,\nhelp JEU." in body
 
 
 @pytest.mark.parametrize("line", ["help cephalopod", "cephalopod help", "cephalopod aide"])

@@ -209,7 +209,7 @@ def bob_wins_101(club: Club, *watchers: Expected) -> None:
 COMMANDS = (
     "signup USERID PASSWORD [ADDRESS...]",
     "GAME move BOARD USERID PASSWORD MOVE[#N]",
-    "More help: help tutorial, help ratings, help queue, help time, help GAME.",
+    "More help: help tutorial, help ratings, help queue, help time, help bots,\nhelp GAME.",
 )
 
 
@@ -254,6 +254,12 @@ COMMANDS = (
             "Time on the PBeM Server: reminders, forfeits, clocks and vacations",
             ("reminders after 7 days without a move; forfeit after 21 days", "--clock=S+I/C"),
             id="time",
+        ),
+        pytest.param(
+            "help bots",
+            "Bots on the PBeM Server: their levels and strength",
+            ("    cephalopod challenge alice bot3", "    Bot    Level"),
+            id="bots",
         ),
     ],
 )
@@ -328,8 +334,8 @@ def test_help_on_a_topic_there_is_no_help_on_lists_the_topics(newcomers: Club):
         "dave",
         "help nosuch",
         "PBeM Server Error",
-        "There is no help on 'nosuch'; the topics are: commands, tutorial, ratings, queue, time, cephalopod, "
-        "cubeo, dodeca.",
+        "There is no help on 'nosuch'; the topics are: commands, tutorial, ratings, queue, time, bots, "
+        "cephalopod, cubeo, dodeca.",
     )
     newcomers.refused(
         "dave",

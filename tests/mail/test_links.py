@@ -46,10 +46,13 @@ def test_help_links_the_pages_the_rules_and_the_calendar_feed(linked):
     assert f"The games, their boards and the standings: {SITE}/\n" in body
     assert f"The rules of a game: {SITE}/GAME/rules\n" in body
     assert f"Your deadlines, as a calendar feed: {SITE}/players/USERID/deadlines.ics\n" in body
+    assert f"The bots' levels and strength: {SITE}/bots\n" in body
     linked.send(mail(BOB, "cubeo help"))
     assert f"The rules on the web: {SITE}/cubeo/rules\n" in body_of(linked.replies()[0])
     linked.send(mail(BOB, "help time"))
     assert f"subscribe it to\n{SITE}/players/USERID/deadlines.ics\n" in body_of(linked.replies()[0])
+    linked.send(mail(BOB, "help bots"))
+    assert f"The same tables on the web: {SITE}/bots\n" in body_of(linked.replies()[0])
 
 
 def test_a_mail_that_says_to_write_to_the_administrator_gives_the_address(linked):
@@ -61,7 +64,14 @@ def test_a_mail_that_says_to_write_to_the_administrator_gives_the_address(linked
 
 
 def test_without_a_public_url_no_mail_carries_a_link_nor_an_administrators_address(unlinked):
-    for line in ("cephalopod challenge alice bob", "help", "cubeo help", "help time", "password reset bob"):
+    for line in (
+        "cephalopod challenge alice bob",
+        "help",
+        "cubeo help",
+        "help time",
+        "help bots",
+        "password reset bob",
+    ):
         unlinked.send(mail(ALICE, line))
     bodies = [body_of(m) for m in unlinked.replies()]
     assert not [b for b in bodies if re.search(r"https?://", b)]
