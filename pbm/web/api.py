@@ -13,6 +13,7 @@ the dice seed only as the engine's public notes reveal it once a game is over.
 - ``GET /api/<game>/<board>/dice``: a finished game's dice record, for ``pbm verify-dice``
 - ``GET /api/<game>/standings?page=``: the type's ratings
 - ``GET /api/players/<userid>``: a player's games and ratings
+- ``GET /api/bots``: every game's bot levels with their measured strength (the ``/bots`` page)
 - ``GET /api/events?game=&board=&player=&after=``: live changes (server-sent events)
 """
 
@@ -29,7 +30,17 @@ from pbm.facts import Fact
 from pbm.games import BoardCell
 from pbm.records.keys import SigningKeys
 from pbm.store.models import BoardStatus
-from pbm.views import BoardView, GameSummary, MoveView, RatingView, SeatView, Standing, TimeView
+from pbm.views import (
+    BoardView,
+    BotLadder,
+    BotLevelView,
+    GameSummary,
+    MoveView,
+    RatingView,
+    SeatView,
+    Standing,
+    TimeView,
+)
 from pbm.web import params
 from pbm.web.live import GameChanges, Interest, event_stream
 from pbm.web.reads import BoardList, GamePage, PlayerPage, Reads, Standings, TypeOverview
@@ -223,6 +234,40 @@ def standings_json(standings: Standings) -> dict[str, Any]:
     }
 
 
+def bot_level_json(bot: BotLevelView) -> dict[str, Any]:
+    return {
+        "level": bot.level,
+        "userid": bot.userid,
+        "elo": bot.elo,
+        "elo_95": list(bot.elo_95) if bot.elo_95 is not None else None,
+        "lead": bot.lead,
+        "lead_95": list(bot.lead_95) if bot.lead_95 is not None else None,
+        "shown_stronger": bot.shown_stronger if bot.lead_95 is not None else None,
+        "games": bot.games,
+        "seconds_per_move": bot.seconds_per_move,
+    }
+
+
+def bots_json(ladders: list[BotLadder]) -> dict[str, Any]:
+    """The bots' levels per game as the ladder measured them: Elo from a random mover at 0, with
+    95% intervals; ``lead`` is the Elo over the level below (the random mover for level 1)."""
+    return {
+        "url": "/bots",
+        "games": [
+            {
+                "game": ladder.engine.name,
+                "title": ladder.engine.title,
+                "measured": ladder.measured.date().isoformat() if ladder.measured is not None else None,
+                "games": ladder.games,
+                "random_games": ladder.random_games,
+                "rough": ladder.rough,
+                "levels": [bot_level_json(bot) for bot in ladder.levels],
+            }
+            for ladder in ladders
+        ],
+    }
+
+
 def error_json(status: int, fact: Fact) -> JSONResponse:
     """An error as the API answers it: in English (a program reads it, whatever the browser's
     language), with its fact's code, which stays the same when the English is reworded."""
@@ -289,6 +334,9 @@ class Api:
         engine = params.engine_of(request)
         standings = await self.reads.run(self.reads.standings, engine, params.page_number(request))
         return JSONResponse(standings_json(standings))
+
+    async def bots(self, request: Request) -> Response:
+        return JSONResponse(bots_json(await self.reads.run(self.reads.bots)))
 
     async def player(self, request: Request) -> Response:
         userid = request.path_params["userid"]

@@ -6,7 +6,8 @@ Routes (the design's HTTP contract, and what the pages link to):
   boards, paged and filtered; ``/<game>/<board>``: one game;
   ``/<game>/<board>?ply=N``: it as it stood after N plies; ``/<game>/<board>/record.json``:
   its record (`pbm.records`); ``/<game>/standings``, ``/<game>/rules``; ``/players/<userid>``, and
-  ``/players/<userid>/deadlines.ics`` (`pbm.web.calendar`)
+  ``/players/<userid>/deadlines.ics`` (`pbm.web.calendar`); ``/bots``: the bots' levels and
+  measured strength
 - ``/api/...``: the same data as JSON (see `pbm.web.api`), and
   ``/api/events``, the live changes the pages follow
 - ``/static/...``: the stylesheet and script
@@ -207,6 +208,7 @@ def create_app(
         Route("/healthz", healthz),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
         Route("/api/games", json_api.games),
+        Route("/api/bots", json_api.bots),
         Route("/api/events", json_api.events),
         Route("/api/players/{userid:path}", json_api.player),
         Route("/api/{game}", json_api.boards),
@@ -216,6 +218,7 @@ def create_app(
         Route("/players/{userid}/deadlines.ics", calendar.endpoint(reads, now, templates.default_language)),
         *_unsubscribe_routes(database, unsubscribing, pages, now),
         Route("/players/{userid:path}", pages.player),
+        Route("/bots", pages.bots),
         Route("/{game}", pages.boards),
         Route("/{game}/standings", pages.standings),
         Route("/{game}/rules", pages.rules),

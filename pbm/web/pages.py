@@ -76,9 +76,7 @@ class Pages:
         html = (
             self.templates.speaking(language)
             .get_template(f"web/{name}")
-            .render(
-                engines=pbm.games.all_games(), address=self.address, switch=switch, signing=self.signing, **context
-            )
+            .render(engines=pbm.games.all_games(), address=self.address, switch=switch, signing=self.signing, **context)
         )
         response = HTMLResponse(html, status_code=status_code)
         response.headers["Vary"] = "Accept-Language, Cookie"
@@ -125,6 +123,10 @@ class Pages:
         return self.render(
             request, "board.html", engine=engine, view=page.view, page=page, dice_record=page.dice_record, live=live
         )
+
+    async def bots(self, request: Request) -> Response:
+        ladders = await self.reads.run(self.reads.bots)
+        return self.render(request, "bots.html", ladders=ladders)
 
     async def player(self, request: Request) -> Response:
         userid = request.path_params["userid"]

@@ -30,8 +30,10 @@ from pbm.store.database import Database
 from pbm.store.models import Board, BoardStatus, utcnow
 from pbm.views import (
     BoardView,
+    BotLadder,
     GameSummary,
     RatingView,
+    bot_ladders,
     dice_record,
     game_summary,
     rating_view,
@@ -46,6 +48,7 @@ class PlyOutOfRange(ValueError):
     def __init__(self, plies: int) -> None:
         super().__init__(plies)
         self.plies = plies
+
 
 PAGE_THREADS = 1
 """Threads the pages read in. Reading a page is mostly Python (rows made into read models), and
@@ -186,6 +189,10 @@ class Reads:
         """`read(*args, **kwargs)`, one of these methods, in the pages' thread (`PAGE_THREADS`)."""
         return await asyncio.get_running_loop().run_in_executor(self._threads, functools.partial(read, *args, **kwargs))
 
+    def bots(self) -> list[BotLadder]:
+        """Every game's bots with their measured strength: read from the ladder's file, not the database."""
+        return bot_ladders()
+
     def overview(self) -> list[TypeOverview]:
         engines = all_games()
         with self.database.reading() as session:
@@ -194,8 +201,7 @@ class Reads:
                 session, [engine.name for engine in engines], "active", limit=self.front_page_games
             )
             return [
-                TypeOverview(engine, counts.get(engine.name, {}), _summaries(latest[engine.name]))
-                for engine in engines
+                TypeOverview(engine, counts.get(engine.name, {}), _summaries(latest[engine.name])) for engine in engines
             ]
 
     def boards(

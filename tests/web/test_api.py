@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pbm.bots
 import pbm.games
 
 
@@ -185,3 +186,18 @@ def test_api_a_game_without_dice_has_no_dice_record(client, club):
     club.challenge("cephalopod", "alice", "bob")
     club.resign("cephalopod", 101, "alice")
     assert client.get("/api/cephalopod/101/dice").status_code == 404
+
+
+def test_api_bots_gives_each_games_levels_as_the_ladder_measured_them(client):
+    answer = client.get("/api/bots")
+    assert answer.status_code == 200
+    games = {entry["game"]: entry for entry in answer.json()["games"]}
+    assert list(games) == ["cephalopod", "cubeo", "dodeca"]
+    for game, entry in games.items():
+        measured = pbm.bots.strength(game)
+        assert measured is not None
+        assert (entry["measured"], entry["games"]) == (measured["measured"], measured["games"])
+        assert [level["userid"] for level in entry["levels"]] == [f"bot{n}" for n in pbm.bots.levels(game)]
+        for level, row in zip(entry["levels"], measured["levels"][1:]):
+            assert {key: level[key] for key in row} == row
+            assert level["shown_stronger"] == (row["lead_95"][0] > 0)

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import pbm.bots
 from pbm import languages
 from pbm.commands import language as lang
 from pbm.store.models import utcnow
@@ -120,6 +121,7 @@ PAGES = [
     "/cephalopod/rules",
     "/cubeo/rules",
     "/dodeca/rules",
+    "/bots",
 ]
 ERRORS = {
     "/cephalopod/999": 404,
@@ -165,6 +167,21 @@ def test_the_rules_page_gives_the_french_rules_and_options(client):
     assert "Placement avec capture" in page and "=====" not in page
     assert "<dd>Des dés à douze faces avec -dice=12\u202f: un groupe" in page
     assert "Dodeca, d’après les pages de jeux Warpspawn" in client.get("/dodeca/rules", headers=FRENCH_BROWSER).text
+
+
+def test_the_bots_page_gives_the_table_in_french(client):
+    page = client.get("/bots", headers=FRENCH_BROWSER).text
+    assert "<h1>Robots</h1>" in page
+    assert '<th scope="col" class="num">Intervalle à 95\u00a0%</th>' in page
+    assert '<th scope="col" class="num">Secondes par coup</th>' in page
+    low, high = pbm.bots.strength("cephalopod")["levels"][1]["elo_95"]
+    assert f'<td class="num">{low} à {high}</td>' in page
+    assert re.search(r'<td class="num">(&lt; )?\d+,\d+</td>', page) and not re.search(
+        r'<td class="num">[^<]*\d\.\d', page
+    )
+    challenge = "<code>cephalopod challenge IDENTIFIANT bot3</code>"
+    assert f"Défiez un robot par courriel comme n’importe quel joueur\u202f: {challenge}" in page
+    assert re.search(r"Mesuré le <time [^>]*>\d+ \w+ \d{4}</time> sur \d+ parties\u202f: trop peu", page)
 
 
 def test_error_pages_say_what_is_missing_in_french(client, club_with_everything):

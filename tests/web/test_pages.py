@@ -8,8 +8,10 @@ from html import unescape
 
 import pytest
 
+import pbm.bots
 import pbm.games
 from pbm.templating import Templates
+from pbm.views import WIDE_ELO
 from pbm.web.app import create_app
 from tests.support import end_words
 from tests.web.conftest import TestClient
@@ -394,6 +396,53 @@ def test_rules_page_escapes_the_help_texts_angle_brackets(client):
 
 def test_rules_of_an_unknown_game_are_not_found(client):
     assert client.get("/chess/rules").status_code == 404
+
+
+# -- the bots -------------------------------------------------------------------------------------
+
+
+def bot_rows(page: str, game: str) -> list[list[str]]:
+    """The cells of each row of `game`'s table on the bots page, as a reader sees them."""
+    part = re.search(rf'<section class="bot-ladder" aria-labelledby="bots-{game}">.*?</section>', page, re.S)
+    assert part is not None, game
+    rows = re.findall(r"<tr>\s*<th scope=\"row\">.*?</tr>", part.group(0), re.S)
+    return [[text_of(cell) for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)] for row in rows]
+
+
+@pytest.mark.parametrize("game", ["cephalopod", "cubeo", "dodeca"])
+def test_bots_page_shows_each_level_with_the_strength_the_ladder_measured(client, game):
+    page = client.get("/bots").text
+    measured = pbm.bots.strength(game)
+    assert measured is not None
+    rows = bot_rows(page, game)
+    assert [row[:2] for row in rows] == [[f"bot{level}", str(level)] for level in pbm.bots.levels(game)]
+    for row, level in zip(rows, measured["levels"][1:]):
+        elo, interval, games, seconds = row[2:]
+        assert [elo, interval, games] == [str(level["elo"]), "{} to {}".format(*level["elo_95"]), str(level["games"])]
+        if level["seconds_per_move"] < 0.01:
+            assert seconds == "< 0.01"
+        else:
+            assert float(seconds) == pytest.approx(level["seconds_per_move"], rel=0.05)
+    assert f"over {measured['games']} games" in text_of(page)
+
+
+def test_bots_page_says_how_to_challenge_a_bot_and_how_far_the_measure_goes(client):
+    words = text_of(client.get("/bots").text)
+    assert "Challenge a bot by mail as you would anyone: cephalopod challenge YOURID bot3" in words
+    assert "Elo is counted from the random player at 0" in words
+    wide = [
+        g
+        for g in ("cephalopod", "cubeo", "dodeca")
+        if any(row["elo_95"][1] - row["elo_95"][0] > WIDE_ELO for row in pbm.bots.strength(g)["levels"])
+    ]
+    assert words.count("too few to rate the levels closely, so the intervals are wide") == len(wide)
+
+
+def test_every_page_leads_to_the_bots_page(client):
+    page = client.get("/").text
+    assert '<li><a href="/bots">Bots</a></li>' in page, "the site's navigation"
+    assert "Nobody to play with? Challenge a bot, at any hour: cephalopod challenge YOURID bot1" in text_of(page)
+    assert '<a href="/bots">Bots</a>' in client.get("/cubeo/rules").text
 
 
 # -- frame ----------------------------------------------------------------------------------------
