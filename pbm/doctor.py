@@ -488,10 +488,10 @@ def report(domain: str, findings: list[Finding]) -> list[str]:
     lines = []
     for finding in findings:
         lines.append(f"{finding.check}: {finding.status.value}")
-        lines += [f"  found    {record}" for record in finding.found]
+        lines += [f"  {'found':<9} {record}" for record in finding.found]
         lines += [f"  {note}" for note in finding.notes]
         verb = "add" if finding.status is Status.MISSING else "change to"
-        lines += [f"  {verb:<8} {record}" for record in finding.fix]
+        lines += [f"  {verb:<9} {record}" for record in finding.fix]
     failing = [finding.check for finding in findings if finding.status.fails]
     warned = [finding.check for finding in findings if finding.status is Status.WARNING]
     if failing:

@@ -312,7 +312,7 @@ def test_the_report_says_each_check_then_the_verdict():
     spf = lines.index("SPF: missing")
     assert lines[spf + 1 : spf + 3] == [
         f"  no SPF record: receivers cannot tell which hosts may send mail from {DOMAIN}",
-        f'  add      {DOMAIN}. IN TXT "v=spf1 mx -all"',
+        f'  add       {DOMAIN}. IN TXT "v=spf1 mx -all"',
     ]
     assert lines[-1] == f"{DOMAIN} is not ready for mail: SPF to mend"
 
