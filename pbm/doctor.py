@@ -77,13 +77,15 @@ def _worst(statuses: Iterable[Status]) -> Status:
 @dataclass(frozen=True)
 class Finding:
     """One check's verdict: the records it `found`, what is wrong or weak (`notes`), and the
-    records that would mend it (`fix`, zone-file lines)."""
+    records that would mend it (`fix`, zone-file lines), added beside what is there or, when
+    `replacing`, in the place of what was found."""
 
     check: str
     status: Status
     found: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     fix: tuple[str, ...] = ()
+    replacing: bool = False
 
 
 class LookupFailed(Exception):
@@ -213,28 +215,46 @@ def check_spf(domain: str, zone: _Dns, hosts: dict[str, list[str]]) -> Finding:
             notes=("several SPF records: receivers take that as an error (RFC 7208, permerror); keep one",),
             fix=(suggested_spf(domain),),
         )
-    terms = [_qualified(term) for term in policies[0].split()[1:]]
+    words = policies[0].split()[1:]
+    terms = [_qualified(word) for word in words]
     everyone = next((qualifier for qualifier, mechanism in terms if mechanism.lower() == "all"), None)
     delegated = any(mechanism.lower().startswith(("include:", "redirect=", "exists:")) for _, mechanism in terms)
+    sending = {ipaddress.ip_address(address) for addresses in hosts.values() for address in addresses}
+    unnamed = bool(sending) and not delegated and not _lets_send(terms, sending, domain, zone)
+    mended = _mended_spf(domain, words, name_mx=unnamed)
     if everyone == "+":
         return Finding(
             "SPF",
             Status.WRONG,
             found=found,
             notes=("+all lets every host on the internet send mail as the domain: end the policy with -all",),
-            fix=(suggested_spf(domain),),
+            fix=(mended,),
+            replacing=True,
         )
     notes = []
     if everyone is None and not delegated:
         notes.append("the policy does not end with -all: mail from any other host passes as neutral")
     elif everyone == "?":
         notes.append("?all: mail from any other host passes as neutral; end the policy with -all")
-    sending = {ipaddress.ip_address(address) for addresses in hosts.values() for address in addresses}
-    if sending and not delegated and not _lets_send(terms, sending, domain, zone):
-        notes.append("it names neither mx nor the MX hosts' addresses: mail pbm sends through them fails SPF (add mx)")
+    if unnamed:
+        notes.append("it names neither mx nor the MX hosts' addresses: mail pbm sends through them fails SPF")
     if notes:
-        return Finding("SPF", Status.WARNING, found=found, notes=tuple(notes), fix=(suggested_spf(domain),))
+        return Finding("SPF", Status.WARNING, found=found, notes=tuple(notes), fix=(mended,), replacing=True)
     return Finding("SPF", Status.OK, found=found)
+
+
+def _mended_spf(domain: str, words: list[str], *, name_mx: bool) -> str:
+    """The domain's own policy (its terms after ``v=spf1``), mended: ``mx`` named first when the
+    MX hosts were not, and ``+all``, ``all`` or ``?all`` made ``-all`` (added when there is none
+    and no redirect=); every other term kept as it is.
+
+    >>> print(_mended_spf("games.example.org", ["include:_spf.example.net", "?all"], name_mx=False))
+    games.example.org. IN TXT "v=spf1 include:_spf.example.net -all"
+    """
+    kept = ["-all" if word.lower() in ("all", "+all", "?all") else word for word in words]
+    if not any(_qualified(word)[1].lower() == "all" or word.lower().startswith("redirect=") for word in kept):
+        kept.append("-all")
+    return f'{domain}. IN TXT "{" ".join(["v=spf1", *(["mx"] if name_mx else []), *kept])}"'
 
 
 def _qualified(term: str) -> tuple[str, str]:
@@ -318,7 +338,7 @@ def check_dkim(domain: str, selector: str | None, zone: _Dns) -> Finding:
     tags = _tags(records[0])
     problem = _key_problem(tags)
     if problem is not None:
-        return Finding("DKIM", Status.WRONG, found=found, notes=(problem,), fix=(suggested,))
+        return Finding("DKIM", Status.WRONG, found=found, notes=(problem,), fix=(suggested,), replacing=True)
     kind = tags.get("k", "rsa").lower()
     notes = []
     if kind == "rsa":
@@ -418,13 +438,16 @@ def check_dmarc(domain: str, zone: _Dns) -> Finding:
     notes = []
     if inherited:
         notes.append(f"{domain} has none of its own: the policy of {owner} applies (sp=, else p=)")
+    # The domain's own record is mended in place; a parent's is left alone, and the domain gets its own.
+    fix = suggested_dmarc(domain) if inherited else _mended_dmarc(name, records[0])
     if policy not in ("none", "quarantine", "reject"):
         return Finding(
             "DMARC",
             Status.WRONG,
             found=found,
             notes=(*notes, f"p={policy or '(missing)'}: the policy is none, quarantine or reject"),
-            fix=(suggested_dmarc(domain),),
+            fix=(fix,),
+            replacing=not inherited,
         )
     if policy == "none":
         notes.append(
@@ -435,8 +458,27 @@ def check_dmarc(domain: str, zone: _Dns) -> Finding:
     if percent != "100":
         notes.append(f"pct={percent}: the policy covers only part of the mail that fails")
     if policy == "none" or percent != "100":
-        return Finding("DMARC", Status.WARNING, found=found, notes=tuple(notes), fix=(suggested_dmarc(domain),))
+        return Finding("DMARC", Status.WARNING, found=found, notes=tuple(notes), fix=(fix,), replacing=not inherited)
     return Finding("DMARC", Status.OK, found=found, notes=tuple(notes))
+
+
+def _mended_dmarc(name: str, record: str) -> str:
+    """A DMARC record asking receivers to quarantine all the mail that fails, its other tags kept.
+
+    >>> print(_mended_dmarc("_dmarc.games.example.org", "v=DMARC1; p=none; pct=20; rua=mailto:d@example.org"))
+    _dmarc.games.example.org. IN TXT "v=DMARC1; p=quarantine; rua=mailto:d@example.org"
+    """
+    mended = []
+    for part in (part.strip() for part in record.split(";")):
+        tag, _, value = part.partition("=")
+        tag = tag.strip().lower()
+        if tag == "p" and value.strip().lower() != "reject":
+            mended.append("p=quarantine")
+        elif part and tag != "pct":
+            mended.append(part)
+    if not any(part.lower().startswith("p=") for part in mended):
+        mended.insert(1, "p=quarantine")
+    return f'{name}. IN TXT "{"; ".join(mended)}"'
 
 
 # -- reverse DNS -----------------------------------------------------------------------
@@ -451,6 +493,7 @@ def check_reverse_dns(hosts: dict[str, list[str]], zone: _Dns) -> Finding:
     if not hosts:
         return Finding("reverse DNS", Status.UNKNOWN, notes=("no MX host with an address to check",))
     statuses, found, notes, fix = [], [], [], []
+    replacing = False
     for host, addresses in hosts.items():
         for address in addresses:
             reverse = dns.reversename.from_address(address).to_text()
@@ -473,11 +516,12 @@ def check_reverse_dns(hosts: dict[str, list[str]], zone: _Dns) -> Finding:
                         f"point the PTR at {host}. (or give {name} that address)"
                     )
                     fix.append(f"{reverse} IN PTR {host}.")
+                    replacing = True
                 else:
                     statuses.append(Status.OK)
                     if name.rstrip(".").lower() != host.lower():
                         notes.append(f"the MTA at {address} must greet as {name.rstrip('.')} (smtp_helo_name)")
-    return Finding("reverse DNS", _worst(statuses), tuple(found), tuple(notes), tuple(fix))
+    return Finding("reverse DNS", _worst(statuses), tuple(found), tuple(notes), tuple(fix), replacing)
 
 
 # -- the report ------------------------------------------------------------------------
@@ -490,7 +534,7 @@ def report(domain: str, findings: list[Finding]) -> list[str]:
         lines.append(f"{finding.check}: {finding.status.value}")
         lines += [f"  {'found':<9} {record}" for record in finding.found]
         lines += [f"  {note}" for note in finding.notes]
-        verb = "add" if finding.status is Status.MISSING else "change to"
+        verb = "change to" if finding.replacing else "add"
         lines += [f"  {verb:<9} {record}" for record in finding.fix]
     failing = [finding.check for finding in findings if finding.status.fails]
     warned = [finding.check for finding in findings if finding.status is Status.WARNING]

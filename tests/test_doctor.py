@@ -140,12 +140,20 @@ def test_two_spf_records_are_wrong_receivers_take_them_as_an_error():
     assert len(finding.found) == 2
 
 
-@pytest.mark.parametrize("policy", ["v=spf1 mx +all", "v=spf1 mx all", "V=SPF1 a mx +ALL"])
-def test_an_spf_policy_that_lets_every_host_send_is_wrong(policy):
+@pytest.mark.parametrize(
+    ("policy", "mended"),
+    [
+        ("v=spf1 mx +all", "v=spf1 mx -all"),
+        ("v=spf1 mx all", "v=spf1 mx -all"),
+        ("V=SPF1 a mx +ALL", "v=spf1 a mx -all"),
+    ],
+)
+def test_an_spf_policy_that_lets_every_host_send_is_wrong_and_mended_in_place(policy, mended):
     zone = well_configured()
     zone[DOMAIN]["TXT"] = [txt(policy)]
     finding = diagnose(zone)["SPF"]
     assert finding.status is Status.WRONG and "+all" in finding.notes[0]
+    assert (finding.fix, finding.replacing) == ((f'{DOMAIN}. IN TXT "{mended}"',), True)
 
 
 @pytest.mark.parametrize(
@@ -165,18 +173,26 @@ def test_an_spf_policy_that_names_the_mx_hosts_or_their_addresses_passes(policy)
 
 
 @pytest.mark.parametrize(
-    ("policy", "warned"),
+    ("policy", "warned", "mended"),
     [
-        ("v=spf1 ip4:198.51.100.7 -all", "names neither mx nor the MX hosts' addresses"),
-        ("v=spf1 mx ?all", "?all"),
-        ("v=spf1 mx", "does not end with -all"),
+        (
+            "v=spf1 ip4:198.51.100.7 -all",
+            "names neither mx nor the MX hosts' addresses",
+            "v=spf1 mx ip4:198.51.100.7 -all",
+        ),
+        ("v=spf1 mx ?all", "?all", "v=spf1 mx -all"),
+        ("v=spf1 mx", "does not end with -all", "v=spf1 mx -all"),
+        ("v=spf1 include:_spf.example.net ?all", "?all", "v=spf1 include:_spf.example.net -all"),
     ],
 )
-def test_an_spf_policy_that_leaves_the_mx_hosts_out_or_stays_neutral_is_a_warning(policy, warned):
+def test_an_spf_policy_that_leaves_the_mx_hosts_out_or_stays_neutral_is_a_warning_with_its_mending(
+    policy, warned, mended
+):
     zone = well_configured()
     zone[DOMAIN]["TXT"] = [txt(policy)]
     finding = diagnose(zone)["SPF"]
     assert finding.status is Status.WARNING and warned in finding.notes[0]
+    assert finding.fix == (f'{DOMAIN}. IN TXT "{mended}"',)
 
 
 def test_an_spf_policy_that_includes_another_is_not_followed_and_not_blamed():
@@ -237,7 +253,8 @@ def test_dmarc_with_p_none_is_a_warning_and_leaves_the_domain_ready():
     findings = list(diagnose(zone).values())
     (dmarc,) = [finding for finding in findings if finding.check == "DMARC"]
     assert dmarc.status is Status.WARNING and dmarc.notes[0].startswith("p=none: receivers are asked to do nothing")
-    assert dmarc.fix == (f'_dmarc.{DOMAIN}. IN TXT "v=DMARC1; p=quarantine; adkim=s; aspf=s"',)
+    assert dmarc.fix == (f'_dmarc.{DOMAIN}. IN TXT "v=DMARC1; p=quarantine; rua=mailto:dmarc@example.org"',)
+    assert dmarc.replacing
     assert doctor.exit_status(findings) == 0
 
 
@@ -249,6 +266,10 @@ def test_the_parents_dmarc_policy_applies_to_a_domain_without_its_own_by_its_sp(
     assert finding.status is Status.WARNING
     assert finding.notes[0] == f"{DOMAIN} has none of its own: the policy of example.org applies (sp=, else p=)"
     assert finding.notes[1].startswith("p=none")
+    assert (finding.fix, finding.replacing) == (
+        (f'_dmarc.{DOMAIN}. IN TXT "v=DMARC1; p=quarantine; adkim=s; aspf=s"',),
+        False,
+    )
 
 
 def test_two_dmarc_records_are_wrong():
@@ -273,7 +294,7 @@ def test_a_ptr_whose_name_does_not_lead_back_to_the_address_is_wrong():
     assert finding.status is Status.WRONG
     assert f"{IPV4} -> static-10.hosting.example.net. -> 198.51.100.99" in finding.found
     assert "does not lead back to 192.0.2.10" in finding.notes[0]
-    assert finding.fix == (f"{REVERSE_IPV4}. IN PTR {MX_HOST}.",)
+    assert (finding.fix, finding.replacing) == ((f"{REVERSE_IPV4}. IN PTR {MX_HOST}.",), True)
 
 
 def test_a_ptr_naming_another_host_that_leads_back_passes_and_names_the_greeting():
