@@ -219,7 +219,33 @@ def _parser() -> argparse.ArgumentParser:
     config_commands = config.add_subparsers(dest="config_command", required=True, metavar="ACTION")
     config_commands.add_parser("show", help="print every setting, its value and where it came from (secrets hidden)")
 
+    doctor = commands.add_parser(
+        "doctor",
+        help="check the game domain's DNS for mail: MX, SPF, DKIM, DMARC and reverse DNS",
+        description=(
+            "Look up the domain's MX hosts, its SPF policy, the DKIM key at the selector the MTA signs with, "
+            "its DMARC policy and the reverse DNS of the MX hosts' addresses, and say for each what is found "
+            "and what is missing or wrong, with the record to add where it can. Exit 0 when the domain is "
+            "ready for mail (with warnings or without), 1 when something required is missing or wrong, or "
+            "the DNS did not answer. Changes nothing."
+        ),
+    )
+    doctor.add_argument(
+        "domain", nargs="?", help="the game's domain, e.g. games.example.org (default: the domain of PBM_ADDRESS)"
+    )
+    doctor.add_argument(
+        "--selector", type=_selector, help="the DKIM selector the MTA signs with (default: PBM_DKIM_SELECTOR)"
+    )
+
     return parser
+
+
+def _selector(text: str) -> str:
+    from pbm.config import DKIM_SELECTOR
+
+    if not DKIM_SELECTOR.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"not a DKIM selector: {text!r} (e.g. pbm2026)")
+    return text
 
 
 def _timestamp(text: str) -> datetime:
@@ -501,6 +527,29 @@ def _keys(args: argparse.Namespace) -> int:
     return 0
 
 
+def _doctor(args: argparse.Namespace) -> int:
+    """``pbm doctor [DOMAIN]``: the domain's DNS for mail, checked; 1 when something required is missing or wrong."""
+    from pbm import doctor
+
+    domain, selector = args.domain, args.selector
+    if domain is None or selector is None:
+        settings = load_settings()
+        domain = domain or settings.domain
+        selector = selector or settings.dkim_selector
+    domain = domain.lower().rstrip(".")
+    if not doctor.DOMAIN.fullmatch(domain):
+        raise UsageError(f"doctor: not a domain name: {domain!r} (give the game's domain, e.g. games.example.org)")
+    try:
+        resolver = doctor.system_resolver()
+    except doctor.LookupFailed as error:
+        print(f"pbm doctor: {error}", file=sys.stderr)
+        return 1
+    findings = doctor.diagnose(domain, selector, resolver)
+    for line in doctor.report(domain, findings):
+        print(line)
+    return doctor.exit_status(findings)
+
+
 def _not_stored(error: Exception) -> int:
     """Say why a piped mail was not stored, and ask the MTA to try again later.
 
@@ -656,6 +705,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     "backup": _backup,
     "restore": _restore,
     "config": _config,
+    "doctor": _doctor,
 }
 """Every subcommand of `_parser`, and the function that runs it."""
 

@@ -114,6 +114,10 @@ class Club:
 DEFAULT_CLUB = Club()
 
 
+DKIM_SELECTOR = re.compile(r"[A-Za-z0-9_-]{1,63}(\.[A-Za-z0-9_-]{1,63})*")
+"""A DKIM selector: one or more DNS labels (RFC 6376, 3.1)."""
+
+
 def _listen(value: Any) -> ListenAddress:
     if isinstance(value, ListenAddress):
         return value
@@ -215,6 +219,9 @@ class Settings(BaseSettings):
     8601; ``mx.example.org``): its DMARC result is read from the topmost header naming it, and
     a reply-address move that fails DMARC is not played. Unset, no such header is read: anyone
     can write one."""
+    dkim_selector: str | None = None
+    """The selector of the key the MTA signs pbm's mail with (``pbm2026``; deploy/mail-authentication.md):
+    ``pbm doctor`` checks that its public key is published. pbm signs nothing itself."""
     language: str = "en"
     """The club's language (`pbm.languages`): what a player who chose none reads, and what the web
     shows a browser that prefers none of pbm's languages. Each player may choose their own
@@ -372,6 +379,13 @@ class Settings(BaseSettings):
         if not is_authserv_id(value):
             raise ValueError(f"expected the host name the MTA names itself by, such as mx.example.org, got {value!r}")
         return value.lower()
+
+    @field_validator("dkim_selector")
+    @classmethod
+    def _dkim_selector(cls, value: str | None) -> str | None:
+        if value is None or DKIM_SELECTOR.fullmatch(value):
+            return value
+        raise ValueError(f"expected a selector such as pbm2026 (letters, digits, - and _), got {value!r}")
 
     @field_validator("admin_contact")
     @classmethod

@@ -59,6 +59,7 @@ def test_variables_are_read_from_the_environment(monkeypatch):
         ("PBM_PUBLIC_URL", "https://admin:hunter2@games.example.org", "PBM_PUBLIC_URL: must not hold a user name"),
         ("PBM_PUBLIC_URL", "https://games.example.org/?token=1", "PBM_PUBLIC_URL: expected a plain path"),
         ("PBM_ADMIN_CONTACT", "the admin", "PBM_ADMIN_CONTACT: expected a plain address"),
+        ("PBM_DKIM_SELECTOR", "pbm 2026", "PBM_DKIM_SELECTOR: expected a selector such as pbm2026"),
     ],
 )
 def test_a_bad_variable_stops_the_start_naming_it(monkeypatch, name, value, message):

@@ -17,6 +17,7 @@ import pwd
 import re
 import shutil
 import smtplib
+import socket
 import subprocess
 import sys
 import sysconfig
@@ -37,6 +38,7 @@ SBIN = os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin"])
 # The master.cf that Debian's package installs as /etc/postfix/master.cf: the test
 # instance starts from it, as a host's Postfix does, instead of from a copy of its own.
 DEBIAN_MASTER_CF = Path("/usr/share/postfix/master.cf.dist")
+OPENSSL = "/usr/bin/openssl"  # where dknewkey runs it from
 
 
 def unavailable() -> str | None:
@@ -73,6 +75,10 @@ class Mailbox:
 
     def wait(self, count: int, timeout: float = 30.0) -> list[EmailMessage]:
         """The next `count` mails to arrive here (waiting for them), oldest first."""
+        return [_read(raw) for raw in self.wait_raw(count, timeout)]
+
+    def wait_raw(self, count: int, timeout: float = 30.0) -> list[bytes]:
+        """The next `count` mails to arrive here, as delivered, byte for byte (`wait`)."""
         deadline = time.monotonic() + timeout
         while True:
             fresh = sorted(self._arrived() - self._taken, key=_delivery_order)
@@ -84,7 +90,7 @@ class Mailbox:
             time.sleep(0.05)
         taken = fresh[:count]
         self._taken.update(taken)
-        return [_read(self.path / "new" / name) for name in taken]
+        return [(self.path / "new" / name).read_bytes() for name in taken]
 
     def _arrived(self) -> set[str]:
         new = self.path / "new"
@@ -97,8 +103,8 @@ def _delivery_order(name: str) -> tuple[int, int]:
     return (int(match.group(1)), int(match.group(2))) if match else (0, 0)
 
 
-def _read(path: Path) -> EmailMessage:
-    return email.message_from_bytes(path.read_bytes(), policy=default_policy)  # type: ignore[return-value]
+def _read(raw: bytes) -> EmailMessage:
+    return email.message_from_bytes(raw, policy=default_policy)  # type: ignore[return-value]
 
 
 class PrivatePostfix:
@@ -238,6 +244,77 @@ class PrivatePostfix:
         past = time.time() - 2
         for path in self.config.iterdir():
             os.utime(path, (past, past))
+
+
+class DkimpyMilter:
+    """Debian's dkimpy-milter as a process of the test's own: its configuration rendered from
+    deploy/postfix/dkim/dkimpy-milter.conf, its key made with dknewkey as the doc says, its own
+    port and folder; stopped at the end. It never touches the system's dkimpy-milter service."""
+
+    USER = "dkimpy-milter"
+    """The user Debian's package makes, which the deployed configuration names."""
+
+    def __init__(self, root: Path) -> None:
+        self.folder = root / "dkim"
+        self.folder.mkdir()
+        self.port = free_port()
+        self.log_file = self.folder / "milter.log"
+        self._process: subprocess.Popen | None = None
+
+    @staticmethod
+    def unavailable() -> str | None:
+        """Why the signer cannot run here, or None when it can."""
+        if shutil.which("dkimpy-milter", path=SBIN) is None:
+            return "dkimpy-milter is not installed (Debian: apt-get install dkimpy-milter; .ci/run installs it)"
+        try:
+            pwd.getpwnam(DkimpyMilter.USER)
+        except KeyError:
+            return f"no {DkimpyMilter.USER} user for the milter to run as (Debian's dkimpy-milter package makes it)"
+        if not Path(OPENSSL).exists():
+            return f"dknewkey makes the key with {OPENSSL}, which is not installed"
+        return None
+
+    def make_key(self, key_name: str) -> tuple[Path, str]:
+        """`dknewkey --ktype rsa KEY_NAME`, as the doc says: the private key's file, and the TXT
+        record to publish at the selector (what dknewkey writes into KEY_NAME.dns)."""
+        subprocess.run(
+            [sys.executable, "-m", "dkim.dknewkey", "--ktype", "rsa", key_name],
+            cwd=self.folder,
+            check=True,
+            capture_output=True,
+        )
+        return self.folder / f"{key_name}.key", (self.folder / f"{key_name}.dns").read_text().strip()
+
+    def start(self, configuration: str) -> None:
+        """Run the milter with `configuration` as the Debian unit runs it, and wait until it listens."""
+        config = self.folder / "dkimpy-milter.conf"
+        config.write_text(configuration)
+        milter = shutil.which("dkimpy-milter", path=SBIN)
+        assert milter is not None
+        with self.log_file.open("wb") as log:
+            self._process = subprocess.Popen(
+                [milter, str(config), "-P", str(self.folder / "dkimpy-milter.pid")], stdout=log, stderr=log
+            )
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                raise AssertionError(f"dkimpy-milter stopped at start:\n{self.log()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise AssertionError(f"dkimpy-milter does not listen on {self.port}:\n{self.log()}")
+
+    def stop(self) -> None:
+        # Killed: it keeps nothing, and on SIGTERM libmilter waits out its poll (seconds).
+        if self._process is not None and self._process.poll() is None:
+            self._process.kill()
+            self._process.wait(10)
+        self._process = None
+
+    def log(self) -> str:
+        return self.log_file.read_text(errors="replace") if self.log_file.exists() else "(no log)"
 
 
 class PbmHome:

@@ -1,15 +1,19 @@
 """Debian's Postfix in front of pbm, configured from deploy/postfix/ exactly as
 deploy/postfix.md says: mail in through Postfix, replies out through Postfix into
-the players' mailboxes, both ways (SMTP to `pbm serve`, the pipe to `pbm process`)."""
+the players' mailboxes, both ways (SMTP to `pbm serve`, the pipe to `pbm process`);
+and, as deploy/mail-authentication.md says, signed on the way out by dkimpy-milter."""
 
 from __future__ import annotations
 
 import contextlib
+import email
+import re
 import smtplib
 import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from email.policy import default as default_policy
 from pathlib import Path
 
 import pytest
@@ -20,13 +24,13 @@ import pbm.games
 from pbm.store.database import Database
 from pbm.store.models import InboundMessage, MoveRecord, Player
 from tests.e2e.conftest import free_port
-from tests.e2e.postfix import DEPLOY, PbmHome, PrivatePostfix, render, unavailable
+from tests.e2e.postfix import DEPLOY, PLACEHOLDER, DkimpyMilter, PbmHome, PrivatePostfix, render, unavailable
 from tests.e2e.test_processes import PbmProcess, wait_until
 from tests.support import body_of, confirmation_reply, mail, reply_to_board
 
 GAME_DOMAIN = "games.test"
 GAME = f"pbm@{GAME_DOMAIN}"
-ALICE, BOB = f"alice@{PrivatePostfix.PLAYERS_DOMAIN}", f"bob@{PrivatePostfix.PLAYERS_DOMAIN}"
+ALICE, BOB, CAROL = (f"{userid}@{PrivatePostfix.PLAYERS_DOMAIN}" for userid in ("alice", "bob", "carol"))
 PIPE_USER = "nobody"
 SECRET_KEY = "postfix-" + "k" * 40
 
@@ -42,7 +46,7 @@ def postfix() -> Iterator[PrivatePostfix]:
         root = Path(folder)
         root.chmod(0o755)
         instance = PrivatePostfix(root)
-        instance.create([ALICE, BOB])
+        instance.create([ALICE, BOB, CAROL])
         try:
             yield instance
         finally:
@@ -56,13 +60,20 @@ def site_values(**more: str) -> dict[str, str]:
 # Way A: Postfix relays to `pbm serve` over SMTP.
 
 
-@pytest.fixture
-def pbm_serve(postfix: PrivatePostfix, database_url: str, tmp_path: Path) -> Iterator[PbmProcess]:
-    pbm = PbmProcess(database_url, tmp_path)
+def relaying_to_pbm_serve(postfix: PrivatePostfix, database_url: str, folder: Path, **settings: str) -> PbmProcess:
+    """`pbm serve` behind Postfix, as way A sets it up, its replies going out through Postfix."""
+    pbm = PbmProcess(database_url, folder)
     pbm.env.update(PBM_ADDRESS=GAME, PBM_OUTBOUND=f"smtp://127.0.0.1:{postfix.port}", PBM_SECRET_KEY=SECRET_KEY)
+    pbm.env.update({f"PBM_{name.upper()}": value for name, value in settings.items()})
     values = site_values(PBM_SMTP_PORT=str(pbm.smtp_port))
     postfix.apply_main_cf(render("main.cf", values))
     postfix.install_map("pbm_transport", render("smtp/transport", values))
+    return pbm
+
+
+@pytest.fixture
+def pbm_serve(postfix: PrivatePostfix, database_url: str, tmp_path: Path) -> Iterator[PbmProcess]:
+    pbm = relaying_to_pbm_serve(postfix, database_url, tmp_path)
     postfix.start()
     pbm.start()
     yield pbm
@@ -165,6 +176,92 @@ def test_the_pipe_command_runs_pbm_with_the_settings_of_the_environment_file(tmp
         check=False,
     )
     assert (done.returncode, done.stdout) == (0, "pbm@games.test\n")
+
+
+# DKIM: the MTA signs what pbm sends (deploy/mail-authentication.md).
+
+SELECTOR = "pbm2026"
+
+
+@pytest.fixture
+def dkim_signer(postfix: PrivatePostfix) -> Iterator[DkimpyMilter]:
+    reason = DkimpyMilter.unavailable()
+    if reason:
+        pytest.skip(reason)
+    signer = DkimpyMilter(postfix.root)
+    try:
+        yield signer
+    finally:
+        signer.stop()
+
+
+def published(key_record: str):
+    """dkimpy's DNS lookup, answering the key record at our selector (and nothing else)."""
+
+    def txt(name: bytes, timeout: float = 5) -> bytes:
+        assert name == f"{SELECTOR}._domainkey.{GAME_DOMAIN}.".encode()
+        return key_record.encode()
+
+    return txt
+
+
+def dkim_tags(field: str) -> dict[str, str]:
+    return {name.strip(): "".join(value.split()) for name, _, value in (tag.partition("=") for tag in field.split(";"))}
+
+
+def test_mail_pbm_sends_through_postfix_is_dkim_signed_over_both_unsubscribe_fields(
+    postfix, dkim_signer, sqlite_template, tmp_path
+):
+    dkim = pytest.importorskip("dkim", reason="dkimpy checks the signatures: pip install -e '.[test]'")
+    database = tmp_path / "pbm.db"  # one database is enough: the MTA signs whatever pbm keeps its games in
+    database.write_bytes(sqlite_template.read_bytes())
+    database_url = f"sqlite:///{database}"
+    key_file, key_record = dkim_signer.make_key(f"{GAME_DOMAIN}.{SELECTOR}")
+    values = site_values(DKIM_MILTER_PORT=str(dkim_signer.port), DKIM_SELECTOR=SELECTOR, DKIM_KEY_FILE=str(key_file))
+    dkim_signer.start(render("dkim/dkimpy-milter.conf", values))
+    # A watcher's mail carries the one-click unsubscribe fields, which need the pages' address.
+    pbm = relaying_to_pbm_serve(
+        postfix, database_url, tmp_path, public_url=f"https://{GAME_DOMAIN}", confirm_addresses="off"
+    )
+    postfix.apply_main_cf(render("dkim/main.cf", values))
+    postfix.start()
+    pbm.start()
+    try:
+        mailboxes = {address: postfix.mailbox(address) for address in (ALICE, BOB, CAROL)}
+        delivered = []
+        for address, userid in ((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol")):
+            postfix.send(mail(address, f"signup {userid} {userid}-pw", to=GAME), address, [GAME])
+            delivered += mailboxes[address].wait_raw(1)
+        postfix.send(mail(CAROL, "cephalopod subscribe carol carol-pw all", to=GAME), CAROL, [GAME])
+        delivered += mailboxes[CAROL].wait_raw(1)
+        postfix.send(mail(ALICE, "cephalopod challenge alice bob", to=GAME), ALICE, [GAME])
+        delivered += mailboxes[ALICE].wait_raw(1) + mailboxes[BOB].wait_raw(1)
+        (watched,) = mailboxes[CAROL].wait_raw(1)
+    finally:
+        pbm.kill()
+
+    for raw in [*delivered, watched]:  # every mail pbm sent, signed by the game's domain
+        assert dkim.verify(raw, dnsfunc=published(key_record)), raw.decode(errors="replace")[:2000]
+    message = email.message_from_bytes(watched, policy=default_policy)
+    assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    assert message["List-Unsubscribe"].startswith(f"<https://{GAME_DOMAIN}/unsubscribe/")
+    signature = dkim_tags(str(message["DKIM-Signature"]))
+    assert (signature["d"], signature["s"]) == (GAME_DOMAIN, SELECTOR)
+    signed = signature["h"].lower().split(":")
+    # Over-signed: each is named once more than it appears, so a second copy added on the way...
+    assert (signed.count("list-unsubscribe"), signed.count("list-unsubscribe-post")) == (2, 2)
+    added = watched.replace(
+        b"\nList-Unsubscribe:", b"\nList-Unsubscribe: <https://elsewhere.example/>\nList-Unsubscribe:", 1
+    )
+    # ...breaks the signature.
+    assert not dkim.verify(added, dnsfunc=published(key_record))
+
+
+def test_the_docs_render_fills_every_placeholder_of_the_files_it_installs():
+    """deploy/postfix.md's `render` (sed, one expression a placeholder) knows every @PLACEHOLDER@ of deploy/postfix/."""
+    rendered = set(re.findall(r"'s\|@([A-Z_]+)@\|", (DEPLOY.parent / "postfix.md").read_text()))
+    used = {name for path in DEPLOY.rglob("*") if path.is_file() for name in PLACEHOLDER.findall(path.read_text())}
+    assert used and used <= rendered, sorted(used - rendered)
 
 
 # The game both ways play.
