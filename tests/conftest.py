@@ -87,6 +87,32 @@ def postgres_databases() -> Iterator[_PostgresDatabases | None]:
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgresql)]
 
+ON_SQLITE_ONLY = pytest.mark.sqlite_only
+"""For a module whose property is about words, not about the database (what a mail or a page
+says, in which language, to whom): its tests run on SQLite alone. What such a test reaches in the
+database, PostgreSQL checks elsewhere: every handler's queries in tests/commands/handlers, the
+store's in tests/store, ordering, claims and workers in tests/mail and tests/e2e, all on both
+backends. A whole server per test is the costliest thing `make test` does, so it is not done
+twice to say the same words twice."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "sqlite_only: the test's database_url is SQLite's alone (ON_SQLITE_ONLY)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The PostgreSQL runs of ON_SQLITE_ONLY tests are deselected, as `-m` would deselect them."""
+    on_postgresql = [
+        item
+        for item in items
+        if item.get_closest_marker("sqlite_only")
+        and getattr(getattr(item, "callspec", None), "params", {}).get("database_url") == "postgresql"
+    ]
+    if on_postgresql:
+        config.hook.pytest_deselected(items=on_postgresql)
+        deselected = set(on_postgresql)
+        items[:] = [item for item in items if item not in deselected]
+
 
 def fresh_database(
     backend: str, folder: Path, sqlite_template: Path, postgres_databases: _PostgresDatabases | None

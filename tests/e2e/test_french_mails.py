@@ -11,8 +11,11 @@ import pytest
 
 import pbm.games
 from pbm.commands import verbs
+from tests.conftest import ON_SQLITE_ONLY
 from tests.e2e.club import ADDRESSES, send, signed_up
 from tests.support import body_of, mail
+
+pytestmark = ON_SQLITE_ONLY  # the French of mails
 
 ENGLISH = frozenset(
     "the and you your yours is are was were has have had to of for with this that these not from by at "

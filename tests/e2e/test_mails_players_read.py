@@ -18,7 +18,10 @@ from sqlalchemy import select
 import pbm.games
 from pbm.store.models import Board
 from pbm.words import Words
+from tests.conftest import ON_SQLITE_ONLY
 from tests.support import body_of, mail, reply_to_board
+
+pytestmark = ON_SQLITE_ONLY  # what mails say
 
 ALICE, BOB, CAROL = "alice@example.org", "bob@example.net", "carol@example.com"
 ADDRESSES = {"alice": ALICE, "bob": BOB, "carol": CAROL}

@@ -25,8 +25,12 @@ from typing import Any
 import pytest
 
 from pbm.commands import verbs
+from tests.conftest import ON_SQLITE_ONLY
 from tests.e2e.club import ADDRESSES, signed_up
 from tests.support import body_of, mail, reply_to_board
+
+# What each verb mails and how it refuses are words; their queries run on PostgreSQL in tests/commands/handlers.
+pytestmark = ON_SQLITE_ONLY
 
 SETTINGS = {"admins": "alice", "max_error_replies_per_sender_per_hour": 1000}
 """alice may broadcast; many refusals to one sender within seconds are the point here, not a mail loop."""

@@ -19,7 +19,10 @@ from sqlalchemy import select
 import pbm.games
 from pbm import languages, translating
 from pbm.store.models import Board
+from tests.conftest import ON_SQLITE_ONLY
 from tests.support import Clock, body_of, mail
+
+pytestmark = ON_SQLITE_ONLY  # the French of board mails
 
 ADDRESSES = {
     "alice": "alice@example.org",

@@ -24,7 +24,10 @@ from sqlalchemy import select
 
 import pbm.games
 from pbm.store.models import Board, MoveRecord
+from tests.conftest import ON_SQLITE_ONLY
 from tests.support import Clock, body_of, mail
+
+pytestmark = ON_SQLITE_ONLY  # the look of mails, byte for byte
 
 GOLDEN = Path(__file__).parent / "golden"
 ADDRESSES = {"alice": "alice@example.org", "bob": "bob@example.net", "carol": "carol@example.com"}

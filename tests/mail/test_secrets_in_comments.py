@@ -13,7 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import ON_SQLITE_ONLY
 from tests.support import body_of, mail, reply_to_board
+
+pytestmark = ON_SQLITE_ONLY  # what mails show
 
 ALICE, BOB = "alice@example.org", "bob@example.net"
 

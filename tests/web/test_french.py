@@ -25,7 +25,10 @@ from pbm.templating import Templates
 from pbm.web.app import create_app
 from pbm.web.pages import LANGUAGE_COOKIE
 from pbm.web.reads import FILTERS
+from tests.conftest import ON_SQLITE_ONLY
 from tests.web.conftest import TestClient
+
+pytestmark = ON_SQLITE_ONLY  # the French of pages
 
 FRENCH_BROWSER = {"Accept-Language": "fr-FR,fr;q=0.9,en;q=0.5"}
 

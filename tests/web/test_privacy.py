@@ -15,6 +15,9 @@ from sqlalchemy import select, update
 import pbm.games
 from pbm.facts import Fact
 from pbm.store.models import Board, MoveRecord, Player, PlayerAddress
+from tests.conftest import ON_SQLITE_ONLY
+
+pytestmark = ON_SQLITE_ONLY  # what pages show and escape
 
 HOSTILE = '<script>alert("x")</script>'
 COMMENT = "<img src=x onerror=alert(1)> meet me at the usual place, my number is 555-0199"

@@ -27,7 +27,7 @@ from pbm.passwords import fast_passwords
 from pbm.store import confirmations, players
 from pbm.store.database import Database
 from pbm.store.models import Player
-from tests.conftest import fresh_database
+from tests.conftest import BACKENDS, fresh_database
 from tests.support import Clock
 
 Handler = Callable[[Context, Any], list[OutgoingMail]]
@@ -129,11 +129,12 @@ class Desk:
         return self.read(read)
 
 
-@pytest.fixture
-def database(tmp_path: Path, sqlite_template: Path) -> Iterator[Database]:
-    """A migrated SQLite database of the test's own: handlers are checked on SQLite alone (the
-    store's own tests and the end-to-end ones run on PostgreSQL too)."""
-    for url in fresh_database("sqlite", tmp_path, sqlite_template, None):
+@pytest.fixture(params=BACKENDS)
+def database(request, tmp_path: Path, sqlite_template: Path, postgres_databases) -> Iterator[Database]:
+    """A migrated database of the test's own, on each backend in turn: a handler's queries are
+    checked here on PostgreSQL as on SQLite, a tenth of a second a test, so that the end-to-end
+    specifications of what players read need not be run twice (`tests.conftest.ON_SQLITE_ONLY`)."""
+    for url in fresh_database(request.param, tmp_path, sqlite_template, postgres_databases):
         database = Database(url)
         yield database
         database.dispose()
