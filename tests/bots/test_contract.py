@@ -81,18 +81,6 @@ def test_the_stronger_levels_choose_a_legal_move_in_any_position(game, data):
         assert _legal(game, state, pbm.bots.choose(game, state, level, seed=data.draw(st.integers(0, 2**32))))
 
 
-@pytest.mark.parametrize("players", range(2, 7))
-def test_every_level_plays_cephalopod_for_two_to_six_players_to_the_end(players):
-    game = pbm.games.get("cephalopod")
-    state = game.new(players=players, options={"size": 3})
-    for ply in range(200):
-        if game.result(state) is not None:
-            break
-        level = pbm.bots.levels("cephalopod")[ply % 4]
-        state = game.play(state, pbm.bots.choose("cephalopod", state, level, seed=ply))
-    assert game.result(state) is not None
-
-
 @pytest.mark.parametrize("game", GAMES)
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
