@@ -12,7 +12,7 @@ from pbm.addresses import comparable, distinct, same
 from pbm.commands import digests, play, recipients
 from pbm.commands import language as lang
 from pbm.commands.context import Context
-from pbm.commands.effects import OutgoingMail, Refused, listed, utc_time
+from pbm.commands.effects import OutgoingMail, Refused, listed
 from pbm.facts import Fact
 from pbm.store import board_lists, confirmations, outbox, players, resets
 from pbm.store.models import BoardStatus, HoldReason, Player
@@ -114,7 +114,7 @@ def _check_signups(recent: list[datetime], allowed: int, code: str) -> None:
     """Refused (`code`: by the sender's address, or by the machine the mail came from) when
     `recent` signups are as many as `allowed` in a day."""
     if len(recent) >= allowed:
-        raise Refused(code, count=len(recent), after=utc_time(recent[0] + SIGNUP_WINDOW))
+        raise Refused(code, count=len(recent), after=recent[0] + SIGNUP_WINDOW)
 
 
 def _check_address_count(ctx: Context, count: int) -> None:
@@ -149,11 +149,11 @@ def _ask_to_confirm(ctx: Context, player: Player, addresses: Sequence[str]) -> A
                 "confirmations-per-address",
                 address=address,
                 count=len(recent),
-                after=utc_time(recent[0] + CONFIRMATIONS_PER_ADDRESS_WINDOW),
+                after=recent[0] + CONFIRMATIONS_PER_ADDRESS_WINDOW,
             )
     recent = confirmations.requests_since(ctx.session, now - CONFIRMATIONS_WINDOW)
     if len(recent) + len(unconfirmed) > ctx.limits.confirmations_per_hour:
-        after = utc_time(recent[0] + CONFIRMATIONS_WINDOW) if recent else Fact("an-hour")
+        after = recent[0] + CONFIRMATIONS_WINDOW if recent else Fact("an-hour")
         raise Refused("confirmations-per-hour", count=len(recent), most=ctx.limits.confirmations_per_hour, after=after)
     tokens = {
         comparable(a): confirmations.request(ctx.session, player, a, now=now, expires_at=expires_at)

@@ -77,13 +77,14 @@ class HeldMail:
         return done
 
     @staticmethod
-    def _language_at(session: Session, recipient: str) -> str | None:
-        """The language of the player at `recipient` (the mails held for them were written in it)."""
-        return players.languages(session, (), [recipient]).of(None, recipient)
+    def _reader_at(session: Session, recipient: str) -> tuple[str | None, str | None]:
+        """The language and zone of the player at `recipient` (the mails held for them were written so)."""
+        readers = players.readers(session, (), [recipient])
+        return readers.language_of(None, recipient), readers.zone_of(None, recipient)
 
     def _let_go(self, session: Session, row: OutboxMessage, now: datetime) -> None:
         context = {"written_at": row.created_at, "reasons": [row.hold_reason], "limits": self.limits}
-        _, preface = self.composer.render("held_preface", context, self._language_at(session, row.recipient))
+        _, preface = self.composer.render("held_preface", context, *self._reader_at(session, row.recipient))
         outbox.requeue_held(row, with_preface(row.raw, preface), now)
 
     def _gather(self, session: Session, rows: list[OutboxMessage], now: datetime) -> None:
@@ -93,8 +94,9 @@ class HeldMail:
             "limits": self.limits,
         }
         recipient = rows[0].recipient
+        language, zone = self._reader_at(session, recipient)
         gathered = self.composer.compose(
-            OutgoingMail("held_mail", recipient, context, language=self._language_at(session, recipient)), now=now
+            OutgoingMail("held_mail", recipient, context, language=language, zone=zone), now=now
         )
         outbox.mark_gathered(rows, now)
         session.flush()

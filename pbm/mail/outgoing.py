@@ -120,7 +120,7 @@ class Outgoing:
         `answer_sender`: past the limit of one mail, tell its sender so.
         """
         notes = []
-        mails = in_their_languages(session, [m for m in mails if m.to])
+        mails = in_their_words(session, [m for m in mails if m.to])
         reported = _reported(mails)
         bulk = [m for m in mails if _unasked(m)]
         mails = [m for m in mails if not _unasked(m)]
@@ -150,7 +150,7 @@ class Outgoing:
     def queue_unprompted(self, session: Session, mails: list[OutgoingMail], *, now: datetime) -> list[str]:
         """Compose mails no received mail caused (an open challenge expired) into the outbox,
         within the per-address limits; returns notes on what was held back."""
-        mails = in_their_languages(session, [m for m in mails if m.to])
+        mails = in_their_words(session, [m for m in mails if m.to])
         counted = _Counted.load(session, mails, now)
         reachable = self._reachable(session, mails, answering=None)
         notes: list[str] = []
@@ -179,7 +179,7 @@ class Outgoing:
         if mail.from_address is None or not same(outgoing.to, mail.from_address):
             return self._composed(outgoing, counted, reachable, notes, now=now)
         if mail.noted:
-            words = Words(outgoing.language or self.composer.templates.default_language)
+            words = Words(outgoing.language or self.composer.templates.default_language, zone=outgoing.zone)
             told = [sentence(capital(words.say(note))) for note in mail.noted]
             outgoing = replace(outgoing, context={**outgoing.context, "mail_notes": told})
         answering = Answering(mail.message_id, mail.references)
@@ -264,14 +264,21 @@ class Outgoing:
         return None, None, last
 
 
-def in_their_languages(session: Session, mails: list[OutgoingMail]) -> list[OutgoingMail]:
-    """`mails`, each in the language its reader chose: the player it is for, else a player at its
-    address (a mail answering a player's own mail); the club's default for anyone else. A mail
-    that names its language keeps it."""
-    chosen = players.languages(
-        session, [m.player_id for m in mails if m.player_id is not None], [m.to for m in mails if m.language is None]
+def in_their_words(session: Session, mails: list[OutgoingMail]) -> list[OutgoingMail]:
+    """`mails`, each in the language its reader chose and its dates in the zone they live in: the
+    player it is for, else a player at its address (a mail answering a player's own mail); the
+    club's default language and UTC for anyone else. A mail that names its language keeps it."""
+    chosen = players.readers(
+        session, [m.player_id for m in mails if m.player_id is not None], [m.to for m in mails]
     )
-    return [m if m.language else replace(m, language=chosen.of(m.player_id, m.to)) for m in mails]
+    return [
+        replace(
+            m,
+            language=m.language or chosen.language_of(m.player_id, m.to),
+            zone=m.zone or chosen.zone_of(m.player_id, m.to),
+        )
+        for m in mails
+    ]
 
 
 def _hold_note(hold: outbox.Hold, limits: Limits) -> str:

@@ -338,7 +338,7 @@ REFUSALS = [
     Fact("no-such-board", title="Cephalopod", board=101),
     Fact("wrong-password", userid="alice"),
     Fact("password-wait-own", userid="alice", until=AT),
-    Fact("challenges-per-hour", userid="alice", count=5, after=Fact("utc-time", at=AT)),
+    Fact("challenges-per-hour", userid="alice", count=5, after=AT),
     Fact(
         "challenge-policies",
         refusals=Fact(

@@ -9,7 +9,7 @@ from starlette.requests import Request
 
 from pbm import languages
 from pbm.commands.effects import OutgoingMail
-from pbm.mail.outgoing import in_their_languages
+from pbm.mail.outgoing import in_their_words
 from pbm.store import players
 from pbm.store.database import Database
 from pbm.templating import Templates
@@ -40,7 +40,7 @@ def test_each_mail_is_in_the_language_its_reader_chose_and_anyone_else_reads_the
             OutgoingMail("error", "stranger@example.net"),
             OutgoingMail("language", "alice@example.org", player_id=alice.id, language="en"),
         ]
-        assert [m.language for m in in_their_languages(session, mails)] == ["fr", "fr", None, None, "en"]
+        assert [m.language for m in in_their_words(session, mails)] == ["fr", "fr", None, None, "en"]
 
 
 def test_a_language_nobody_speaks_falls_back_to_the_clubs():
