@@ -14,8 +14,9 @@ Only an error answer past its own limit is dropped, which is what breaks a
 loop; it is still written to the outbox, marked suppressed, for the operator
 to see.
 
-A board mail that makes it the turn of a player who takes digests waits for their digest
-(`pbm.commands.digests`), unless they would forfeit that game within a day.
+A board mail that makes it the turn of a player who takes digests, and a reminder that it still
+is, wait for their digest (`pbm.commands.digests`), unless they would forfeit that game within a
+day.
 
 Mail to an address whose mail bounced for good (`pbm.store.bounces`) is held back too, until
 mail from it says it works again.
@@ -65,7 +66,11 @@ BULK_KINDS = ("broadcast",)
 """Templates an administrator sends to every player: not bounded by the mails one mail may cause."""
 WINDOW = timedelta(hours=1)
 URGENT = timedelta(days=1)
-"""A board mail whose player would forfeit within this long goes at once, digest or not."""
+"""A board mail whose player would forfeit within this long goes at once, digest or not: the
+last warning, a day before the forfeit, among them."""
+DIGESTED = ("board", "nag")
+"""Templates of the mails a digest stands for, when they tell a player it is their move: the
+digest lists every game waiting for their move, with its board and its time left."""
 
 
 @dataclass(frozen=True)
@@ -356,15 +361,16 @@ class _Counted:
         )
 
     def digest_hold(self, mail: OutgoingMail, now: datetime) -> outbox.Hold | None:
-        """How a board mail that makes it its player's turn is held back for their digest; not when
-        they would forfeit that game within a day (it goes at once), nor for a watcher's copy."""
-        if mail.template != "board" or mail.to_watcher or mail.player_id not in self.digests:
+        """How a mail about a game waiting for its player's move (a board mail that makes it their
+        turn, a reminder) is held back for their digest, which lists every such game; not when they
+        would forfeit that game within a day (it goes at once), nor for a watcher's copy."""
+        if mail.template not in DIGESTED or mail.to_watcher or mail.player_id not in self.digests:
             return None
         view = mail.context.get("view")
         if view is None or not getattr(view, "viewer_to_move", False):
             return None
         forfeit_at = view.time.forfeit_at if view.time is not None else None
-        if forfeit_at is not None and forfeit_at - now < URGENT:
+        if forfeit_at is not None and forfeit_at - now <= URGENT:
             return None
         return outbox.Hold(HoldReason.DIGEST, None)
 

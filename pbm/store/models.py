@@ -86,7 +86,8 @@ class OutboxStatus(enum.StrEnum):
     FAILED = "failed"
     """Given up for good; `last_error` says why."""
     SUPPRESSED = "suppressed"
-    """Never sent: an error answer past the limit that breaks mail loops; `last_error` says so."""
+    """Never sent, nor to be: `last_error` says why (an error answer past the limit that breaks mail
+    loops; a mail that waited for the digest of a player who signed off)."""
     HELD = "held"
     """Held back (`hold_reason`) until `release_at`, or until code releases it when that is None."""
     GATHERED = "gathered"
