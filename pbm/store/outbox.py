@@ -331,6 +331,14 @@ def postpone(rows: Sequence[OutboxMessage], release_at: datetime) -> None:
         row.release_at = release_at
 
 
+def wait_for_quiet_hours(rows: Sequence[OutboxMessage], release_at: datetime) -> None:
+    """Held mail whose time came in its player's quiet hours: it waits for them to end, at
+    `release_at`, as mail that came in them does (and holds up no later mail to its address)."""
+    for row in rows:
+        row.hold_reason = HoldReason.QUIET_HOURS
+        row.release_at = release_at
+
+
 def requeue_held(row: OutboxMessage, raw: bytes, now: datetime) -> None:
     """A held mail goes out as it was (its text now `raw`): queued, and counted, from `now`."""
     row.raw = raw
