@@ -24,7 +24,6 @@ from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from functools import cache
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 import babel
 import babel.dates
@@ -36,7 +35,7 @@ from babel.support import Translations
 from babel.units import format_unit
 
 from pbm.facts import ENGLISH, Plural, Voice
-from pbm.local_time import UTC_NAME, zone_label, zone_or_utc
+from pbm.local_time import on_a_named_clock, zone_label, zone_or_utc
 
 LANGUAGES: dict[str, str] = {
     "en": "English",
@@ -232,7 +231,7 @@ def local(when: datetime, zone: str | None = None) -> datetime:
     """`when` on the wall clock of `zone` (None: UTC). The store keeps UTC, and a time without a
     zone is taken for UTC; a time already on a named zone's clock (a `ZoneInfo` other than UTC:
     what time it is now where a player lives) stays on it, whoever reads it."""
-    if isinstance(when.tzinfo, ZoneInfo) and when.tzinfo.key != UTC_NAME:
+    if on_a_named_clock(when):
         return when
     aware = when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
     return aware.astimezone(zone_or_utc(zone))

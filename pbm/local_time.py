@@ -106,6 +106,25 @@ def clock_times(word: str) -> tuple[time, ...] | None:
     return tuple(sorted({t for t in times if t is not None}))
 
 
+_UTC_NAMES = frozenset(
+    {"UTC", "Etc/UTC", "UCT", "Etc/UCT", "Universal", "Etc/Universal", "Zulu", "Etc/Zulu", "GMT", "Etc/GMT"}
+)
+
+
+def on_a_named_clock(moment: datetime) -> bool:
+    """Whether `moment` is on the wall clock of a zone a player named (a `ZoneInfo` other than
+    UTC's), rather than a moment in UTC or at a bare offset, as the store and the clock give them.
+
+    >>> now = datetime(2026, 11, 26, 14, 30, tzinfo=timezone.utc)
+    >>> on_a_named_clock(now), on_a_named_clock(now.astimezone(zone_named("Europe/Paris")))
+    (False, True)
+    >>> on_a_named_clock(now.astimezone(ZoneInfo("Etc/UTC")))
+    False
+    """
+    zone = moment.tzinfo
+    return isinstance(zone, ZoneInfo) and zone.key not in _UTC_NAMES
+
+
 def zone_label(moment: datetime) -> str:
     """How a date names the zone of `moment` (a time on some zone's wall clock): its abbreviation
     where the zone database gives one in letters (``UTC``, ``CET``, ``CEST``, ``EST``, ``JST``),

@@ -67,3 +67,8 @@ def test_a_moment_on_a_named_zones_clock_stays_on_it_whoever_reads_it():
     there = AT.astimezone(ZoneInfo("America/New_York"))
     fact = Fact("zone-is", userid="alice", zone="America/New_York", now=there)
     assert Words(zone="Asia/Tokyo").say(fact) == "alice lives in America/New_York, where it is 2026-11-26 09:30 now."
+
+
+def test_a_moment_in_utc_by_any_of_its_names_is_said_on_the_readers_clock():
+    """PostgreSQL gives its session's zone (``Etc/UTC``): still UTC, not a clock someone named."""
+    assert Words(zone="Europe/Paris").moment(AT.astimezone(ZoneInfo("Etc/UTC"))) == "2026-11-26 15:30 CET"
