@@ -273,9 +273,7 @@ def in_their_words(session: Session, mails: list[OutgoingMail]) -> list[Outgoing
     """`mails`, each in the language its reader chose and its dates in the zone they live in: the
     player it is for, else a player at its address (a mail answering a player's own mail); the
     club's default language and UTC for anyone else. A mail that names its language keeps it."""
-    chosen = players.readers(
-        session, [m.player_id for m in mails if m.player_id is not None], [m.to for m in mails]
-    )
+    chosen = players.readers(session, [m.player_id for m in mails if m.player_id is not None], [m.to for m in mails])
     return [
         replace(
             m,
