@@ -5,9 +5,10 @@ cannot forfeit on time (`pbm.clocks`, `pbm.commands.deadlines`). Every player
 may be away for the club's allowance (``PBM_VACATION_DAYS``, 30 days) in any
 365 days: a rolling window, so vacations cannot be stacked across the turn of
 a year, nor cut into pieces, to stall a game for longer. A vacation starts
-now or later, never in the past; the days a player names are days of their own calendar, in
-the zone they live in (`pbm.local_time`); ``off`` ends the one under way at once (the
-days not taken count no more) and calls off those booked ahead.
+now or later, never in the past, and the days a player names are days of
+their own calendar (the zone they live in, `pbm.local_time`); ``off`` ends the
+one under way at once (the days not taken count no more) and calls off those
+booked ahead.
 """
 
 from __future__ import annotations

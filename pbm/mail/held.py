@@ -5,11 +5,11 @@ A mail past the hourly limit of its address waits in the outbox
 go and, where the hour has room, lets it go: one mail waiting goes as it
 was, its reply address and thread kept, under a line saying it was held back
 and why; several go out gathered into one mail that says the same and then
-gives each in full, subject and text, oldest first. Quiet hours win over the
-hour's room: a mail for a player whose quiet hours began while it waited
-waits on until they end, unless it answers their own mail. The gathered mail counts
+gives each in full, subject and text, oldest first. The gathered mail counts
 against the limit like any other, so an address that was flooded gets one
-mail for all that waited, not the flood an hour later.
+mail for all that waited, not the flood an hour later. Quiet hours win over
+the hour's room: a mail for a player whose quiet hours began while it waited
+waits on until they end, unless it answers their own mail.
 
 Letting go is one transaction: a held mail is either still held, or queued
 (alone, or gathered and marked so), never both and never neither. An
@@ -94,13 +94,13 @@ class HeldMail:
         if not limited:
             return rows
         asked_by = inbox.senders(session, {r.inbound_id for r in limited if r.inbound_id is not None})
-        waiting: dict[int, datetime] = {}
+        waiting = set()
         for row in limited:
             ends = quiet[row.player_id].ends_after(now) if row.player_id is not None else None
             sender = asked_by.get(row.inbound_id) if row.inbound_id is not None else None
             if ends is not None and not (sender is not None and same(sender, row.recipient)):
                 outbox.wait_for_quiet_hours([row], ends)
-                waiting[row.id] = ends
+                waiting.add(row.id)
         return [row for row in rows if row.id not in waiting]
 
     @staticmethod
