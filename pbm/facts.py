@@ -16,8 +16,9 @@ changes a catalogue, never a handler, an engine or a stored row.
 >>> english(Fact("gone", count=1), CATALOGUE), english(Fact("gone", count=0), CATALOGUE)
 ('1 piece went', '0 pieces went')
 
-A parameter may be a list (said as a list), a span of time, or a fact of its own, said with
-the same catalogue. Facts are values: they compare, hash, and go to and from JSON for the
+A parameter may be a list (said as a list), a span of time, a moment (said in the reader's
+zone: ``{until:moment}``, see `MOMENT_SPECS`), or a fact of its own, said with the same
+catalogue. Facts are values: they compare, hash, and go to and from JSON for the
 store.
 
 >>> Fact.from_json(Fact("gone", count=2).to_json()) == Fact("gone", count=2)
@@ -32,7 +33,7 @@ import re
 import string
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 
@@ -130,6 +131,27 @@ Catalogue = Mapping[str, Message]
 """Codes and their messages, one catalogue per layer (``pbm.games.messages`` and so on)."""
 
 
+MOMENT_SPECS = ("moment", "clock", "zone", "day")
+"""How a message says a moment (``{until:moment}``), in the reader's zone and language: ``moment``
+its date, time and zone (``2026-11-26 14:30 UTC``), ``clock`` the date and time alone, ``zone``
+the zone alone (``UTC``, ``CET``; a span written ``from {start:clock} until {end:clock}
+{end:zone}`` names it once), ``day`` the date alone. Any other spec is a `strftime` format, in the
+reader's zone."""
+
+
+def utc_moment(when: datetime, spec: str) -> str:
+    """A moment as English says it in UTC, for `spec` (`MOMENT_SPECS`): what a log or a record says
+    (a reader's voice says it in their language and zone: `pbm.languages.voice`).
+
+    >>> at = datetime(2026, 11, 26, 13, 30, tzinfo=timezone(timedelta(hours=-1)))
+    >>> utc_moment(at, "moment"), utc_moment(at, "day"), utc_moment(at, "%H:%M")
+    ('2026-11-26 14:30 UTC', '2026-11-26', '14:30')
+    """
+    utc = when.astimezone(timezone.utc) if when.tzinfo is not None else when  # naive: UTC already
+    said = {"moment": "%Y-%m-%d %H:%M UTC", "clock": "%Y-%m-%d %H:%M", "zone": "UTC", "day": "%Y-%m-%d"}
+    return utc.strftime(said.get(spec or "moment", spec))
+
+
 @dataclass(frozen=True)
 class Voice:
     """How one language says a fact: its messages (the catalogue's English, translated), its
@@ -138,7 +160,8 @@ class Voice:
     `message(code, english)` is the message of `code` in this language (the catalogue gives its
     English); `plural(code, message, count)` chooses and translates one form of a `Plural` by the
     language's own plural rules; `number(value, spec)` formats a number as ``format`` would with
-    `spec` (``","`` groups digits as the language does).
+    `spec` (``","`` groups digits as the language does); `moment(when, spec)` says a moment as
+    `spec` asks (`MOMENT_SPECS`) in the language and in the reader's zone.
     """
 
     join: Callable[[list[str]], str]
@@ -147,6 +170,7 @@ class Voice:
     message: Callable[[str, str], str] = lambda code, english: english
     number: Callable[[int | float, str], str] = format
     language: str = "en"
+    moment: Callable[[datetime, str], str] = utc_moment
 
 
 def english_list(words: list[str]) -> str:
@@ -208,6 +232,21 @@ def say(fact: Fact, catalogue: Catalogue, voice: Voice = ENGLISH) -> str:
     return template.format_map(words)
 
 
+class _Moment:
+    """A moment in a message, said by the voice in its reader's zone: ``{until:moment}`` (`MOMENT_SPECS`)."""
+
+    __slots__ = ("value", "voice")
+
+    def __init__(self, value: datetime, voice: Voice) -> None:
+        self.value, self.voice = value, voice
+
+    def __format__(self, spec: str) -> str:
+        return self.voice.moment(self.value, spec or "moment")
+
+    def __str__(self) -> str:
+        return self.voice.moment(self.value, "moment")
+
+
 class _Number:
     """A number in a message, formatted by the voice: ``{count:,}`` groups digits as its language does."""
 
@@ -228,6 +267,8 @@ def _said(value: Any, catalogue: Catalogue, voice: Voice) -> Any:
         return say(value, catalogue, voice)
     if isinstance(value, timedelta):
         return voice.duration(value)
+    if isinstance(value, datetime):
+        return _Moment(value, voice)
     if isinstance(value, (list, tuple)):
         return voice.join([str(_said(item, catalogue, voice)) for item in value])
     if isinstance(value, (int, float)) and not isinstance(value, bool):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from functools import cache
 from pathlib import Path
@@ -34,6 +35,7 @@ from babel.support import Translations
 from babel.units import format_unit
 
 from pbm.facts import ENGLISH, Plural, Voice
+from pbm.local_time import on_a_named_clock, zone_label, zone_or_utc
 
 LANGUAGES: dict[str, str] = {
     "en": "English",
@@ -130,12 +132,17 @@ _UNITS = (("day", 86400), ("hour", 3600), ("minute", 60))
 
 
 @cache
-def voice(language: str) -> Voice:
-    """How `language` says facts: English as written, any other through its catalogues and Babel."""
-    if language == "en":
-        return ENGLISH
+def voice(language: str, zone: str | None = None) -> Voice:
+    """How `language` says facts: English as written, any other through its catalogues and Babel;
+    moments on the wall clock of `zone` (an IANA name; None: UTC)."""
     if language not in LANGUAGES:
         raise KeyError(language)
+
+    def moment_as(when: datetime, spec: str) -> str:
+        return say_moment(when, spec, language, zone)
+
+    if language == "en":
+        return replace(ENGLISH, moment=moment_as)
     locale = babel.Locale.parse(language)
     catalogue = translations(language)
 
@@ -165,30 +172,69 @@ def voice(language: str) -> Voice:
             return format_decimal(value, locale=locale)
         return format(value, spec)
 
-    return Voice(join=join, duration=duration, plural=plural, message=message, number=number, language=language)
+    return Voice(
+        join=join,
+        duration=duration,
+        plural=plural,
+        message=message,
+        number=number,
+        language=language,
+        moment=moment_as,
+    )
 
 
-def moment(when: datetime, language: str) -> str:
-    """A date and time as a mail writes it, in UTC: ``2026-11-26 14:30 UTC``, ``26 novembre 2026 à 14:30 UTC``."""
-    when = _utc(when)
+def moment(when: datetime, language: str, zone: str | None = None) -> str:
+    """A date and time as a mail writes it, on the wall clock of `zone` (None: UTC), naming the
+    zone: ``2026-11-26 14:30 UTC``, ``26 novembre 2026 à 15:30 CET``."""
+    return f"{clock(when, language, zone)} {zone_label(local(when, zone))}"
+
+
+def clock(when: datetime, language: str, zone: str | None = None) -> str:
+    """A date and time on the wall clock of `zone`, without naming the zone (a column or a span
+    names it once): ``2026-11-26 14:30``, ``26 novembre 2026 à 14:30``."""
+    when = local(when, zone)
     if language == "en":
-        return f"{when:%Y-%m-%d %H:%M} UTC"
+        return f"{when:%Y-%m-%d %H:%M}"
     day = babel.dates.format_date(when, "long", locale=language)
     at = str(translations(language).pgettext("moment", "{day} at {time}"))
-    return at.format(day=day, time=f"{when:%H:%M}") + " UTC"
+    return at.format(day=day, time=f"{when:%H:%M}")
 
 
-def day(when: datetime, language: str) -> str:
-    """A date as a mail writes it: ``2026-11-26``, ``26 novembre 2026``."""
-    when = _utc(when)
+def day(when: datetime, language: str, zone: str | None = None) -> str:
+    """A date as a mail writes it, the day it is in `zone` then: ``2026-11-26``, ``26 novembre 2026``."""
+    when = local(when, zone)
     if language == "en":
         return f"{when:%Y-%m-%d}"
     return babel.dates.format_date(when, "long", locale=language)
 
 
-def _utc(when: datetime) -> datetime:
-    """`when` in UTC: the store keeps UTC without a zone; a zoned time is converted."""
-    return when.astimezone(timezone.utc).replace(tzinfo=None) if when.tzinfo is not None else when
+def zone_at(when: datetime, zone: str | None = None) -> str:
+    """The name of `zone` at `when` as a date says it: ``UTC``, ``CET``, ``CEST``, ``UTC-3``."""
+    return zone_label(local(when, zone))
+
+
+def say_moment(when: datetime, spec: str, language: str, zone: str | None = None) -> str:
+    """`when` as a message's `spec` asks (`pbm.facts.MOMENT_SPECS`; else a `strftime` format), in
+    `language`, on the wall clock of `zone`."""
+    if spec in ("", "moment"):
+        return moment(when, language, zone)
+    if spec == "clock":
+        return clock(when, language, zone)
+    if spec == "zone":
+        return zone_at(when, zone)
+    if spec == "day":
+        return day(when, language, zone)
+    return local(when, zone).strftime(spec)
+
+
+def local(when: datetime, zone: str | None = None) -> datetime:
+    """`when` on the wall clock of `zone` (None: UTC). The store keeps UTC, and a time without a
+    zone is taken for UTC; a time already on a named zone's clock (a `ZoneInfo` other than UTC:
+    what time it is now where a player lives) stays on it, whoever reads it."""
+    if on_a_named_clock(when):
+        return when
+    aware = when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+    return aware.astimezone(zone_or_utc(zone))
 
 
 @cache

@@ -72,6 +72,16 @@ def _zone_names() -> dict[str, str]:
     return {name.lower(): name for name in available_timezones() if _ZONE_NAME.fullmatch(name)}
 
 
+@cache
+def zone_or_utc(name: str | None) -> ZoneInfo:
+    """The zone `name` names, UTC for None or for a name the system's zone database no longer
+    knows: a reader is never refused their mail for a zone that went away."""
+    try:
+        return zone_named(name)
+    except UnknownZone:
+        return zone_named(None)
+
+
 class UnknownZone(ValueError):
     """A word that names no time zone."""
 
@@ -94,6 +104,48 @@ def clock_times(word: str) -> tuple[time, ...] | None:
     if len(words) > MOST_DIGEST_TIMES or any(t is None for t in times):
         return None
     return tuple(sorted({t for t in times if t is not None}))
+
+
+_UTC_NAMES = frozenset(
+    {"UTC", "Etc/UTC", "UCT", "Etc/UCT", "Universal", "Etc/Universal", "Zulu", "Etc/Zulu", "GMT", "Etc/GMT"}
+)
+
+
+def on_a_named_clock(moment: datetime) -> bool:
+    """Whether `moment` is on the wall clock of a zone a player named (a `ZoneInfo` other than
+    UTC's), rather than a moment in UTC or at a bare offset, as the store and the clock give them.
+
+    >>> now = datetime(2026, 11, 26, 14, 30, tzinfo=timezone.utc)
+    >>> on_a_named_clock(now), on_a_named_clock(now.astimezone(zone_named("Europe/Paris")))
+    (False, True)
+    >>> on_a_named_clock(now.astimezone(ZoneInfo("Etc/UTC")))
+    False
+    """
+    zone = moment.tzinfo
+    return isinstance(zone, ZoneInfo) and zone.key not in _UTC_NAMES
+
+
+def zone_label(moment: datetime) -> str:
+    """How a date names the zone of `moment` (a time on some zone's wall clock): its abbreviation
+    where the zone database gives one in letters (``UTC``, ``CET``, ``CEST``, ``EST``, ``JST``),
+    else its offset from UTC (``UTC-3``, ``UTC+5:45``): some zones have no abbreviation but
+    their offset (``-03`` in São Paulo). A naive `moment` is in UTC.
+
+    >>> paris = zone_named("Europe/Paris")
+    >>> [zone_label(datetime(2026, m, 1, 12, tzinfo=timezone.utc).astimezone(paris)) for m in (1, 7)]
+    ['CET', 'CEST']
+    >>> zone_label(datetime(2026, 1, 1, tzinfo=zone_named("America/Sao_Paulo")))
+    'UTC-3'
+    >>> zone_label(datetime(2026, 1, 1, tzinfo=zone_named("Asia/Kathmandu"))), zone_label(datetime(2026, 1, 1))
+    ('UTC+5:45', 'UTC')
+    """
+    name = moment.tzname() if moment.tzinfo is not None else UTC_NAME
+    if name and name.isascii() and name.isalpha():
+        return name
+    offset = moment.utcoffset() or timedelta(0)
+    sign = "-" if offset < timedelta(0) else "+"
+    hours, minutes = divmod(abs(int(offset.total_seconds())) // 60, 60)
+    return f"{UTC_NAME}{sign}{hours}" + (f":{minutes:02d}" if minutes else "")
 
 
 def at_local(day: date, clock: time, zone: tzinfo) -> datetime:

@@ -55,9 +55,11 @@ def make_environment(
     links: Links | None = None,
     admin_contact: str | None = None,
     language: str = languages.DEFAULT,
+    zone: str | None = None,
     signing: SigningKeys | None = None,
 ) -> jinja2.Environment:
-    """The environment of one language; `links` to the web pages (`PBM_PUBLIC_URL`) and
+    """The environment of one language, writing moments on the wall clock of `zone` (an IANA
+    name; None: UTC, as the pages write them); `links` to the web pages (`PBM_PUBLIC_URL`) and
     `admin_contact` (`PBM_ADMIN_CONTACT`) are the server's, the same in every mail and page;
     `signing`, the server's keys, signs the receipt a board mail carries (none without them)."""
     environment = jinja2.Environment(
@@ -70,7 +72,7 @@ def make_environment(
         bytecode_cache=_COMPILED,
         extensions=["jinja2.ext.i18n"],
     )
-    words = Words(language)
+    words = Words(language, zone=zone)
     if language == "en":
         environment.install_null_translations(newstyle=True)  # type: ignore[attr-defined]
     else:
@@ -79,11 +81,14 @@ def make_environment(
     environment.globals["languages"] = languages.LANGUAGES
     # Facts become words here, in this environment's language: `say(fact)` in a template.
     environment.globals["say"] = words.say
-    # Spans of time, dates and numbers as the reader writes them.
+    # Spans of time, dates and numbers as the reader writes them; dates in the reader's zone.
     environment.filters["duration"] = words.duration
     environment.filters["moment"] = words.moment
     environment.filters["day"] = words.day
     environment.filters["when"] = words.moment
+    # A date and time without its zone, and the zone alone: a column or a span names it once.
+    environment.filters["clock"] = words.clock
+    environment.filters["zone"] = words.zone_at
     environment.filters["number"] = words.number
     environment.filters["joined"] = words.join
     environment.filters["seconds"] = lambda value: typical_seconds(value, words)
@@ -158,19 +163,21 @@ class Templates:
         self.default_language = default_language
         self.signing = signing
         """The server's keys: every language's board mails carry a signed receipt."""
-        self._environments: dict[str, jinja2.Environment] = {}
+        self._environments: dict[tuple[str, str | None], jinja2.Environment] = {}
 
-    def speaking(self, language: str | None = None) -> jinja2.Environment:
-        """The environment that writes in `language` (the club's default when None or unknown)."""
+    def speaking(self, language: str | None = None, zone: str | None = None) -> jinja2.Environment:
+        """The environment that writes in `language` (the club's default when None or unknown), its
+        dates on the wall clock of `zone` (a reader's IANA zone; None: UTC)."""
         if language not in languages.LANGUAGES:
             language = self.default_language
         assert language is not None
-        environment = self._environments.get(language)
+        key = (language, zone)
+        environment = self._environments.get(key)
         if environment is None:
             environment = make_environment(
-                links=self.links, admin_contact=self.admin_contact, language=language, signing=self.signing
+                links=self.links, admin_contact=self.admin_contact, language=language, zone=zone, signing=self.signing
             )
-            self._environments[language] = environment
+            self._environments[key] = environment
         return environment
 
     def load(self, *folders: str) -> None:

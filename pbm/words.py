@@ -8,6 +8,10 @@ page asks its reader's `Words` to say them, in the reader's language (`pbm.langu
 'as written'
 >>> Words("fr").duration(timedelta(days=1))
 '1\xa0jour'
+>>> from datetime import timezone
+>>> at = datetime(2026, 11, 26, 14, 30, tzinfo=timezone.utc)
+>>> Words().moment(at), Words(zone="Europe/Paris").moment(at), Words("fr", zone="Asia/Tokyo").moment(at)
+('2026-11-26 14:30 UTC', '2026-11-26 15:30 CET', '26 novembre 2026 à 23:30 JST')
 """
 
 from __future__ import annotations
@@ -41,14 +45,16 @@ def every_catalogue() -> Catalogue:
 
 @dataclass(frozen=True)
 class Words:
-    """How one reader is spoken to: the catalogue, in their language."""
+    """How one reader is spoken to: the catalogue, in their language, and moments on the wall
+    clock of the zone they live in (`zone`, an IANA name; None: UTC)."""
 
     language: str = languages.DEFAULT
     catalogue: Catalogue = field(default_factory=every_catalogue)
+    zone: str | None = None
 
     @property
     def voice(self) -> Voice:
-        return languages.voice(self.language)
+        return languages.voice(self.language, self.zone)
 
     def say(self, fact: Fact) -> str:
         """The words of `fact` for this reader."""
@@ -59,12 +65,21 @@ class Words:
         return self.voice.duration(span)
 
     def moment(self, when: datetime) -> str:
-        """A date and time in UTC: ``2026-11-26 14:30 UTC``, ``26 novembre 2026 à 14:30 UTC``."""
-        return languages.moment(when, self.language)
+        """A date and time in the reader's zone, named: ``2026-11-26 14:30 UTC``, ``26 novembre 2026 à 15:30 CET``."""
+        return languages.moment(when, self.language, self.zone)
+
+    def clock(self, when: datetime) -> str:
+        """A date and time in the reader's zone, the zone left for a column or a span to name once:
+        ``2026-11-26 14:30``."""
+        return languages.clock(when, self.language, self.zone)
+
+    def zone_at(self, when: datetime) -> str:
+        """The reader's zone at `when`, as a date names it: ``UTC``, ``CET``."""
+        return languages.zone_at(when, self.zone)
 
     def day(self, when: datetime) -> str:
-        """A date: ``2026-11-26``, ``26 novembre 2026``."""
-        return languages.day(when, self.language)
+        """A date, the day it is in the reader's zone: ``2026-11-26``, ``26 novembre 2026``."""
+        return languages.day(when, self.language, self.zone)
 
     def join(self, words: Iterable[str]) -> str:
         """Words listed as a sentence lists them: ``alice, bob and carol``, ``alice, bob et carol``."""

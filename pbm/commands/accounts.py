@@ -12,9 +12,9 @@ from pbm.addresses import comparable, distinct, same
 from pbm.commands import digests, play, recipients
 from pbm.commands import language as lang
 from pbm.commands.context import Context
-from pbm.commands.effects import OutgoingMail, Refused, listed, utc_time
+from pbm.commands.effects import OutgoingMail, Refused, listed
 from pbm.facts import Fact
-from pbm.store import board_lists, confirmations, outbox, players, resets
+from pbm.store import board_lists, bounces, confirmations, outbox, players, preferences, resets
 from pbm.store.models import BoardStatus, HoldReason, Player
 from pbm.views import GameSummary, bot_ladders, game_summary
 
@@ -121,7 +121,7 @@ def _check_signups(recent: list[datetime], allowed: int, code: str) -> None:
     """Refused (`code`: by the sender's address, or by the machine the mail came from) when
     `recent` signups are as many as `allowed` in a day."""
     if len(recent) >= allowed:
-        raise Refused(code, count=len(recent), after=utc_time(recent[0] + SIGNUP_WINDOW))
+        raise Refused(code, count=len(recent), after=recent[0] + SIGNUP_WINDOW)
 
 
 def _check_address_count(ctx: Context, count: int) -> None:
@@ -156,11 +156,11 @@ def _ask_to_confirm(ctx: Context, player: Player, addresses: Sequence[str]) -> A
                 "confirmations-per-address",
                 address=address,
                 count=len(recent),
-                after=utc_time(recent[0] + CONFIRMATIONS_PER_ADDRESS_WINDOW),
+                after=recent[0] + CONFIRMATIONS_PER_ADDRESS_WINDOW,
             )
     recent = confirmations.requests_since(ctx.session, now - CONFIRMATIONS_WINDOW)
     if len(recent) + len(unconfirmed) > ctx.limits.confirmations_per_hour:
-        after = utc_time(recent[0] + CONFIRMATIONS_WINDOW) if recent else Fact("an-hour")
+        after = recent[0] + CONFIRMATIONS_WINDOW if recent else Fact("an-hour")
         raise Refused("confirmations-per-hour", count=len(recent), most=ctx.limits.confirmations_per_hour, after=after)
     tokens = {
         comparable(a): confirmations.request(ctx.session, player, a, now=now, expires_at=expires_at)
@@ -248,25 +248,38 @@ def change_address(ctx: Context, command: lang.ChangeAddress) -> list[OutgoingMa
     player = ctx.authenticate(command.userid, command.secret)
     _check_address_count(ctx, len(command.addresses))
     asked = _ask_to_confirm(ctx, player, command.addresses)
+    resumed = _resume(ctx, command.addresses)
     old = players.set_addresses(ctx.session, player, command.addresses)
     # Both the old and the new addresses hear of it: a stolen password shows up.
     recipients = distinct([*old, *command.addresses])
-    context = {"player": player, "old": old, "new": list(command.addresses)}
+    context = {"player": player, "old": old, "new": list(command.addresses), "resumed": resumed}
     return [_maybe_asking("address_changed", to, context, asked, player) for to in recipients]
 
 
 def add_address(ctx: Context, command: lang.AddAddress) -> list[OutgoingMail]:
-    """More addresses for the player; an address named again that is not confirmed yet is asked again."""
+    """More addresses for the player; an address named again that is not confirmed yet is asked
+    again, and one whose mail stopped after bounces is written to again."""
     player = ctx.authenticate(command.userid, command.secret)
     known = {comparable(a.address) for a in player.addresses}
     _check_address_count(ctx, len(known | {comparable(a) for a in command.addresses}))
     asked = _ask_to_confirm(ctx, player, command.addresses)
+    resumed = _resume(ctx, command.addresses)
     old = players.add_addresses(player, command.addresses)
     new = [a.address for a in player.addresses]
-    if new == old and not asked.tokens:
+    if new == old and not asked.tokens and not resumed:
         raise Refused("has-addresses-already", userid=player.userid)
-    context = {"player": player, "old": old, "new": new}
+    context = {"player": player, "old": old, "new": new, "resumed": resumed}
     return [_maybe_asking("address_changed", to, context, asked, player) for to in new]
+
+
+def _resume(ctx: Context, addresses: Sequence[str]) -> list[str]:
+    """Those of `addresses` to which mail had stopped after bounces (`pbm.store.bounces`): a player
+    naming an address says it takes mail, so mail goes to it again, and what waited for it goes
+    with the next time pass. What bounces reported of the others is forgotten too."""
+    stopped = bounces.stopped(ctx.session, addresses)
+    for address in distinct(addresses):
+        bounces.resume(ctx.session, address, ctx.now())
+    return [address for address in distinct(addresses) if comparable(address) in stopped]
 
 
 def all_games(ctx: Context, command: lang.AllGames) -> list[OutgoingMail]:
@@ -298,4 +311,7 @@ def signoff(ctx: Context, command: lang.Signoff) -> list[OutgoingMail]:
         ended.append(game_summary(board.engine, board.row))
     mails += recipients.to_player(ctx, player, "signoff", player=player, forfeited=forfeited, called_off=called_off)
     players.sign_off(player, ctx.now())
+    # No digest goes to a player who left: what waited for one never will, and says why.
+    preferences.set_digest(player, (), None)
+    outbox.drop_digest_mail(ctx.session, player.id, ctx.now())
     return mails

@@ -1,12 +1,15 @@
 """Digests: one mail at each of a player's chosen times, instead of a mail for each move.
 
 A player who takes digests (``digest alice PASSWORD 07:30,19:00``) is not mailed each
-board news that makes it their turn: the mail is held back (`pbm.mail.outgoing`), and at
-each of their times, on their own wall clock (`pbm.local_time`: a daylight-saving change
-never sends one twice nor skips one), the time pass sends one mail listing every game
-waiting for their move, the most urgent first, each with what happened, the board, the
-time left and a reply address of its own. The held mails it tells of are marked gathered.
-A game the player would forfeit within a day is mailed at once, digest or not.
+board news that makes it their turn, nor reminded of it: the mail is held back
+(`pbm.mail.outgoing`), and at each of their times, on their own wall clock
+(`pbm.local_time`: a daylight-saving change never sends one twice nor skips one), the time
+pass sends one mail listing every game waiting for their move, the most urgent first, each
+with what happened, the board, the time left and a reply address of its own. The held mails
+it tells of are marked gathered (and those about games that no longer wait, overtaken; with no
+game waiting, no digest goes and they say so). A game the player would forfeit within a day
+is mailed at once, digest or not. A player who signs off takes no more digests: what waited for
+one is never sent (`pbm.commands.accounts`).
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ def due(ctx: Context) -> list[OutgoingMail]:
     mails = []
     for player in preferences.digests_due(ctx.session, now, limit=DIGESTS_PER_PASS):
         mail = digest_of(ctx, player)
-        outbox.gather_into_digest(ctx.session, player.id, now)
+        outbox.gather_into_digest(ctx.session, player.id, now, told=mail is not None)
         preferences.set_digest(player, preferences.digest_times(player), preferences.next_digest(player, now))
         if mail is not None:
             mails.append(mail)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from pbm.commands import messages
@@ -69,6 +68,9 @@ class OutgoingMail:
     language: str | None = None
     """The language the mail is written in; None until the mail layer looks up its reader's (the
     player's choice, else the club's default) just before composing it."""
+    zone: str | None = None
+    """The zone (an IANA name) whose wall clock the mail's dates are on: its reader's, looked up
+    with their language; None: UTC."""
 
 
 @dataclass(frozen=True)
@@ -151,8 +153,3 @@ def listed(items: Sequence[Any], code: str = "comma-list") -> Any:
     if len(items) <= 1:
         return items[0] if items else ""
     return Fact(code, first=items[0], rest=listed(items[1:], code))
-
-
-def utc_time(moment: datetime) -> Fact:
-    """A moment as a refusal names it: ``2026-11-22 13:00 UTC``."""
-    return Fact("utc-time", at=moment)

@@ -251,7 +251,6 @@ REFUSALS: Catalogue = {
     # -- pieces other refusals are made of
     "comma-list": "{first}, {rest}",
     "semicolon-list": "{first}; {rest}",
-    "utc-time": "{at:%Y-%m-%d %H:%M} UTC",
     "an-hour": "an hour",
     "days": Plural("count", "{count} day", "{count} days"),
     "hours": Plural("count", "{count} hour", "{count} hours"),
@@ -265,12 +264,12 @@ REFUSALS: Catalogue = {
     "password-length": "A password must be {shortest} to {longest} characters long",
     "password-wait-own": (
         "Too many wrong passwords for {userid} from this address: commands with its password are refused "
-        "from here until {until:%Y-%m-%d %H:%M} UTC. Replying to a board mail still plays a move without the "
+        "from here until {until:moment}. Replying to a board mail still plays a move without the "
         "password, and a password reset (password reset {userid}) ends the wait"
     ),
     "password-wait-others": (
         "Too many wrong passwords for {userid} from addresses it has not registered: commands with its "
-        "password are refused from them until {until:%Y-%m-%d %H:%M} UTC. From the addresses {userid} "
+        "password are refused from them until {until:moment}. From the addresses {userid} "
         "registered they still work"
     ),
     "not-confirmed": (
@@ -374,7 +373,7 @@ REFUSALS: Catalogue = {
         "{title} board {board} is not an open challenge (a game that began has no free seat); "
         "'{game} games open' lists those you may join"
     ),
-    "open-challenge-expired": "The open challenge at {title} board {board} expired at {expired:%Y-%m-%d %H:%M} UTC",
+    "open-challenge-expired": "The open challenge at {title} board {board} expired at {expired:moment}",
     "seated-already": "{userid} has a seat at {title} board {board} already",
     "no-seat-at-open-challenge": "{userid} has no seat at the open challenge at {title} board {board}",
     # -- reading
@@ -406,13 +405,13 @@ REFUSALS: Catalogue = {
     "vacation-too-far": "A vacation can be booked at most a year ahead, for at most a year",
     "vacation-ends-first": "The vacation would end before it starts: the last day away ({until}) comes first",
     "vacation-overlaps": (
-        "That overlaps your vacation from {starts:%Y-%m-%d %H:%M} until {ends:%Y-%m-%d %H:%M} UTC: send "
+        "That overlaps your vacation from {starts:clock} until {ends:clock} {ends:zone}: send "
         "'vacation {userid} PASSWORD off' to call it off, or choose other days"
     ),
     "vacation-over-allowance": (
-        "A vacation from {starts:%Y-%m-%d %H:%M} until {ends:%Y-%m-%d %H:%M} UTC ({length}) takes more than "
+        "A vacation from {starts:clock} until {ends:clock} {ends:zone} ({length}) takes more than "
         "your allowance: at most {allowance} away in any 365 days, those booked counted. From "
-        "{starts:%Y-%m-%d} you can take up to {left}"
+        "{starts:day} you can take up to {left}"
     ),
     "not-away": "{userid} is not away and has no vacation booked: there is nothing to end",
     # -- authenticity (`pbm.mail.pipeline.apply`)
@@ -457,15 +456,15 @@ PREFERENCES: Catalogue = {
         "end, except the answers to mail {userid} sends."
     ),
     "quiet-hours-ended": "{userid} has no quiet hours any more: mail goes at any hour.",
-    "zone-is": "{userid} lives in {zone}, where it is {now:%Y-%m-%d %H:%M} now.",
+    "zone-is": "{userid} lives in {zone}, where it is {now:clock} now.",
     "quiet-hours-are": "Quiet hours: {hours} ({zone} time); mail that comes then waits until they end.",
     "no-quiet-hours": "Quiet hours: none; mail goes at any hour.",
     "digest-now": (
         "From now on {userid} gets a digest at {times} ({zone} time) instead of a mail for each move; "
-        "the next at {next:%Y-%m-%d %H:%M}."
+        "the next at {next:clock}."
     ),
     "digest-ended": "{userid} gets a mail for each move again, no digest.",
-    "digest-is": "Digests: at {times} ({zone} time); the next at {next:%Y-%m-%d %H:%M}.",
+    "digest-is": "Digests: at {times} ({zone} time); the next at {next:clock}.",
     "no-digest": "Digests: none; a mail for each move.",
     "mail-preferences-how": (
         "To change them:  timezone {userid} PASSWORD ZONE        (an IANA name: Europe/Paris)\n"
@@ -476,7 +475,7 @@ PREFERENCES: Catalogue = {
 
 EVENTS: Catalogue = {
     # What happened at a board between moves: its move list shows it (`pbm.commands.deadlines`).
-    "event-away": "{userid} is away until {until:%Y-%m-%d %H:%M} UTC: their time stands still",
+    "event-away": "{userid} is away until {until:moment}: their time stands still",
     "event-back": "{userid} is back from vacation: their time runs again",
 }
 

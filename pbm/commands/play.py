@@ -16,7 +16,7 @@ from pbm import clocks
 from pbm.commands import language as lang
 from pbm.commands import policy, recipients
 from pbm.commands.context import Context
-from pbm.commands.effects import OutgoingMail, Refused, ReplyAs, listed, utc_time
+from pbm.commands.effects import OutgoingMail, Refused, ReplyAs, listed
 from pbm.commands.recipients import Opening
 from pbm.elo import RatingChange
 from pbm.facts import Fact
@@ -63,7 +63,7 @@ def challenge(ctx: Context, command: lang.Challenge) -> list[OutgoingMail]:
             "challenges-per-hour",
             userid=challenger.userid,
             count=len(recent),
-            after=utc_time(recent[0] + CHALLENGE_WINDOW),
+            after=recent[0] + CHALLENGE_WINDOW,
         )
     rules = time_control(ctx, command.time_words)
     if command.is_open:

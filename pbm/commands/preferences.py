@@ -72,8 +72,7 @@ def digest(ctx: Context, command: lang.Digest) -> list[OutgoingMail]:
 def standing(ctx: Context, player: Player) -> list[Fact]:
     """What `player` chose about their mail, a fact a line: their zone (and its time now), their quiet hours."""
     zone = preferences.zone_of(player)
-    local = ctx.now().astimezone(zone).replace(tzinfo=None)
-    lines = [Fact("zone-is", userid=player.userid, zone=str(zone), now=local)]
+    lines = [Fact("zone-is", userid=player.userid, zone=str(zone), now=ctx.now().astimezone(zone))]
     hours = preferences.quiet_hours(player)
     if hours is None:
         lines.append(Fact("no-quiet-hours", userid=player.userid))
@@ -92,8 +91,8 @@ def _times(times: tuple[time, ...]) -> str:
 
 
 def _local(moment: datetime | None, zone: tzinfo) -> datetime | None:
-    """`moment` on the wall clock of `zone`, as a mail says it."""
-    return moment.astimezone(zone).replace(tzinfo=None) if moment is not None else None
+    """`moment` on the wall clock of `zone`: a mail says it there, whoever reads it (`pbm.facts.Fact`)."""
+    return moment.astimezone(zone) if moment is not None else None
 
 
 def _answer(ctx: Context, player: Player, news: Fact | None) -> OutgoingMail:

@@ -17,7 +17,7 @@ from typing import Any
 from pbm.addresses import same
 from pbm.commands import language as lang
 from pbm.commands.context import Context
-from pbm.commands.effects import OutgoingMail, Refused, utc_time
+from pbm.commands.effects import OutgoingMail, Refused
 from pbm.live import Snapshot
 from pbm.store import boards, players, talks, watchers
 from pbm.store.models import Player, TalkKind
@@ -105,5 +105,5 @@ def _check_within_limit(ctx: Context, player: Player) -> None:
     now = ctx.now()
     recent = talks.sent_since(ctx.session, player, now - TALK_WINDOW)
     if len(recent) >= ctx.limits.talks_per_sender_per_hour:
-        after = utc_time(recent[0] + TALK_WINDOW)
+        after = recent[0] + TALK_WINDOW
         raise Refused("talks-per-hour", userid=player.userid, count=len(recent), after=after)

@@ -5,14 +5,16 @@ cannot forfeit on time (`pbm.clocks`, `pbm.commands.deadlines`). Every player
 may be away for the club's allowance (``PBM_VACATION_DAYS``, 30 days) in any
 365 days: a rolling window, so vacations cannot be stacked across the turn of
 a year, nor cut into pieces, to stall a game for longer. A vacation starts
-now or later, never in the past; ``off`` ends the one under way at once (the
-days not taken count no more) and calls off those booked ahead.
+now or later, never in the past, and the days a player names are days of
+their own calendar (the zone they live in, `pbm.local_time`); ``off`` ends the
+one under way at once (the days not taken count no more) and calls off those
+booked ahead.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import datetime, time, timedelta
 
 from pbm import clocks
 from pbm.commands import language as lang
@@ -20,7 +22,8 @@ from pbm.commands import recipients
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Refused
 from pbm.facts import Fact
-from pbm.store import turns, vacations
+from pbm.local_time import at_local
+from pbm.store import preferences, turns, vacations
 from pbm.store.models import Player, Vacation
 
 YEAR = timedelta(days=365)
@@ -63,18 +66,20 @@ class VacationNews:
 
 
 def _book(ctx: Context, player: Player, command: lang.Vacation, now: datetime) -> VacationNews:
-    today = now.date()
+    # The days a player writes are the days of their own calendar: a day away begins at their midnight.
+    zone = preferences.zone_of(player)
+    today = now.astimezone(zone).date()
     if command.starts is not None and command.starts < today:
         raise Refused("vacation-in-the-past", starts=command.starts)
     first = command.starts or today
     if first - today > LONGEST_AHEAD or (command.until is not None and command.until - first > YEAR):
         raise Refused("vacation-too-far")
-    starts = now if first == today else _midnight(first)
+    starts = now if first == today else at_local(first, time(0), zone)
     if command.days is not None:
         ends = starts + timedelta(days=command.days)
     else:
         assert command.until is not None
-        ends = _midnight(command.until + timedelta(days=1))  # the last day away is a whole day
+        ends = at_local(command.until + timedelta(days=1), time(0), zone)  # the last day away is a whole day
     if ends <= starts:
         raise Refused("vacation-ends-first", until=command.until)
     wanted = clocks.Interval(starts, ends)
@@ -146,10 +151,6 @@ def days(span: timedelta) -> Fact:
     whole, rest = divmod(int(span.total_seconds()) // 3600, 24)
     counted = Fact("days", count=whole)
     return Fact("days-and-hours", days=counted, hours=Fact("hours", count=rest)) if rest else counted
-
-
-def _midnight(day: date) -> datetime:
-    return datetime.combine(day, time(0), tzinfo=timezone.utc)
 
 
 def _as_interval(vacation: Vacation) -> clocks.Interval:

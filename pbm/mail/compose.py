@@ -119,11 +119,13 @@ class Composer:
         self.signing = signing
         """Signs the game records mails carry (`pbm.commands.effects.Attachment.signed_record`)."""
 
-    def render(self, template: str, context: dict[str, Any], language: str | None = None) -> tuple[str, str]:
+    def render(
+        self, template: str, context: dict[str, Any], language: str | None = None, zone: str | None = None
+    ) -> tuple[str, str]:
         """The (subject, body) of ``mail/<template>.txt`` rendered with `context` in `language`
-        (the club's default when None), as the mail carries them: the subject one line, the
-        body `_plain_text`."""
-        environment = self.templates.speaking(language)
+        (the club's default when None), its dates on the wall clock of `zone` (None: UTC), as the
+        mail carries them: the subject one line, the body `_plain_text`."""
+        environment = self.templates.speaking(language, zone)
         module = environment.get_template(f"mail/{template}.txt").make_module(context)
         subject = one_line(str(getattr(module, "subject", "")), limit=MAX_SUBJECT)
         return subject or SERVER_NAME, _plain_text(str(module))
@@ -137,7 +139,7 @@ class Composer:
             return self.addressing.reply_address(token)
 
         context = {**mail.context, "server": self.addressing.address, "reply_address_of": reply_address_of}
-        return self.render(mail.template, context, mail.language)
+        return self.render(mail.template, context, mail.language, mail.zone)
 
     def compose(self, mail: OutgoingMail, *, now: datetime, answering: Answering | None = None) -> ComposedMail:
         """The mail `mail` asks for; raises `Unaddressable` when its recipient is not an address."""

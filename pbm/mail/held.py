@@ -7,7 +7,9 @@ was, its reply address and thread kept, under a line saying it was held back
 and why; several go out gathered into one mail that says the same and then
 gives each in full, subject and text, oldest first. The gathered mail counts
 against the limit like any other, so an address that was flooded gets one
-mail for all that waited, not the flood an hour later.
+mail for all that waited, not the flood an hour later. Quiet hours win over
+the hour's room: a mail for a player whose quiet hours began while it waited
+waits on until they end, unless it answers their own mail.
 
 Letting go is one transaction: a held mail is either still held, or queued
 (alone, or gathered and marked so), never both and never neither. An
@@ -24,12 +26,13 @@ from email.policy import default
 
 from sqlalchemy.orm import Session
 
+from pbm.addresses import same
 from pbm.commands.effects import OutgoingMail
 from pbm.config import Limits
 from pbm.mail.compose import Composer, with_preface
 from pbm.mail.outgoing import WINDOW
-from pbm.store import outbox, players
-from pbm.store.models import OutboxMessage
+from pbm.store import inbox, outbox, players, preferences
+from pbm.store.models import HoldReason, OutboxMessage
 
 ADDRESSES_PER_PASS = 100
 """Addresses whose held mail one pass lets go; the rest wait for the next pass."""
@@ -67,7 +70,9 @@ class HeldMail:
             if recent is not None and recent.mails >= self.limits.mails_per_address_per_hour:
                 outbox.postpone(held, recent.oldest + WINDOW)
                 continue
-            going = held[:MOST_GATHERED]
+            going = self._awake(session, held[:MOST_GATHERED], now)
+            if not going:
+                continue
             if len(going) == 1:
                 self._let_go(session, going[0], now)
                 done.append(f"held mail: a {going[0].kind} mail let go")
@@ -77,13 +82,36 @@ class HeldMail:
         return done
 
     @staticmethod
-    def _language_at(session: Session, recipient: str) -> str | None:
-        """The language of the player at `recipient` (the mails held for them were written in it)."""
-        return players.languages(session, (), [recipient]).of(None, recipient)
+    def _awake(session: Session, rows: list[OutboxMessage], now: datetime) -> list[OutboxMessage]:
+        """Of `rows`, held mail whose time has come, those that may go now. Mail the hourly limit
+        held for a player in their quiet hours now waits for them to end, as mail that comes in
+        them does; not an answer to mail from its own address (what the player asked for), nor
+        mail held for another reason (let go because the player confirmed an address, took the
+        digest off or wrote from an address that bounced: just now, by mail)."""
+        limited = [r for r in rows if r.hold_reason is HoldReason.HOURLY_LIMIT and r.player_id is not None]
+        quiet = preferences.choices_of(session, {r.player_id for r in limited if r.player_id is not None}).quiet
+        limited = [r for r in limited if r.player_id in quiet]
+        if not limited:
+            return rows
+        asked_by = inbox.senders(session, {r.inbound_id for r in limited if r.inbound_id is not None})
+        waiting = set()
+        for row in limited:
+            ends = quiet[row.player_id].ends_after(now) if row.player_id is not None else None
+            sender = asked_by.get(row.inbound_id) if row.inbound_id is not None else None
+            if ends is not None and not (sender is not None and same(sender, row.recipient)):
+                outbox.wait_for_quiet_hours([row], ends)
+                waiting.add(row.id)
+        return [row for row in rows if row.id not in waiting]
+
+    @staticmethod
+    def _reader_at(session: Session, recipient: str) -> tuple[str | None, str | None]:
+        """The language and zone of the player at `recipient` (the mails held for them were written so)."""
+        readers = players.readers(session, (), [recipient])
+        return readers.language_of(None, recipient), readers.zone_of(None, recipient)
 
     def _let_go(self, session: Session, row: OutboxMessage, now: datetime) -> None:
         context = {"written_at": row.created_at, "reasons": [row.hold_reason], "limits": self.limits}
-        _, preface = self.composer.render("held_preface", context, self._language_at(session, row.recipient))
+        _, preface = self.composer.render("held_preface", context, *self._reader_at(session, row.recipient))
         outbox.requeue_held(row, with_preface(row.raw, preface), now)
 
     def _gather(self, session: Session, rows: list[OutboxMessage], now: datetime) -> None:
@@ -93,8 +121,9 @@ class HeldMail:
             "limits": self.limits,
         }
         recipient = rows[0].recipient
+        language, zone = self._reader_at(session, recipient)
         gathered = self.composer.compose(
-            OutgoingMail("held_mail", recipient, context, language=self._language_at(session, recipient)), now=now
+            OutgoingMail("held_mail", recipient, context, language=language, zone=zone), now=now
         )
         outbox.mark_gathered(rows, now)
         session.flush()

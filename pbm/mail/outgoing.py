@@ -14,8 +14,9 @@ Only an error answer past its own limit is dropped, which is what breaks a
 loop; it is still written to the outbox, marked suppressed, for the operator
 to see.
 
-A board mail that makes it the turn of a player who takes digests waits for their digest
-(`pbm.commands.digests`), unless they would forfeit that game within a day.
+A board mail that makes it the turn of a player who takes digests, and a reminder that it still
+is, wait for their digest (`pbm.commands.digests`), unless they would forfeit that game within a
+day.
 
 Mail to an address whose mail bounced for good (`pbm.store.bounces`) is held back too, until
 mail from it says it works again.
@@ -65,7 +66,11 @@ BULK_KINDS = ("broadcast",)
 """Templates an administrator sends to every player: not bounded by the mails one mail may cause."""
 WINDOW = timedelta(hours=1)
 URGENT = timedelta(days=1)
-"""A board mail whose player would forfeit within this long goes at once, digest or not."""
+"""A board mail whose player would forfeit within this long goes at once, digest or not: the
+last warning, a day before the forfeit, among them."""
+DIGESTED = ("board", "nag")
+"""Templates of the mails a digest stands for, when they tell a player it is their move: the
+digest lists every game waiting for their move, with its board and its time left."""
 
 
 @dataclass(frozen=True)
@@ -120,7 +125,7 @@ class Outgoing:
         `answer_sender`: past the limit of one mail, tell its sender so.
         """
         notes = []
-        mails = in_their_languages(session, [m for m in mails if m.to])
+        mails = in_their_words(session, [m for m in mails if m.to])
         reported = _reported(mails)
         bulk = [m for m in mails if _unasked(m)]
         mails = [m for m in mails if not _unasked(m)]
@@ -150,7 +155,7 @@ class Outgoing:
     def queue_unprompted(self, session: Session, mails: list[OutgoingMail], *, now: datetime) -> list[str]:
         """Compose mails no received mail caused (an open challenge expired) into the outbox,
         within the per-address limits; returns notes on what was held back."""
-        mails = in_their_languages(session, [m for m in mails if m.to])
+        mails = in_their_words(session, [m for m in mails if m.to])
         counted = _Counted.load(session, mails, now)
         reachable = self._reachable(session, mails, answering=None)
         notes: list[str] = []
@@ -179,7 +184,7 @@ class Outgoing:
         if mail.from_address is None or not same(outgoing.to, mail.from_address):
             return self._composed(outgoing, counted, reachable, notes, now=now)
         if mail.noted:
-            words = Words(outgoing.language or self.composer.templates.default_language)
+            words = Words(outgoing.language or self.composer.templates.default_language, zone=outgoing.zone)
             told = [sentence(capital(words.say(note))) for note in mail.noted]
             outgoing = replace(outgoing, context={**outgoing.context, "mail_notes": told})
         answering = Answering(mail.message_id, mail.references)
@@ -264,14 +269,19 @@ class Outgoing:
         return None, None, last
 
 
-def in_their_languages(session: Session, mails: list[OutgoingMail]) -> list[OutgoingMail]:
-    """`mails`, each in the language its reader chose: the player it is for, else a player at its
-    address (a mail answering a player's own mail); the club's default for anyone else. A mail
-    that names its language keeps it."""
-    chosen = players.languages(
-        session, [m.player_id for m in mails if m.player_id is not None], [m.to for m in mails if m.language is None]
-    )
-    return [m if m.language else replace(m, language=chosen.of(m.player_id, m.to)) for m in mails]
+def in_their_words(session: Session, mails: list[OutgoingMail]) -> list[OutgoingMail]:
+    """`mails`, each in the language its reader chose and its dates in the zone they live in: the
+    player it is for, else a player at its address (a mail answering a player's own mail); the
+    club's default language and UTC for anyone else. A mail that names its language keeps it."""
+    chosen = players.readers(session, [m.player_id for m in mails if m.player_id is not None], [m.to for m in mails])
+    return [
+        replace(
+            m,
+            language=m.language or chosen.language_of(m.player_id, m.to),
+            zone=m.zone or chosen.zone_of(m.player_id, m.to),
+        )
+        for m in mails
+    ]
 
 
 def _hold_note(hold: outbox.Hold, limits: Limits) -> str:
@@ -349,15 +359,16 @@ class _Counted:
         )
 
     def digest_hold(self, mail: OutgoingMail, now: datetime) -> outbox.Hold | None:
-        """How a board mail that makes it its player's turn is held back for their digest; not when
-        they would forfeit that game within a day (it goes at once), nor for a watcher's copy."""
-        if mail.template != "board" or mail.to_watcher or mail.player_id not in self.digests:
+        """How a mail about a game waiting for its player's move (a board mail that makes it their
+        turn, a reminder) is held back for their digest, which lists every such game; not when they
+        would forfeit that game within a day (it goes at once), nor for a watcher's copy."""
+        if mail.template not in DIGESTED or mail.to_watcher or mail.player_id not in self.digests:
             return None
         view = mail.context.get("view")
         if view is None or not getattr(view, "viewer_to_move", False):
             return None
         forfeit_at = view.time.forfeit_at if view.time is not None else None
-        if forfeit_at is not None and forfeit_at - now < URGENT:
+        if forfeit_at is not None and forfeit_at - now <= URGENT:
             return None
         return outbox.Hold(HoldReason.DIGEST, None)
 

@@ -439,6 +439,17 @@ _FINISH = (
 _FREE_KEYS = delete(InboundKey).where(InboundKey.inbound_id == bindparam("inbound"))
 
 
+def senders(session: Session, inbound_ids: Collection[int]) -> dict[int, str]:
+    """The From address reading found in each of the mails `inbound_ids` that had one."""
+    if not inbound_ids:
+        return {}
+    rows = session.execute(
+        select(InboundMessage.id, InboundMessage.parsed).where(InboundMessage.id.in_(sorted(set(inbound_ids))))
+    )
+    found = {inbound_id: (parsed or {}).get("from_address") for inbound_id, parsed in rows}
+    return {inbound_id: sender for inbound_id, sender in found.items() if isinstance(sender, str)}
+
+
 def what_was_read(session: Session, inbound_id: int) -> dict[str, object] | None:
     """What reading the mail found (`ParsedMail.to_json`), or None if it was never read."""
     return session.scalar(select(InboundMessage.parsed).where(InboundMessage.id == inbound_id))

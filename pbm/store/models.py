@@ -46,7 +46,9 @@ def utcnow() -> datetime:
 
 
 class UTCDateTime(TypeDecorator[datetime]):
-    """Timestamps stored in UTC and always read back timezone-aware (SQLite forgets)."""
+    """Timestamps stored in UTC and always read back in UTC, timezone-aware (SQLite forgets the
+    zone; PostgreSQL gives the session's, a `ZoneInfo`, which would read as a player's clock:
+    `pbm.local_time.on_a_named_clock`)."""
 
     impl = DateTime(timezone=True)
     cache_ok = True
@@ -57,9 +59,9 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.astimezone(timezone.utc) if value is not None else None
 
     def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
-        if value is not None and value.tzinfo is None:
-            return value.replace(tzinfo=timezone.utc)
-        return value
+        if value is None:
+            return None
+        return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
 
 
 class BoardStatus(enum.StrEnum):
@@ -86,7 +88,8 @@ class OutboxStatus(enum.StrEnum):
     FAILED = "failed"
     """Given up for good; `last_error` says why."""
     SUPPRESSED = "suppressed"
-    """Never sent: an error answer past the limit that breaks mail loops; `last_error` says so."""
+    """Never sent, nor to be: `last_error` says why (an error answer past the limit that breaks mail
+    loops; a mail that waited for the digest of a player who signed off)."""
     HELD = "held"
     """Held back (`hold_reason`) until `release_at`, or until code releases it when that is None."""
     GATHERED = "gathered"

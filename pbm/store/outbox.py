@@ -331,6 +331,14 @@ def postpone(rows: Sequence[OutboxMessage], release_at: datetime) -> None:
         row.release_at = release_at
 
 
+def wait_for_quiet_hours(rows: Sequence[OutboxMessage], release_at: datetime) -> None:
+    """Held mail whose time came in its player's quiet hours: it waits for them to end, at
+    `release_at`, as mail that came in them does (and holds up no later mail to its address)."""
+    for row in rows:
+        row.hold_reason = HoldReason.QUIET_HOURS
+        row.release_at = release_at
+
+
 def requeue_held(row: OutboxMessage, raw: bytes, now: datetime) -> None:
     """A held mail goes out as it was (its text now `raw`): queued, and counted, from `now`."""
     row.raw = raw
@@ -362,9 +370,14 @@ def release_digest_mail(session: Session, player_id: int, now: datetime) -> int:
     return len(released.all())
 
 
-def gather_into_digest(session: Session, player_id: int, now: datetime) -> int:
-    """The board mails held for `player_id`'s digest, told of by the digest going now: marked
-    gathered, never to go on their own. Returns how many."""
+def gather_into_digest(session: Session, player_id: int, now: datetime, *, told: bool = True) -> int:
+    """The mails held for `player_id`'s digest, done with as its time comes: marked gathered, never
+    to go on their own. `told`: a digest went, listing the games still waiting for the player's
+    move (a held mail about one that no longer waits is overtaken); else no game waits any more,
+    no digest went, and each row says so. Returns how many."""
+    values: dict[str, object] = {"status": OutboxStatus.GATHERED, "release_at": now}
+    if not told:
+        values["last_error"] = NO_DIGEST
     gathered = session.scalars(
         update(OutboxMessage)
         .where(
@@ -372,11 +385,35 @@ def gather_into_digest(session: Session, player_id: int, now: datetime) -> int:
             OutboxMessage.hold_reason == HoldReason.DIGEST,
             OutboxMessage.player_id == player_id,
         )
-        .values(status=OutboxStatus.GATHERED, release_at=now)
+        .values(**values)
         .returning(OutboxMessage.id)
         .execution_options(synchronize_session=False)
     )
     return len(gathered.all())
+
+
+NO_DIGEST = "no digest went: no game waited for its player's move any more"
+"""What a mail held for a digest that had nothing to tell records (`pbm outbox --all`)."""
+SIGNED_OFF = "not sent: its player signed off before the digest it waited for"
+"""What a mail held for the digest of a player who signed off records (`pbm outbox`)."""
+
+
+def drop_digest_mail(session: Session, player_id: int, now: datetime) -> int:
+    """The mails held for the digest of `player_id`, who signed off: no digest will go, so they are
+    never sent, each saying why (`SIGNED_OFF`). Mail held for `player_id` for any other reason (an
+    answer they asked for, past the hourly limit) is kept, and goes as its hold says. Returns how many."""
+    dropped = session.scalars(
+        update(OutboxMessage)
+        .where(
+            OutboxMessage.status == OutboxStatus.HELD,
+            OutboxMessage.hold_reason == HoldReason.DIGEST,
+            OutboxMessage.player_id == player_id,
+        )
+        .values(status=OutboxStatus.SUPPRESSED, last_error=SIGNED_OFF, release_at=now)
+        .returning(OutboxMessage.id)
+        .execution_options(synchronize_session=False)
+    )
+    return len(dropped.all())
 
 
 def release(

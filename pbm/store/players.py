@@ -51,48 +51,58 @@ _WITH_ADDRESS = (
 """Built once: every mail asks it, for its sender."""
 
 
-def languages(session: Session, ids: Iterable[int], addresses: Iterable[str]) -> Languages:
-    """The languages chosen by the players of `ids` and by the active players of `addresses`
-    (the first of them who chose one): who reads a mail in which language. One query each."""
+def readers(session: Session, ids: Iterable[int], addresses: Iterable[str]) -> Readers:
+    """The languages and zones chosen by the players of `ids` and by the active players of
+    `addresses` (the first of them who chose one): who reads a mail in which language, and on
+    which wall clock. One query each."""
     ids = set(ids)
-    by_id: dict[int, str | None] = {}
+    by_id: dict[int, tuple[str | None, str | None]] = {}
     if ids:
-        by_id = {
-            row.id: row.language
-            for row in session.execute(select(Player.id, Player.language).where(Player.id.in_(ids)))
-        }
+        query = select(Player.id, Player.language, Player.time_zone).where(Player.id.in_(ids))
+        by_id = {row.id: (row.language, row.time_zone) for row in session.execute(query)}
     wanted = {comparable(address) for address in addresses}
-    by_address: dict[str, str] = {}
+    languages: dict[str, str] = {}
+    zones: dict[str, str] = {}
     if wanted:
         rows = session.execute(
-            select(comparable_column(PlayerAddress.address), Player.language)
+            select(comparable_column(PlayerAddress.address), Player.language, Player.time_zone)
             .join(Player)
             .where(
                 comparable_column(PlayerAddress.address).in_(wanted),
                 Player.signed_off_at.is_(None),
-                Player.language.is_not(None),
+                Player.language.is_not(None) | Player.time_zone.is_not(None),
             )
             .order_by(Player.id)
         )
-        for address, language in rows:
+        for address, language, zone in rows:
             if language is not None:
-                by_address.setdefault(address, language)
-    return Languages(by_id, by_address)
+                languages.setdefault(address, language)
+            if zone is not None:
+                zones.setdefault(address, zone)
+    return Readers(by_id, languages, zones)
 
 
 @dataclass(frozen=True)
-class Languages:
-    """Who reads which language (`languages`): by player, and by address for a mail to an address."""
+class Readers:
+    """Who reads which language, on which wall clock (`readers`): by player, and by address for a
+    mail to an address."""
 
-    by_id: dict[int, str | None]
-    by_address: dict[str, str]
+    by_id: dict[int, tuple[str | None, str | None]]
+    """(language, zone) by player id."""
+    languages: dict[str, str]
+    zones: dict[str, str]
 
-    def of(self, player_id: int | None, address: str) -> str | None:
+    def language_of(self, player_id: int | None, address: str) -> str | None:
         """The language of a mail for `player_id` (when it is for a player) at `address`; None: the
         club's default."""
-        if player_id is not None and self.by_id.get(player_id):
-            return self.by_id[player_id]
-        return self.by_address.get(comparable(address))
+        chosen = self.by_id.get(player_id, (None, None))[0] if player_id is not None else None
+        return chosen or self.languages.get(comparable(address))
+
+    def zone_of(self, player_id: int | None, address: str) -> str | None:
+        """The zone a mail for `player_id` (when it is for a player) at `address` writes its dates
+        in; None: UTC."""
+        chosen = self.by_id.get(player_id, (None, None))[1] if player_id is not None else None
+        return chosen or self.zones.get(comparable(address))
 
 
 def set_language(player: Player, language: str | None) -> None:

@@ -13,7 +13,7 @@ from datetime import datetime, time, tzinfo
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from pbm.local_time import LocalHours, UnknownZone, clock_times, next_time, zone_named
+from pbm.local_time import LocalHours, clock_times, next_time, zone_or_utc
 from pbm.store.models import Player
 
 
@@ -35,10 +35,7 @@ def zone_of(player: Player) -> tzinfo:
 
 
 def _zone(name: str | None) -> tzinfo:
-    try:
-        return zone_named(name)
-    except UnknownZone:
-        return zone_named(None)  # a zone the system's database no longer has: UTC, not a failure
+    return zone_or_utc(name)  # a zone the system's database no longer has: UTC, not a failure
 
 
 def quiet_hours(player: Player) -> LocalHours | None:

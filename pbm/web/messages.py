@@ -31,7 +31,7 @@ MESSAGES: Catalogue = {
     "web-no-unsubscribe": "This unsubscribe address is not one of this server's.",
     # What a player's page says of mail to them that bounces (`pbm.web.reads.PlayerPage`).
     "mail-bounces-since": (
-        "Mail to one of {userid}'s addresses has bounced since {since:%Y-%m-%d %H:%M} UTC: the server writes "
+        "Mail to one of {userid}'s addresses has bounced since {since:moment}: the server writes "
         "nothing more to it (what comes for it waits) until a mail from it comes."
     ),
     # one-click unsubscribe (`pbm.web.unsubscribe`)

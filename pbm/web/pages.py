@@ -68,13 +68,16 @@ class Pages:
         """The language `request`'s visitor reads (`page_language`), and whether they just chose it."""
         return page_language(request, self.templates.default_language)
 
-    def render(self, request: Request, name: str, *, status_code: int = 200, **context: Any) -> HTMLResponse:
-        """The page ``web/<name>`` in the language its visitor reads (`page_language`)."""
+    def render(
+        self, request: Request, name: str, *, status_code: int = 200, zone: str | None = None, **context: Any
+    ) -> HTMLResponse:
+        """The page ``web/<name>`` in the language its visitor reads (`page_language`), its dates in
+        UTC, or on the wall clock of `zone` for a page about a player who lives in one."""
         context.setdefault("live", None)
         language, chosen = self.language(request)
         switch = [(code, title, _with_language(request, code)) for code, title in languages.LANGUAGES.items()]
         html = (
-            self.templates.speaking(language)
+            self.templates.speaking(language, zone)
             .get_template(f"web/{name}")
             .render(engines=pbm.games.all_games(), address=self.address, switch=switch, signing=self.signing, **context)
         )
@@ -134,7 +137,8 @@ class Pages:
         page = await self.reads.run(self.reads.player, userid)
         if page is None:
             raise params.NotFound("web-no-player", userid=userid)
-        return self.render(request, "player.html", page=page, live=self._live(position, player=page.userid))
+        live = self._live(position, player=page.userid)
+        return self.render(request, "player.html", zone=page.time_zone, page=page, live=live)
 
     async def standings(self, request: Request) -> Response:
         engine = params.engine_of(request)

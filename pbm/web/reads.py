@@ -146,6 +146,8 @@ class PlayerPage:
     """Since when mail to one of the player's addresses stopped, as bounces told (no address shown)."""
     language: str | None = None
     """The language the player chose for their mail (`pbm.languages`); None: the club's."""
+    time_zone: str | None = None
+    """The zone the player lives in (an IANA name): the page about them writes its dates in it; None: UTC."""
 
 
 @dataclass(frozen=True)
@@ -287,6 +289,7 @@ class Reads:
             return PlayerPage(
                 userid=player.userid,
                 language=player.language,
+                time_zone=player.time_zone,
                 joined=player.created_at,
                 signed_off=not player.active,
                 ratings=[rating_view(get_game(r.game_type), r) for r in ratings.of_player(session, player)],

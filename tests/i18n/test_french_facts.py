@@ -17,7 +17,7 @@ import pytest
 
 from pbm.commands.language import CommandError
 from pbm.commands.verbs import ACCOUNT_VERBS, GAME_VERBS, parse_command
-from pbm.facts import Fact, Plural, placeholders
+from pbm.facts import MOMENT_SPECS, Fact, Plural, placeholders
 from pbm.games import GameError, InvalidOptions, InvalidPosition
 from pbm.games import cubeo as cubeo_engine
 from pbm.games.cephalopod import GAME as CEPHALOPOD
@@ -338,7 +338,7 @@ REFUSALS = [
     Fact("no-such-board", title="Cephalopod", board=101),
     Fact("wrong-password", userid="alice"),
     Fact("password-wait-own", userid="alice", until=AT),
-    Fact("challenges-per-hour", userid="alice", count=5, after=Fact("utc-time", at=AT)),
+    Fact("challenges-per-hour", userid="alice", count=5, after=AT),
     Fact(
         "challenge-policies",
         refusals=Fact(
@@ -403,9 +403,13 @@ def test_a_span_of_time_inside_a_fact_is_said_in_french():
 
 def _samples(message: str | Plural) -> dict[str, object]:
     """A value for each parameter of `message`, of the kind its English formats: a moment where it
-    writes a date (``{until:%Y-%m-%d}``), a span of time where it says one, else a number."""
+    writes a date (``{until:moment}``, ``{until:%Y-%m-%d}``), a span of time where it says one, else a number."""
     english = message.other if isinstance(message, Plural) else message
-    dated = {name for _, name, spec, _ in string.Formatter().parse(english) if name and spec and "%" in spec}
+    dated = {
+        name
+        for _, name, spec, _ in string.Formatter().parse(english)
+        if name and spec and ("%" in spec or spec in MOMENT_SPECS)
+    }
     spans = {"span", "length", "allowance", "left"}
     return {
         name: AT if name in dated else timedelta(days=2, hours=3) if name in spans else 2

@@ -9,7 +9,7 @@ from starlette.requests import Request
 
 from pbm import languages
 from pbm.commands.effects import OutgoingMail
-from pbm.mail.outgoing import in_their_languages
+from pbm.mail.outgoing import in_their_words
 from pbm.store import players
 from pbm.store.database import Database
 from pbm.templating import Templates
@@ -40,7 +40,23 @@ def test_each_mail_is_in_the_language_its_reader_chose_and_anyone_else_reads_the
             OutgoingMail("error", "stranger@example.net"),
             OutgoingMail("language", "alice@example.org", player_id=alice.id, language="en"),
         ]
-        assert [m.language for m in in_their_languages(session, mails)] == ["fr", "fr", None, None, "en"]
+        assert [m.language for m in in_their_words(session, mails)] == ["fr", "fr", None, None, "en"]
+
+
+def test_each_mail_gives_its_dates_in_the_zone_its_reader_lives_in_and_utc_to_anyone_else(database):
+    now = Clock()()
+    with database.transaction() as session:
+        alice = players.sign_up(session, "alice", "x", ["alice@example.org"], sender="alice@example.org", now=now)
+        bob = players.sign_up(session, "bob", "x", ["bob@example.org"], sender="bob@example.org", now=now)
+        alice.time_zone = "Europe/Paris"
+        session.flush()
+        mails = [
+            OutgoingMail("board", "alice@example.org", player_id=alice.id),
+            OutgoingMail("error", "ALICE@Example.org"),  # an answer to alice's own mail, however she writes it
+            OutgoingMail("board", "bob@example.org", player_id=bob.id),
+            OutgoingMail("error", "stranger@example.net"),
+        ]
+        assert [m.zone for m in in_their_words(session, mails)] == ["Europe/Paris", "Europe/Paris", None, None]
 
 
 def test_a_language_nobody_speaks_falls_back_to_the_clubs():

@@ -53,7 +53,7 @@ def echo_composer() -> Composer:
     )
 
     class Echo(Templates):
-        def speaking(self, language: str | None = None) -> jinja2.Environment:
+        def speaking(self, language: str | None = None, zone: str | None = None) -> jinja2.Environment:
             return echo
 
     return composer(Echo())

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import select
 
+from pbm.store import outbox
 from pbm.store.models import OutboxMessage
 from tests.mail.mailroom import Mailroom
 from tests.support import Clock, body_of, mail
@@ -163,3 +164,48 @@ def test_one_click_on_a_digest_ends_the_digests_and_each_move_is_mailed_again(ma
     room.send(mail(ALICE, "cephalopod move 101 alice alice-pw d4"))
     room.send(mail(BOB, "cephalopod move 101 bob bob-pw b2"))
     assert any(str(m["Subject"]).startswith("Cephalopod Board 101") for m in room.replies_to(ALICE))
+
+
+def test_a_reminder_waits_for_the_digest_but_the_last_warning_goes_at_once(make_mailroom):
+    """The digest lists every game waiting for the player, with its board and its time left: a nag
+    tells nothing more, so it waits and goes no further. A day before the forfeit, it goes at once."""
+    clock = Clock(datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc))
+    room = setup(make_mailroom, clock, forfeit="--nagtime=2 --forfeittime=4")
+    pass_hours(room, clock, 2 * 24 + 1, every_minutes=60)  # board 101's first nag is due, then a digest
+    subjects = [str(m["Subject"]) for m in room.replies_to(ALICE)]
+    assert not any(subject.startswith("Nag:") for subject in subjects)
+    with room.database.reading() as session:
+        (nag,) = session.scalars(select(OutboxMessage).where(OutboxMessage.kind == "nag"))
+        assert (nag.status, nag.hold_reason) == ("held", "digest")
+    pass_hours(room, clock, 24, every_minutes=60)  # the last warning: under a day from the forfeit
+    subjects = [str(m["Subject"]) for m in room.replies_to(ALICE)]
+    assert "Nag: Cephalopod Board 101 alice (last warning)" in subjects
+    with room.database.reading() as session:
+        assert session.get(OutboxMessage, nag.id).status == "gathered"  # a digest told of board 101
+
+
+def test_a_player_who_signs_off_takes_no_digest_and_what_waited_for_one_is_never_sent(make_mailroom):
+    clock = Clock(datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc))
+    room = setup(make_mailroom, clock)
+    room.replies()
+    room.send(mail(ALICE, "signoff alice alice-pw"))
+    assert any("signoff" in body_of(m).lower() or "signed off" in body_of(m) for m in room.replies_to(ALICE))
+    pass_hours(room, clock, 24, every_minutes=60)
+    assert digests(room) == []
+    with room.database.reading() as session:
+        held = session.scalars(select(OutboxMessage).where(OutboxMessage.hold_reason == "digest")).all()
+        assert {(row.status, row.last_error) for row in held} == {("suppressed", outbox.SIGNED_OFF)}
+
+
+def test_when_no_game_waits_any_more_no_digest_goes_and_what_waited_says_why(make_mailroom):
+    clock = Clock(datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc))
+    room = setup(make_mailroom, clock)
+    room.replies()
+    room.send(mail(BOB, "cephalopod resign 101 bob bob-pw"))
+    room.send(mail(BOB, "cephalopod resign 102 bob bob-pw"))
+    assert sum("Cephalopod Board 10" in str(m["Subject"]) for m in room.replies_to(ALICE)) == 2  # each end, at once
+    pass_hours(room, clock, 24, every_minutes=60)
+    assert digests(room) == []
+    with room.database.reading() as session:
+        held = session.scalars(select(OutboxMessage).where(OutboxMessage.hold_reason == "digest")).all()
+        assert len(held) == 2 and {(row.status, row.last_error) for row in held} == {("gathered", outbox.NO_DIGEST)}

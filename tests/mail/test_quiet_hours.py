@@ -84,3 +84,53 @@ def test_quiet_off_lets_new_mail_go_at_once(room, clock):
     room.replies()
     room.send(mail(ALICE, "cephalopod challenge alice bob"))
     assert {m["To"].addresses[0].addr_spec for m in room.replies()} == {ALICE, BOB}
+
+
+# -- mail the hourly limit held back, whose hour comes in the quiet hours ----------------------------
+
+
+@pytest.fixture
+def limited(make_mailroom):
+    """bob in Paris, quiet from 22:00 to 07:00 there, and two mails an hour to an address at most;
+    the clock at 21:30 in Paris, with nothing mailed in the last hour."""
+    clock = Clock(datetime(2026, 11, 22, 18, 0, tzinfo=timezone.utc))
+    room = make_mailroom(clock=clock, confirm_addresses=False, max_mails_per_address_per_hour=2)
+    room.send(mail(ALICE, "signup alice alice-pw"))
+    room.send(mail(BOB, "signup bob bob-pw"))
+    room.send(mail(BOB, "timezone bob bob-pw Europe/Paris"))
+    room.send(mail(BOB, "quiet bob bob-pw 22:00-07:00"))
+    clock.advance(hours=2, minutes=30)
+    room.replies()
+    return room, clock
+
+
+def test_mail_the_hourly_limit_held_that_comes_due_in_the_quiet_hours_waits_for_them_to_end(limited):
+    room, clock = limited
+    for _ in range(3):
+        room.send(mail(ALICE, "cephalopod challenge alice bob"))
+    waiting = rows_to(room, BOB)[-1]
+    assert (waiting.hold_reason, waiting.release_at) == (
+        "hourly_limit",
+        datetime(2026, 11, 22, 21, 30, tzinfo=timezone.utc),
+    )
+    room.replies()
+    clock.advance(hours=1, minutes=1)  # 22:31 in Paris: the hour has room, but bob sleeps
+    room.server.processor.time_pass.run()
+    assert room.replies_to(BOB) == []
+    waiting = rows_to(room, BOB)[-1]
+    assert (waiting.status, waiting.hold_reason) == ("held", "quiet_hours")
+    assert waiting.release_at == datetime(2026, 11, 23, 6, 0, tzinfo=timezone.utc)  # 07:00 in Paris
+    clock.advance(hours=8, minutes=29)  # 07:00 in Paris
+    room.server.processor.time_pass.run()
+    assert [str(m["Subject"]) for m in room.replies_to(BOB)] == ["New Cephalopod Board 103 alice"]
+
+
+def test_what_the_player_asked_for_that_the_hourly_limit_held_goes_in_their_quiet_hours(limited):
+    room, clock = limited
+    for _ in range(3):
+        room.send(mail(BOB, "cephalopod challenge bob alice"))
+    assert rows_to(room, BOB)[-1].hold_reason == "hourly_limit"
+    room.replies()
+    clock.advance(hours=1, minutes=1)
+    room.server.processor.time_pass.run()
+    assert [str(m["Subject"]) for m in room.replies_to(BOB)] == ["New Cephalopod Board 103 bob"]

@@ -5,7 +5,8 @@ import icalendar
 import pytest
 from starlette.testclient import TestClient
 
-from tests.time.club import TimeClub
+from tests.support import body_of
+from tests.time.club import ADDRESSES, TimeClub
 
 
 @pytest.fixture
@@ -87,3 +88,38 @@ def test_the_game_json_carries_the_time(game: TimeClub, web):
         "away_until": None,
         "clocks": [],
     }
+
+
+# -- in the reader's zone ---------------------------------------------------------------------------
+
+
+def test_every_date_a_player_reads_in_a_mail_is_on_their_own_wall_clock(game: TimeClub):
+    game.send("bob", "timezone bob bob-pw Europe/Paris")
+    game.send("alice", "timezone alice alice-pw Asia/Tokyo")
+    game.replies()
+    game.tick(days=7)
+    (nag,) = game.replies()
+    assert "You forfeit on 2026-12-13 13:00 CET unless you move" in body_of(nag)  # 12:00 UTC
+    game.send("bob", "vacation bob bob-pw now 2d")
+    game.tick(minutes=1)
+    mails = game.replies()
+    (booked,) = [m for m in mails if m["To"].addresses[0].addr_spec == ADDRESSES["bob"]]
+    assert "Booked: away from 2026-11-29 13:00 until 2026-12-01 13:00 CET." in body_of(booked)
+    (told,) = [m for m in mails if m["To"].addresses[0].addr_spec == ADDRESSES["alice"]]
+    assert "bob is away until 2026-12-01 21:00 JST" in body_of(told)
+    assert "(2026-11-29)" in body_of(told)  # the day of the event in the move list, in Tokyo
+
+
+def test_the_days_a_player_books_and_reads_are_their_own(game: TimeClub):
+    game.send("bob", "timezone bob bob-pw America/New_York")
+    game.replies()
+    game.send("bob", "vacation bob bob-pw 2026-12-20 2026-12-24")
+    game.send("bob", "vacation bob bob-pw 2026-12-22 2026-12-30")
+    refusal = game.replies()[-1]
+    assert "That overlaps your vacation from 2026-12-20 00:00 until 2026-12-25 00:00 EST" in body_of(refusal)
+
+
+def test_the_page_about_a_player_is_on_their_clock_and_the_game_page_on_utc(game: TimeClub, web):
+    game.send("bob", "timezone bob bob-pw Europe/Paris")
+    assert ">2026-12-13 13:00 CET</time>" in web.get("/players/bob").text
+    assert ">2026-12-13 12:00 UTC</time>" in web.get("/cephalopod/101").text

@@ -3,14 +3,17 @@ refusal by its code."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
-from pbm.commands import accounts, play
+from sqlalchemy import select
+
+from pbm.commands import accounts, play, preferences
 from pbm.commands.language import CommandError
 from pbm.commands.plan import plan_mail
 from pbm.facts import Fact
-from pbm.store import board_lists, confirmations, players, resets
-from pbm.store.models import BoardStatus
+from pbm.store import board_lists, bounces, confirmations, outbox, players, resets
+from pbm.store.models import BoardStatus, HoldReason, OutboxMessage
 from tests.commands.handlers.conftest import Desk, to
 
 
@@ -59,7 +62,7 @@ def test_signups_from_one_address_are_limited_a_day(desk: Desk):
         desk.run(accounts.signup, f"signup user{n} pw-pw-pw", sender="farm@x.example")
     refusal = desk.refusal(accounts.signup, "signup one.more pw-pw-pw", sender="farm@x.example")
     assert refusal.fact.code == "signups-per-address" and refusal.fact["count"] == allowed
-    assert refusal.fact["after"] == Fact("utc-time", at=desk.clock() + accounts.SIGNUP_WINDOW)
+    assert refusal.fact["after"] == desk.clock() + accounts.SIGNUP_WINDOW
 
 
 def test_confirm_address_confirms_from_that_address_alone(desk: Desk):
@@ -120,6 +123,46 @@ def test_change_and_add_address(desk: Desk):
     assert alice is not None and [a.address for a in alice.addresses] == ["alice@new.example"]
 
 
+def _bounced(desk: Desk, address: str) -> None:
+    """Mail to `address` stopped after a permanent bounce, and a mail for alice waits for it."""
+
+    def stop(session):
+        alice = players.find(session, "alice")
+        queued = outbox.Queued(address, f"<held.{address}>", b"", "board", hold=outbox.Hold(HoldReason.BOUNCED, None))
+        outbox.enqueue(session, [replace(queued, player_id=alice.id)], now=desk.clock())
+        session.flush()
+        row = session.scalars(select(OutboxMessage).where(OutboxMessage.recipient == address)).one()
+        bounces.record(session, row, permanent=True, status="5.1.1", now=desk.clock())
+
+    desk.read(stop)
+
+
+def _still_stopped(desk: Desk, address: str) -> bool:
+    return bool(desk.read(lambda session: bounces.stopped(session, [address])))
+
+
+def test_naming_an_address_whose_mail_bounced_in_add_makes_it_work_again(desk: Desk):
+    desk.sign_up("alice")
+    desk.run(accounts.add_address, "add alice alice-pw alice@work.example", sender="alice")
+    _bounced(desk, "alice@work.example")
+    # Named again though alice has it: not refused, since it did something.
+    mails = desk.run(accounts.add_address, "add alice alice-pw alice@work.example", sender="alice")
+    assert not _still_stopped(desk, "alice@work.example")
+    assert {m.context["resumed"] == ["alice@work.example"] for m in mails} == {True}
+    released = desk.read(lambda session: session.scalars(select(OutboxMessage.release_at)).all())
+    assert released == [desk.clock()]  # what waited goes with the next time pass
+
+
+def test_naming_an_address_whose_mail_bounced_in_change_address_makes_it_work_again(desk: Desk):
+    desk.sign_up("alice")
+    _bounced(desk, "alice@example.org")
+    mails = desk.run(accounts.change_address, "change address alice alice-pw ALICE@example.org", sender="alice")
+    assert not _still_stopped(desk, "alice@example.org")
+    assert mails[0].context["resumed"] == ["ALICE@example.org"]
+    mails = desk.run(accounts.change_address, "change address alice alice-pw alice@example.org", sender="alice")
+    assert mails[0].context["resumed"] == []  # working already
+
+
 def test_confirmation_requests_to_one_address_are_limited_a_day(desk: Desk):
     desk.sign_up("alice")
     for _ in range(desk.limits.confirmations_per_address_per_day):
@@ -149,6 +192,32 @@ def test_signoff_forfeits_the_games_played_and_keeps_the_userid(desk: Desk):
     assert desk.read(lambda session: players.find(session, "alice").active) is False
     assert desk.code(accounts.signup, "signup alice pw-pw-pw", sender="a@x.example") == "userid-taken"
     assert desk.read(lambda session: board_lists.playing(session, players.find(session, "bob").id)) == []
+
+
+def test_signoff_drops_what_waited_for_a_digest_and_keeps_what_waits_for_another_reason(desk: Desk):
+    """No digest goes to a player who left, so what waited for one never goes, and says why; an
+    answer they asked for that the hourly limit holds back still goes when the hour has room."""
+    desk.sign_up("alice")
+    desk.run(preferences.digest, "digest alice alice-pw 07:30", sender="alice")
+
+    def hold(session):
+        alice = players.find(session, "alice")
+        later = desk.clock() + timedelta(minutes=30)
+        held = [
+            outbox.Queued("alice@example.org", "<a@x>", b"", "board", hold=outbox.Hold(HoldReason.DIGEST, None)),
+            outbox.Queued("alice@example.org", "<b@x>", b"", "show", hold=outbox.Hold(HoldReason.HOURLY_LIMIT, later)),
+        ]
+        outbox.enqueue(session, [replace(q, player_id=alice.id) for q in held], now=desk.clock())
+
+    desk.read(hold)
+    desk.run(accounts.signoff, "signoff alice alice-pw", sender="alice")
+    rows = desk.read(
+        lambda session: session.execute(
+            select(OutboxMessage.kind, OutboxMessage.status, OutboxMessage.last_error).order_by(OutboxMessage.id)
+        ).all()
+    )
+    assert [tuple(row) for row in rows] == [("board", "suppressed", outbox.SIGNED_OFF), ("show", "held", "")]
+    assert desk.player("alice").digest_due_at is None
 
 
 def test_a_wrong_password_waits_after_too_many(desk: Desk):

@@ -4,6 +4,7 @@ its answer says, and each refusal by its code."""
 from __future__ import annotations
 
 from datetime import datetime, time, timezone
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -22,9 +23,11 @@ def test_timezone_keeps_the_zone_and_answers_with_its_time_now(desk: Desk):
     assert desk.player("alice").time_zone == "America/New_York"
     assert answer.to == "alice@example.org" and answer.template == "mail_preferences"
     assert answer.context["news"] == Fact("zone-now", userid="alice", zone="America/New_York")
-    # 12:00 UTC on 22 November is 07:00 in New York (EST, UTC-5).
+    # 12:00 UTC on 22 November is 07:00 in New York (EST, UTC-5): said on New York's clock, whoever reads it.
     zone_line = answer.context["standing"][0]
-    assert zone_line == Fact("zone-is", userid="alice", zone="America/New_York", now=datetime(2026, 11, 22, 7, 0))
+    now = datetime(2026, 11, 22, 7, 0, tzinfo=ZoneInfo("America/New_York"))
+    assert zone_line == Fact("zone-is", userid="alice", zone="America/New_York", now=now)
+    assert zone_line["now"].tzinfo == now.tzinfo
 
 
 def test_timezone_without_a_zone_says_which_it_is_and_changes_nothing(desk: Desk):
@@ -78,7 +81,11 @@ def test_digest_keeps_the_times_and_the_next_is_due_at_the_first_of_them_on_the_
     # 12:00 UTC on 22 November is 21:00 in Tokyo: the next is 07:30 there, 22:30 UTC.
     assert player.digest_due_at == datetime(2026, 11, 22, 22, 30, tzinfo=timezone.utc)
     assert answer.context["news"] == Fact(
-        "digest-now", userid="alice", times="07:30,19:00", zone="Asia/Tokyo", next=datetime(2026, 11, 23, 7, 30)
+        "digest-now",
+        userid="alice",
+        times="07:30,19:00",
+        zone="Asia/Tokyo",
+        next=datetime(2026, 11, 23, 7, 30, tzinfo=ZoneInfo("Asia/Tokyo")),
     )
 
 
