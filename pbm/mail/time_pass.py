@@ -108,6 +108,10 @@ class TimePass:
         self._step(report, "open challenges", unit, expire)
         tell = self._queued(lambda session: deadlines.tell_of_vacations(self._context(session, at)), at)
         self._step(report, "vacations", unit, tell)
+        waited = self.club.bots_answer_seeks
+        if waited is not None:
+            take = self._queued(lambda session: finding.bots_take_seeks(self._context(session, at), waited), at)
+            self._step(report, "seeks bots take", unit, take)
         send = self._queued(lambda session: digests.due(self._context(session, at)), at)
         self._step(report, "digests", unit, send)
         pruned: list[Fact] = []
