@@ -73,9 +73,19 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    # The bots stay as players (they may have played games): without an address or a password
-    # that works, they do nothing.
+    # A bot that played stays as a player (its games name it): without an address or a password
+    # that works, it does nothing. The others go.
     op.drop_table("bot_turns")
+    players = sa.table("players", sa.column("id", Id), sa.column("bot_level", sa.Integer()))
+    seats = sa.table("seats", sa.column("player_id", Id))
+    ratings = sa.table("ratings", sa.column("player_id", Id))
+    op.execute(
+        players.delete().where(
+            players.c.bot_level.is_not(None),
+            players.c.id.not_in(sa.select(seats.c.player_id)),
+            players.c.id.not_in(sa.select(ratings.c.player_id)),
+        )
+    )
     op.drop_index("ix_players_bot_level", table_name="players")
     with op.batch_alter_table("players", recreate="never") as batch:
         batch.drop_column("bot_level")
