@@ -24,9 +24,9 @@ resignation, a proposal), is applied first, as it would be before another player
 decision, once committed, is applied exactly once, after a crash too; and a bot's move takes
 no path a player's move does not.
 
-How a bot votes: on a draw, yes when its search (`pbm.bots.outlook.outlook`) gives it less than
-half an even share of the win (with two players, under one chance in four); on taking back a
-move, yes when the move is the proposer's own (a slip), and no to taking back anyone else's.
+How a bot votes: on a draw, yes when its search gives it less than half an even share of the
+win (`pbm.bots.answers`: with two players, under one chance in four); on taking back a move,
+yes when the move is the proposer's own (a slip), and no to taking back anyone else's.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 import pbm.bots
-from pbm.bots.outlook import outlook
+from pbm.bots.answers import ACCEPT, REJECT, Question, answer
 from pbm.commands import verbs
 from pbm.live import LiveBoard
 from pbm.mail.pipeline.read import BotDecision
@@ -63,38 +63,8 @@ NICENESS = 10
 """How much lower the thinking process runs than the server: mail first."""
 
 
-@dataclass(frozen=True)
-class Question:
-    """What a bot is asked: a move (`draw` False) or whether to accept a draw, from what it may see."""
-
-    game: str
-    state: Any
-    """The position; any secret of it (a Dodeca seed) replaced by a stand-in."""
-    level: int
-    seat: int
-    seed: str
-    """A choice is the same for the same board, move and level (`pbm.bots.choose`)."""
-    draw: bool = False
-    in_play: int = 2
-    """Players still in the game: a draw shares the win among them."""
-
-
-ACCEPT, REJECT = "accept", "reject"
-
-
-def answer(question: Question, seconds: float) -> str:
-    """What the bot says: its move in the game's notation, or `ACCEPT` or `REJECT` for a draw.
-    Runs where the searching runs (the thinking process)."""
-    if question.draw:
-        chances = outlook(
-            question.game, question.state, question.level, question.seat, seed=question.seed, seconds=seconds
-        )
-        return ACCEPT if chances < 1 / (2 * question.in_play) else REJECT
-    return pbm.bots.choose(question.game, question.state, question.level, seed=question.seed, seconds=seconds)
-
-
 Think = Callable[[Question, float], str]
-"""Answers a question within about that many seconds (`answer`, run somewhere)."""
+"""Answers a question within about that many seconds (`pbm.bots.answers.answer`, run somewhere)."""
 
 
 class ThinkingFailed(Exception):
@@ -106,10 +76,12 @@ class ThinkingStopped(ThinkingFailed):
 
 
 class Thinking:
-    """`answer` in a process of its own, one question at a time, at a lower priority than the server.
+    """`pbm.bots.answers.answer` in a process of its own, one question at a time, at a lower
+    priority than the server.
 
     The process starts with the first question (a fresh interpreter, never a fork of the
-    threaded server) and is replaced when it misses its time.
+    threaded server, importing only the bots and the engines) and is replaced when it misses
+    its time.
     """
 
     def __init__(self) -> None:

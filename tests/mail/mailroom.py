@@ -10,8 +10,9 @@ from typing import Any
 
 from sqlalchemy import func, or_, select
 
+from pbm.bots.answers import answer
 from pbm.config import Settings
-from pbm.mail.bot_turns import Think, answer
+from pbm.mail.bot_turns import Think
 from pbm.passwords import Passwords, fast_passwords
 from pbm.server import Server
 from pbm.store.inbox import save_inbound

@@ -16,7 +16,8 @@ from sqlalchemy import select
 
 import pbm.games
 from pbm import elo
-from pbm.mail.bot_turns import ACCEPT, REJECT, BotTurns, Question, answer
+from pbm.bots.answers import ACCEPT, Question, answer
+from pbm.mail.bot_turns import BotTurns
 from pbm.mail.pipeline.read import BotDecision
 from pbm.mail.worker import Worker
 from pbm.store import bot_players, inbox
@@ -64,7 +65,9 @@ def reply(room, board_mail, first_line: str) -> None:
 
 
 def a_move(room) -> str:
-    return pbm.bots.choose("cephalopod", state_of(room), 1, seed=board(room).move_count)
+    """A move of the position as it stands, as level 1 would choose it (of the seeds that make short
+    games on 3x3 against bot1, one)."""
+    return pbm.bots.choose("cephalopod", state_of(room), 1, seed=board(room).move_count + 12_000)
 
 
 def alice_plays(room, board_mail) -> None:
@@ -162,16 +165,6 @@ def test_a_bot_answers_a_draw_proposal_as_its_search_says(make_mailroom):
     assert board(room).end_code == "agreed"
     with room.database.reading() as session:
         assert session.scalars(select(Rating)).all() == [], "a game with a bot is rated for nobody"
-
-
-@pytest.mark.parametrize(
-    ("position", "said"),
-    [("a6a6b6/a6a6b6/a6b6. b", ACCEPT), ("b6b6a6/b6b6a6/b6a6. b", REJECT)],
-    ids=["losing", "winning"],
-)
-def test_a_bot_accepts_a_draw_only_when_its_search_says_it_is_losing(position, said):
-    state = CEPHALOPOD.from_position(position)
-    assert answer(Question("cephalopod", state, 2, 1, "7", draw=True), 5.0) == said
 
 
 def test_a_bot_takes_back_the_proposers_own_move_and_never_its_own(make_mailroom):
