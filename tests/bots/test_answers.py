@@ -14,7 +14,11 @@ CEPHALOPOD = pbm.games.get("cephalopod")
 
 @pytest.mark.parametrize(
     ("position", "said"),
-    [("a6a6b6/a6a6b6/a6b6. b", ACCEPT), ("b6b6a6/b6b6a6/b6a6. b", REJECT), ("...../...../..a1../...../..... b", REJECT)],
+    [
+        ("a6a6b6/a6a6b6/a6b6. b", ACCEPT),
+        ("b6b6a6/b6b6a6/b6a6. b", REJECT),
+        ("...../...../..a1../...../..... b", REJECT),
+    ],
     ids=["losing", "winning", "an even opening"],
 )
 def test_a_bot_accepts_a_draw_only_when_its_search_says_it_is_losing(position, said):
