@@ -1,17 +1,16 @@
-"""bots as players: bot1 to bot4 sign up with the club, and what each is thinking about is claimed
+"""bots as players: a player may be a bot, and what each bot is thinking about is claimed
 
-Every club has the bots, whoever signed up: players ``bot1`` (the weakest) to ``bot4``, one for
-each level `pbm.bots` plays, with no address and a password hash no password matches
-(`pbm.store.bot_players.NO_PASSWORD`). A person who took one of those userids before bots
-existed keeps it, and that bot is not made. `bot_turns` holds each bot's claim on what it works
-out at a board (`pbm.mail.bot_turns`).
+Every club has the bots ``bot1`` (the weakest), ``bot2`` ... one for each level `pbm.bots`
+plays: the server signs each up the first time anyone names it
+(`pbm.store.bot_players.sign_up_named`), with no address and a password hash no password
+matches (`NO_PASSWORD`). `players.bot_level` says which players are bots; `bot_turns` holds each
+bot's claim on what it works out at a board (`pbm.mail.bot_turns`). A bot left by a downgrade is
+a bot again.
 
 Revision ID: 0025
 Revises: 0024
 Create Date: 2026-11-28
 """
-
-from datetime import datetime, timezone
 
 import sqlalchemy as sa
 from alembic import op
@@ -24,11 +23,8 @@ depends_on = None
 Id = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 When = sa.DateTime(timezone=True)
 
-LEVELS = 4
-"""The levels every game's bots play today (`pbm.bots.levels`): a level added later comes with a
-migration of its own that signs its bot up."""
 NO_PASSWORD = "!"
-"""Not an argon2 hash: no password verifies against it (as ``!`` in /etc/shadow)."""
+"""A bot's password hash: not an argon2 hash, so no password verifies against it."""
 
 
 def upgrade() -> None:
@@ -56,36 +52,20 @@ def upgrade() -> None:
         "players",
         sa.column("userid", sa.String(32)),
         sa.column("password_hash", sa.String(255)),
-        sa.column("created_at", When),
         sa.column("bot_level", sa.Integer()),
     )
+    # Bots a downgrade left as plain players (their games name them): bots again, by their userids.
     connection = op.get_bind()
-    now = datetime.now(timezone.utc)
-    for level in range(1, LEVELS + 1):
-        userid = f"bot{level}"
-        taken = connection.execute(sa.select(players.c.password_hash).where(players.c.userid == userid)).first()
-        if taken is None:
-            op.execute(
-                players.insert().values(userid=userid, password_hash=NO_PASSWORD, created_at=now, bot_level=level)
-            )
-        elif taken.password_hash == NO_PASSWORD:  # the bot itself, left by a downgrade
-            op.execute(players.update().where(players.c.userid == userid).values(bot_level=level))
+    left = connection.execute(sa.select(players.c.userid).where(players.c.password_hash == NO_PASSWORD)).scalars().all()
+    for userid in left:
+        if userid.startswith("bot") and userid[3:].isdecimal():
+            op.execute(players.update().where(players.c.userid == userid).values(bot_level=int(userid[3:])))
 
 
 def downgrade() -> None:
-    # A bot that played stays as a player (its games name it): without an address or a password
-    # that works, it does nothing. The others go.
+    # The bots stay as players (their games name them): without an address or a password that
+    # works, they do nothing.
     op.drop_table("bot_turns")
-    players = sa.table("players", sa.column("id", Id), sa.column("bot_level", sa.Integer()))
-    seats = sa.table("seats", sa.column("player_id", Id))
-    ratings = sa.table("ratings", sa.column("player_id", Id))
-    op.execute(
-        players.delete().where(
-            players.c.bot_level.is_not(None),
-            players.c.id.not_in(sa.select(seats.c.player_id)),
-            players.c.id.not_in(sa.select(ratings.c.player_id)),
-        )
-    )
     op.drop_index("ix_players_bot_level", table_name="players")
     with op.batch_alter_table("players", recreate="never") as batch:
         batch.drop_column("bot_level")

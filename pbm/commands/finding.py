@@ -102,8 +102,9 @@ def bots_take_seeks(ctx: Context, waited: timedelta) -> list[OutgoingMail]:
     level whose rating from the ladder is nearest the seeker's, for as many games as the seek
     wants and the seeker's ``limit`` allows. The seeker moves first. Run by the time pass."""
     mails: list[OutgoingMail] = []
-    bots = bot_players.all_bots(ctx.session)
-    for seek in seeks.waited_since(ctx.session, ctx.now() - waited):
+    waiting = seeks.waited_since(ctx.session, ctx.now() - waited)
+    bots = bot_players.sign_up_all(ctx.session, ctx.now()) if waiting else []
+    for seek in waiting:
         player = seek.player
         if seek.game_type not in pbm.games.names() or not player.active:
             continue

@@ -40,6 +40,7 @@ def challenge(ctx: Context, command: lang.Challenge) -> list[OutgoingMail]:
         engine.check_players(len(userids))
     except pbm.games.InvalidOptions as error:
         raise Refused(error.fact) from None
+    bot_players.sign_up_named(ctx.session, named_ids, ctx.now())  # bots exist once named
     named = players.named(ctx.session, named_ids)
     missing = [u for u in named_ids if u not in named or not named[u].active]
     if missing:

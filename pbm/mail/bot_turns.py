@@ -40,7 +40,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from multiprocessing.pool import Pool
-from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -51,6 +50,7 @@ from pbm.live import LiveBoard
 from pbm.mail.pipeline.read import BotDecision
 from pbm.mail.worker import Worker
 from pbm.store import boards, bot_players, inbox
+from pbm.store.database import Database
 from pbm.store.models import Board, BoardStatus, OfferKind, Player, utcnow
 
 log = logging.getLogger(__name__)
@@ -149,7 +149,7 @@ class BotTurns:
 
     def __init__(
         self,
-        database: Any,
+        database: Database,
         think: Think,
         *,
         seconds: float,
@@ -194,8 +194,8 @@ class BotTurns:
         return decided
 
     def _the_bots(self) -> dict[int, Player]:
-        """The club's bots by player id (they never change while the server runs)."""
-        if not self._bots:
+        """The club's bots by player id: those signed up so far (the first game with one signs it up)."""
+        if len(self._bots) < bot_players.most_levels():
             with self.database.reading() as session:
                 found = bot_players.all_bots(session)
                 session.expunge_all()

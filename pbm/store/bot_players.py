@@ -1,9 +1,11 @@
 """The club's bots as players: who they are, what they are rated, and their claims on their turns.
 
-Every club has them without anyone signing them up (migration 0025): ``bot1`` (the weakest) to
-``bot4``, each playing its level of `pbm.bots` in every game. A bot has no address, so no mail
-is ever queued for it, and its password hash is one no password matches, so nobody signs in as
-it; userids of their form are kept for bots (`is_bot_userid`).
+Every club has them without anyone signing them up: ``bot1`` (the weakest), ``bot2`` ... one for
+each level of `pbm.bots`, each playing its level in every game it plays. The server signs a bot
+up the first time anyone names it (`sign_up_named`), so a club whose members never play a bot
+has none among its players. A bot has no address, so no mail is ever queued for it, and its
+password hash is one no password matches, so nobody signs in as it; userids of their form are
+kept for bots (`is_bot_userid`).
 
 A bot does not move in the transaction that gave it the turn: `pbm.mail.bot_turns` finds the
 boards where a bot has something to do (`to_act`), claims the turn for one worker (`claim`),
@@ -56,6 +58,32 @@ def plays(game_type: str, level: int) -> bool:
         return level in pbm.bots.levels(game_type)
     except UnknownGame:
         return False
+
+
+def most_levels() -> int:
+    """The number of bots: the most levels any game's bots play (`pbm.bots.levels`)."""
+    return max(len(pbm.bots.levels(game)) for game in pbm.bots.PLANS)
+
+
+def sign_up_named(session: Session, userids: Sequence[str], now: datetime) -> None:
+    """Sign up the bots among `userids` that are not signed up yet: no address, no password.
+
+    A userid of the bots' form with no level behind it (``bot99``) names nobody, as does one a
+    person took before bots were kept (that person stays who it names). Two mails naming a new
+    bot at once sign it up once.
+    """
+    insert = dialect_insert(session)
+    for userid in dict.fromkeys(u.lower() for u in userids if is_bot_userid(u)):
+        level = int(userid.removeprefix("bot"))
+        if 1 <= level <= most_levels():
+            row = {"userid": userid, "password_hash": NO_PASSWORD, "created_at": now, "bot_level": level}
+            session.execute(insert(Player).values(**row).on_conflict_do_nothing())
+
+
+def sign_up_all(session: Session, now: datetime) -> list[Player]:
+    """Every bot, signed up where it was not yet; weakest first."""
+    sign_up_named(session, [f"bot{level}" for level in range(1, most_levels() + 1)], now)
+    return all_bots(session)
 
 
 def all_bots(session: Session) -> list[Player]:

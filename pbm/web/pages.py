@@ -76,9 +76,7 @@ class Pages:
         html = (
             self.templates.speaking(language)
             .get_template(f"web/{name}")
-            .render(
-                engines=pbm.games.all_games(), address=self.address, switch=switch, signing=self.signing, **context
-            )
+            .render(engines=pbm.games.all_games(), address=self.address, switch=switch, signing=self.signing, **context)
         )
         response = HTMLResponse(html, status_code=status_code)
         response.headers["Vary"] = "Accept-Language, Cookie"

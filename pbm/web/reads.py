@@ -47,6 +47,7 @@ class PlyOutOfRange(ValueError):
         super().__init__(plies)
         self.plies = plies
 
+
 PAGE_THREADS = 1
 """Threads the pages read in. Reading a page is mostly Python (rows made into read models), and
 Python runs one thread at a time: pages read in many threads at once kept the event loop, where
@@ -194,8 +195,7 @@ class Reads:
                 session, [engine.name for engine in engines], "active", limit=self.front_page_games
             )
             return [
-                TypeOverview(engine, counts.get(engine.name, {}), _summaries(latest[engine.name]))
-                for engine in engines
+                TypeOverview(engine, counts.get(engine.name, {}), _summaries(latest[engine.name])) for engine in engines
             ]
 
     def boards(

@@ -80,13 +80,17 @@ def alice_moves(room) -> None:
     room.send(mail(ALICE, f"cephalopod move 101 alice alice-pw {a_move(room)}"))
 
 
-def test_every_level_of_every_game_has_its_bot_in_every_club(database):
-    with database.reading() as session:
-        bots = bot_players.all_bots(session)
-        assert all(bot.addresses == [] and bot.primary_address == "" for bot in bots)
+def test_every_level_has_its_bot_signed_up_the_first_time_anyone_names_it(database):
+    with database.transaction() as session:
+        assert bot_players.all_bots(session) == [], "a club that never named a bot has none"
+        bot_players.sign_up_named(session, ["bot4", "bot1", "BOT1", "bot99", "bob", "robot2"], utcnow())
+        bot_players.sign_up_named(session, ["bot1"], utcnow())  # once
+        named = [(bot.userid, bot.bot_level, bot.addresses) for bot in bot_players.all_bots(session)]
+        assert named == [("bot1", 1, []), ("bot4", 4, [])]
+        everyone = bot_players.sign_up_all(session, utcnow())
+    assert [bot.userid for bot in everyone] == [f"bot{level}" for level in range(1, bot_players.most_levels() + 1)]
     for game in ("cephalopod", "cubeo", "dodeca"):
-        assert [bot.bot_level for bot in bots if bot_players.plays(game, bot.bot_level)] == pbm.bots.levels(game)
-    assert [bot.userid for bot in bots] == [f"bot{level}" for level in pbm.bots.levels("cephalopod")]
+        assert [bot.bot_level for bot in everyone if bot_players.plays(game, bot.bot_level)] == pbm.bots.levels(game)
 
 
 def test_a_bot_plays_by_itself_to_the_end_of_a_game_by_mail(room):
@@ -257,7 +261,7 @@ def test_a_stale_decision_in_the_inbox_is_refused_as_a_stale_reply_and_nobody_he
 
 def test_a_claim_left_by_a_worker_that_stopped_is_taken_once_its_lease_ends(database):
     with database.transaction() as session:
-        bot = bot_players.all_bots(session)[0]
+        bot = bot_players.sign_up_all(session, utcnow())[0]
         board_id = _a_board_with(session, bot)
     start = utcnow()
     lease = timedelta(seconds=90)
