@@ -3,7 +3,7 @@
 `pbm serve` runs it every minute or so (``PBM_TIME_PASS_SECONDS``) and
 ``pbm tick`` once, for cron or a systemd timer. Each unit of work (the held
 mail let go, one board, the vacations begun or ended, the open challenges
-expired) is its own
+expired, the seeks bots take after ``PBM_BOTS_ANSWER_SEEKS``) is its own
 transaction with the mail it causes, so a failure at one board is logged and
 leaves the others to go on; only an unreachable database stops the pass.
 
