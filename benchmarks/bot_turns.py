@@ -84,13 +84,13 @@ def _last_inbound(server: Server) -> int:
         return session.scalar(select(InboundMessage.id).order_by(InboundMessage.id.desc()).limit(1)) or 0
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bot_turns", description=__doc__.splitlines()[0])
     parser.add_argument("--level", type=int, default=4)
     parser.add_argument("--moves", type=int, default=4)
     parser.add_argument("--mails", type=int, default=10)
     parser.add_argument("--size", type=int, default=5)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as folder:
         home = Path(folder)
         settings = Settings(
