@@ -17,7 +17,7 @@ from sqlalchemy import select
 import pbm.games
 from pbm import elo
 from pbm.bots.answers import ACCEPT, Question, answer
-from pbm.mail.bot_turns import BotTurns
+from pbm.mail.bot_turns import BotTurns, ThinkingFailed, ThinkingStopped
 from pbm.mail.pipeline.read import BotDecision
 from pbm.mail.worker import Worker
 from pbm.store import bot_players, inbox
@@ -337,3 +337,27 @@ def test_a_club_may_rate_games_with_bots_against_the_ladder(make_mailroom):
     assert rated == {"alice": (after, 1, 1), "bot3": (round(ladder), 1, 0)}
     assert f"alice's rating is {after} (provisional)." in body_of(ended)
     assert "bot3's rating" not in body_of(ended), "a bot's rating is the ladder's, which no game moves"
+
+
+def test_a_bot_whose_search_gives_no_answer_in_time_plays_its_quick_move(room):
+    room.send(mail(ALICE, "cephalopod challenge -size=3 alice bot3"))
+    alice_moves(room)
+
+    def late(question: Question, seconds: float) -> str:
+        raise ThinkingFailed(f"no answer within {seconds:.0f} s")
+
+    assert BotTurns(room.database, late, seconds=30).play_due() == 1
+    room.server.processor.process_pending()
+    assert board(room).move_count == 2
+
+
+def test_a_bot_stopped_while_it_thinks_leaves_its_turn_to_the_next_start(room):
+    room.send(mail(ALICE, "cephalopod challenge -size=3 alice bot1"))
+    alice_moves(room)
+
+    def stopped(question: Question, seconds: float) -> str:
+        raise ThinkingStopped
+
+    assert BotTurns(room.database, stopped, seconds=30).play_due() == 0
+    assert room.play_bots() == 1, "at once: the stopped worker let its claim go"
+    assert board(room).move_count == 2
