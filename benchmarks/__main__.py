@@ -13,6 +13,7 @@ BENCHMARKS = [
     "cubeo_movegen",
     "dodeca_movegen",
     "bot_playouts",
+    "bot_turns",
     "mail_reading",
     "compose_mail",
     "smtp_load",

@@ -109,6 +109,11 @@ class Club:
     keep_sent: timedelta = timedelta(days=90)
     """How long the outbox keeps a mail once it went: the game records keep the games, so a
     sent board mail (about 6 KB a move) need not be kept for ever."""
+    rate_bot_games: bool = False
+    """Whether a game with a bot changes its players' ratings (the bot's is its ladder rating);
+    False: a game with a bot is rated for nobody."""
+    bots_answer_seeks: timedelta | None = None
+    """How long a seek waits for a person before a bot takes it; None: bots take no seek."""
 
 
 DEFAULT_CLUB = Club()
@@ -180,6 +185,19 @@ def _bad_port(parts: SplitResult) -> bool:
         return parts.port == 0
     except ValueError:
         return True
+
+
+def _bots_answer_seeks(value: Any) -> timedelta | None:
+    """``off`` (or nothing): bots take no seek; else how long a seek waits for a person first, a
+    span (``30m``, ``2h``; a bare number is in hours)."""
+    if value is None or isinstance(value, timedelta):
+        return value
+    if str(value).strip().lower() in ("", "off", "no", "false", "0"):
+        return None
+    span = parse_duration(value, bare=HOUR)
+    if span <= timedelta(0):
+        raise ValueError(f"expected off, or a span such as 30m or 2h, got {value!r}")
+    return span
 
 
 def _userids(value: Any) -> frozenset[str]:
@@ -312,6 +330,15 @@ class Settings(BaseSettings):
     waiting, held back or failed)."""
     time_pass_seconds: Annotated[float, Seconds] = Field(default=60, gt=0)
     """How often ``pbm serve`` runs the time pass (reminders, forfeits, vacations, expiries)."""
+    bot_seconds: Annotated[float, Seconds] = Field(default=30, gt=0)
+    """The longest a bot may think about one move or vote, by the wall clock. A bot's level counts
+    its search in iterations (the same choice on any machine); this caps it on a slow or busy one."""
+    rate_bot_games: bool = False
+    """Whether games with a bot (``bot1`` ... ``bot4``) change the players' ratings, against the
+    bot's rating from the ladder. Off: a game with a bot is rated for nobody."""
+    bots_answer_seeks: Annotated[timedelta | None, NoDecode, BeforeValidator(_bots_answer_seeks)] = None
+    """``off``, or how long a ``seek`` waits for a person before a bot takes it: the level whose
+    rating is nearest the seeker's (a span: ``30m``, ``2h``; a bare number is in hours)."""
     first_retry_seconds: Annotated[float, Seconds] = Field(default=60, gt=0)
     """How long a reply the relay did not take (down, or 4xx) waits before it is tried again;
     each further wait is twice as long, six hours at most, for 16 attempts."""
@@ -441,6 +468,8 @@ class Settings(BaseSettings):
             vacation_allowance=timedelta(days=self.vacation_days),
             confirm_addresses=self.confirm_addresses,
             keep_sent=timedelta(days=self.keep_sent_days),
+            rate_bot_games=self.rate_bot_games,
+            bots_answer_seeks=self.bots_answer_seeks,
         )
 
     @property

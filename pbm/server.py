@@ -1,8 +1,10 @@
 """`pbm serve`: the whole server, wired explicitly in one place.
 
 One asyncio loop runs the SMTP listener, the web server, the worker that
-processes stored mail and the worker that delivers the outbox. Database work
-runs in threads so a slow query never stalls the SMTP conversation. The web
+processes stored mail, the worker that delivers the outbox and the one that
+plays the bots' turns (their searching in a process of its own, so it holds
+up no mail). Database work runs in threads so a slow query never stalls the
+SMTP conversation. The web
 pages follow the games through one change feed, woken by the processing
 worker after each commit and polling for moves other processes apply. Each
 listener lets in so many connections, from one client and in all
@@ -30,6 +32,7 @@ import pbm.games
 from pbm.config import ConfigError, Settings, secret_key, signing_keys
 from pbm.listeners import BACKLOG, AcceptFailures, ConnectionLimits, allow_open_files, bind
 from pbm.mail.answers import Answers
+from pbm.mail.bot_turns import BotTurns, Think, Thinking
 from pbm.mail.bounces import BounceAddresses
 from pbm.mail.compose import Composer
 from pbm.mail.delivery import Delivery, Transport, transport_for
@@ -106,9 +109,12 @@ class Server:
         var_dir: Path | None = None,
         now: Callable[[], datetime] = utcnow,
         reader: MailReader | None = None,
+        think: Think | None = None,
     ) -> None:
         """`reader`: a mail reader to share (its child process) instead of one of the server's own;
-        whoever made it closes it. It must read with this server's address and limits."""
+        whoever made it closes it. It must read with this server's address and limits. `think`:
+        how bots answer (`pbm.mail.bot_turns.answer` somewhere), instead of a process of the
+        server's own."""
         self.settings = settings
         key = secret_key(settings, var_dir)
         self.database = Database(settings.database_url, timeout=settings.database_timeout)
@@ -138,6 +144,17 @@ class Server:
         self.metrics = Metrics()
         self.metrics.watch(self._database_state)
         self.processor = self._processor(settings, passwords or Passwords(), composer, tokens, worker, now)
+        self._thinking: Thinking | None = None
+        if think is None:
+            think = self._thinking = Thinking()
+        self.bots = BotTurns(
+            self.database,
+            think,
+            seconds=settings.bot_seconds,
+            now=now,
+            worker=worker,
+            on_decided=self._bot_decided,
+        )
         self.delivery = Delivery(
             self.database,
             transport or transport_for(settings.outbound),
@@ -186,6 +203,7 @@ class Server:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._processing = Wakeup()
         self._delivering = Wakeup()
+        self._botting = Wakeup()
 
     def _processor(
         self,
@@ -231,11 +249,21 @@ class Server:
 
     def _processed(self) -> None:
         """A batch of mail was committed (called in the processing thread): the pages look for
-        the moves, and delivery sends the replies now, not once the whole backlog is done."""
+        the moves, delivery sends the replies now, not once the whole backlog is done, and the
+        bots look for their turns."""
         self.changes.wake()
+        self._wake(self._delivering, self._botting)
+
+    def _bot_decided(self) -> None:
+        """A bot's decision went into the inbox (called in the bots' thread): processing applies it."""
+        self._wake(self._processing)
+
+    def _wake(self, *wakeups: Wakeup) -> None:
+        """Set `wakeups` from a thread other than the loop's."""
         if self._loop is not None:
-            with contextlib.suppress(RuntimeError):  # the loop has closed: the server is stopping
-                self._loop.call_soon_threadsafe(self._delivering.set)
+            for wakeup in wakeups:
+                with contextlib.suppress(RuntimeError):  # the loop has closed: the server is stopping
+                    self._loop.call_soon_threadsafe(wakeup.set)
 
     async def start(self, *, process: bool = True) -> None:
         """Listen and start the workers; returns once both listeners are bound."""
@@ -296,6 +324,7 @@ class Server:
         self.http_port = http_sockets[0].getsockname()[1]
         if process:
             self._tasks.append(asyncio.create_task(self._process_forever(), name="process"))
+            self._tasks.append(asyncio.create_task(self._play_bots_forever(), name="bots"))
         self._tasks.append(asyncio.create_task(self._deliver_forever(), name="deliver"))
         log.info(
             "listening: SMTP on %s:%s, HTTP on %s:%s",
@@ -313,8 +342,11 @@ class Server:
         await self.changes.close()  # ends the pages' event streams, so the web server can stop
         if self._http is not None:
             self._http.should_exit = True
+        if self._thinking is not None:
+            self._thinking.close()  # a bot thinking gives up: it thinks again after the restart
         self._processing.set()
         self._delivering.set()
+        self._botting.set()
         done, pending = await asyncio.wait(self._tasks, timeout=STOP_GRACE_SECONDS)
         for task in pending:
             task.cancel()
@@ -334,6 +366,8 @@ class Server:
             self._metrics_server = None
         if self._owns_reader:
             self.reader.close()
+        if self._thinking is not None:
+            self._thinking.close()
         self.database.dispose()
 
     def warm_up(self) -> None:
@@ -397,6 +431,21 @@ class Server:
             if processed:
                 self._delivering.set()
             await self._processing.wait(IDLE_POLL_SECONDS)
+
+    async def _play_bots_forever(self) -> None:
+        """Play the bots' turns as they come (`pbm.mail.bot_turns`): woken when mail was applied,
+        and looking again now and then for what another worker left."""
+        while not self._stopping:
+            try:
+                await asyncio.to_thread(self.bots.play_due)
+            except Exception as error:
+                if classify(error) is Failure.MAIL:
+                    log.exception("the bots stopped; retrying")  # a bug
+                else:
+                    log.warning("the bots wait for the database (%s)", type(error).__name__)
+                await self._botting.wait(LONGEST_OUTAGE_WAIT)
+                continue
+            await self._botting.wait(IDLE_POLL_SECONDS)
 
     async def _deliver_forever(self) -> None:
         while not self._stopping:

@@ -68,6 +68,14 @@ class SeatView:
     userid: str
     out: bool = False
     """Out before the game's end: eliminated, or resigned from a game the others play on."""
+    bot_level: int | None = None
+    """The level of the bot in this seat (`pbm.store.bot_players`); None for a person."""
+
+    @property
+    def named(self) -> str | Fact:
+        """The player as a mail names them in a sentence: the userid, or for a bot that it is one
+        (``bot3 (computer, level 3)``)."""
+        return self.userid if self.bot_level is None else Fact("bot-named", userid=self.userid, level=self.bot_level)
 
     @property
     def said_name(self) -> Fact:
@@ -399,7 +407,7 @@ class BoardView(Standing):
 
     def move_news(self, move: MoveView) -> Fact:
         """What `move` did, as the first line of the mail about it: ``bob played c3.``"""
-        return Fact("move-news", userid=self.seats[move.seat].userid, did=move.did)
+        return Fact("move-news", userid=self.seats[move.seat].named, did=move.did)
 
     def out_news(self, report: MoveReport) -> Fact:
         """Who a move put out of the game, and why: ``carol is out, with no cell left.``"""
@@ -407,8 +415,13 @@ class BoardView(Standing):
 
     def challenge_news(self, challenger: str) -> Fact:
         """The first line of a new game's mail: ``alice challenged bob and carol to a new game.``"""
-        others = [seat.userid for seat in self.seats if seat.userid != challenger]
+        others = [seat.named for seat in self.seats if seat.userid != challenger]
         return Fact("challenged-to-new-game", userid=challenger, userids=others)
+
+    def bot_took_seek(self, seeker: str) -> Fact:
+        """The first line of a game a bot started by taking a seek nobody else answered."""
+        bot = next(seat for seat in self.seats if seat.bot_level is not None)
+        return Fact("bot-took-seek", userid=seeker, bot=bot.named, game=self.title)
 
     def userids_of(self, seats: Iterable[int]) -> list[str]:
         """The userids of `seats`: a list parameter of a fact, joined as the reader's language joins them."""
@@ -536,7 +549,10 @@ def board_view(
     `moves_before` and `widest_move` when `moves` is only the end of the list (`RecentMoves`)."""
     in_play = set(engine.seats_in_play(state))
     seats = [
-        SeatView(s.seat, engine.seat_names[s.seat], s.player.userid, out=s.seat not in in_play) for s in game.seats
+        SeatView(
+            s.seat, engine.seat_names[s.seat], s.player.userid, out=s.seat not in in_play, bot_level=s.player.bot_level
+        )
+        for s in game.seats
     ]
     current = at_move is None
     active = game.status == BoardStatus.ACTIVE

@@ -118,6 +118,8 @@ def test_the_public_url_is_kept_without_its_trailing_slash(monkeypatch):
         ("PBM_VACATION_DAYS", "14", "336h", "vacation_days", 14),
         ("PBM_NAGTIME", "3", "3d", "nagtime", timedelta(days=3)),
         ("PBM_FORFEITTIME", "30", "720h", "forfeittime", timedelta(days=30)),
+        ("PBM_BOT_SECONDS", "90", "1.5m", "bot_seconds", 90),
+        ("PBM_BOTS_ANSWER_SEEKS", "2", "120m", "bots_answer_seeks", timedelta(hours=2)),
     ],
 )
 def test_a_span_of_time_takes_one_spelling_and_a_bare_number_keeps_its_unit(
@@ -141,6 +143,8 @@ def test_a_span_of_time_takes_one_spelling_and_a_bare_number_keeps_its_unit(
         ("PBM_NAGTIME", "30m", "PBM_NAGTIME: .*at least an hour"),
         ("PBM_FORFEITTIME", "-3", "PBM_FORFEITTIME: .*expected a number"),
         ("PBM_DATABASE_TIMEOUT", "0s", "PBM_DATABASE_TIMEOUT: Input should be greater than 0"),
+        ("PBM_BOT_SECONDS", "0", "PBM_BOT_SECONDS: Input should be greater than 0"),
+        ("PBM_BOTS_ANSWER_SEEKS", "soon", "PBM_BOTS_ANSWER_SEEKS: .*expected a number, or one with a unit"),
     ],
 )
 def test_a_span_that_cannot_be_read_or_is_out_of_range_stops_the_start(monkeypatch, name, value, message):
@@ -157,3 +161,14 @@ def test_the_club_takes_its_spans_from_the_settings(monkeypatch):
     assert club.open_challenge_expiry == timedelta(days=3)
     assert club.password_reset_expiry == timedelta(minutes=90)
     assert club.vacation_allowance == timedelta(days=2)
+
+
+def test_bots_play_unrated_and_take_no_seek_unless_the_club_says_so(monkeypatch):
+    club = load_settings().club
+    assert (club.rate_bot_games, club.bots_answer_seeks) == (False, None)
+    monkeypatch.setenv("PBM_RATE_BOT_GAMES", "on")
+    monkeypatch.setenv("PBM_BOTS_ANSWER_SEEKS", "30m")
+    club = load_settings().club
+    assert (club.rate_bot_games, club.bots_answer_seeks) == (True, timedelta(minutes=30))
+    monkeypatch.setenv("PBM_BOTS_ANSWER_SEEKS", "off")
+    assert load_settings().club.bots_answer_seeks is None

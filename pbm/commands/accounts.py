@@ -14,7 +14,7 @@ from pbm.commands import language as lang
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Refused, listed
 from pbm.facts import Fact
-from pbm.store import board_lists, bounces, confirmations, outbox, players, preferences, resets
+from pbm.store import board_lists, bot_players, bounces, confirmations, outbox, players, preferences, resets
 from pbm.store.models import BoardStatus, HoldReason, Player
 from pbm.views import GameSummary, bot_ladders, game_summary
 
@@ -70,6 +70,8 @@ def signup(ctx: Context, command: lang.Signup) -> list[OutgoingMail]:
     address), and whoever signed up from another address hears which were asked."""
     if command.userid == lang.OPEN_SEAT:
         raise Refused("userid-reserved", userid=lang.OPEN_SEAT)
+    if bot_players.is_bot_userid(command.userid):
+        raise Refused("userid-for-bots", userid=command.userid)
     if players.find(ctx.session, command.userid) is not None:
         raise Refused("userid-taken", userid=command.userid)
     sender = ctx.sender.address

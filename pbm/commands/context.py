@@ -82,10 +82,15 @@ class Context:
 
     def unconfirmed(self, named: Sequence[Player]) -> list[Player]:
         """Those of `named` the server may not write to yet: none of their addresses is confirmed
-        (nobody, when the club does without confirmations)."""
+        (nobody, when the club does without confirmations). A bot is never written to, and
+        needs no address."""
         if not self.club.confirm_addresses:
             return []
-        return [player for player in named if not confirmations.has_confirmed_address(self.session, player)]
+        return [
+            player
+            for player in named
+            if not player.is_bot and not confirmations.has_confirmed_address(self.session, player)
+        ]
 
     def check_confirmed(self, player: Player) -> None:
         """Refuse what `player` asks for while the server may not write to them: what they start

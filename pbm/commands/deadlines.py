@@ -1,8 +1,9 @@
 """The time pass: pbmserv's nightly Cleanup, done every minute or so.
 
 At each board whose time has come (`pbm.store.turns.due`), the player to move
-is reminded when the game's nag time has passed and daily after, warned a day
-before the forfeit, and at the forfeit leaves the game as one who resigned:
+(never a bot: bots move by themselves) is reminded when the game's nag time has
+passed and daily after, warned a day before the forfeit, and at the forfeit
+leaves the game as one who resigned:
 "Forfeit" in the move list, rated as a loss (in the first round the game is
 called off, unrated: `pbm.store.boards.finish`), and in a game of more than
 two the others play on. A draw or an undo nobody voted on is settled the same way:
@@ -41,6 +42,11 @@ def look(ctx: Context, row: Board) -> list[OutgoingMail]:
     now = ctx.now()
     turn = turns.turn_of(ctx.session, row, now, ctx.club.time_control)
     if turn is None:
+        turns.stop(row)
+        return []
+    if board.player_at(turn_seat(row)).is_bot:
+        # Never reminded, never out of time: a bot moves by itself (`pbm.mail.bot_turns`), and its
+        # move withdraws any proposal still waiting. Nothing is due here until the next turn.
         turns.stop(row)
         return []
     if now >= turn.forfeit_at:

@@ -29,7 +29,7 @@ from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Refused
 from pbm.commands.recipients import Opening
 from pbm.games import Game
-from pbm.store import open_challenges, players, ratings, seeks
+from pbm.store import bot_players, open_challenges, players, ratings, seeks
 from pbm.store.models import OpenChallenge, Player, Seek
 from pbm.views import open_challenge_view, options_text
 
@@ -95,6 +95,32 @@ def _pair(ctx: Context, engine: Game[Any], player: Player) -> tuple[list[Outgoin
         seeks.took_one(ctx.session, other)
         ctx.session.flush()
     return mails, paired
+
+
+def bots_take_seeks(ctx: Context, waited: timedelta) -> list[OutgoingMail]:
+    """Every seek that waited `waited` for a person (``PBM_BOTS_ANSWER_SEEKS``) is taken by a bot: the
+    level whose rating from the ladder is nearest the seeker's, for as many games as the seek
+    wants and the seeker's ``limit`` allows. The seeker moves first. Run by the time pass."""
+    mails: list[OutgoingMail] = []
+    waiting = seeks.waited_since(ctx.session, ctx.now() - waited)
+    bots = bot_players.sign_up_all(ctx.session, ctx.now()) if waiting else []
+    for seek in waiting:
+        player = seek.player
+        if seek.game_type not in pbm.games.names() or not player.active:
+            continue
+        engine = pbm.games.get(seek.game_type)
+        playing = [bot for bot in bots if bot.bot_level is not None and bot_players.plays(engine.name, bot.bot_level)]
+        if not playing:
+            continue
+        rating = ratings.current(ctx.session, [player.id], engine.name)[player.id]
+        bot = min(playing, key=lambda b: abs(bot_players.rating(engine.name, b.bot_level or 0) - rating))
+        while seek.wanted > 0 and policy.at_limit(ctx, engine.name, player) is None:
+            opening = Opening("bot", (player.userid, bot.userid))
+            _, started = play.start_game(ctx, engine, [player, bot], dict(seek.options), author=player, opening=opening)
+            mails += started
+            seeks.took_one(ctx.session, seek)
+            ctx.session.flush()
+    return mails
 
 
 def _preferred(ctx: Context, mine: Seek, fitting: list[Seek]) -> Seek:

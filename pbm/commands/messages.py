@@ -259,6 +259,7 @@ REFUSALS: Catalogue = {
     # -- who is asking
     "no-such-player": "There is no player '{userid}' (sign up with: signup userid password)",
     "no-player-signed-up": "No player is signed up as {userids}",
+    "bots-do-not-play": "{userids} cannot play {title}: the server's bots play only the games they were built for",
     "player-gone": "There is no player '{userid}' any more",
     "wrong-password": "Wrong password for {userid}",
     "password-length": "A password must be {shortest} to {longest} characters long",
@@ -334,6 +335,10 @@ REFUSALS: Catalogue = {
     # -- accounts
     "no-help-topic": "There is no help on '{topic}'; the topics are: {topics}",
     "userid-reserved": "'{userid}' cannot be a userid: challenges use it for a free seat",
+    "userid-for-bots": (
+        "'{userid}' cannot be a userid: bot1, bot2 and so on are the server's computer players, "
+        "which anyone may challenge; choose another one"
+    ),
     "userid-taken": "The userid '{userid}' is taken; choose another one",
     "signup-no-address": "Your mail has no From address; name the address to use: signup userid password address",
     "confirmation-unknown": (

@@ -22,7 +22,7 @@ from pbm.elo import RatingChange
 from pbm.facts import Fact
 from pbm.games import Game, MoveReport
 from pbm.live import LiveBoard
-from pbm.store import boards, offers, open_challenges, players, queues
+from pbm.store import boards, bot_players, offers, open_challenges, players, queues
 from pbm.store.models import Board, Player, QueuedMove
 from pbm.views import OfferNews, open_challenge_view, report_data
 
@@ -40,10 +40,16 @@ def challenge(ctx: Context, command: lang.Challenge) -> list[OutgoingMail]:
         engine.check_players(len(userids))
     except pbm.games.InvalidOptions as error:
         raise Refused(error.fact) from None
+    bot_players.sign_up_named(ctx.session, named_ids, ctx.now())  # bots exist once named
     named = players.named(ctx.session, named_ids)
     missing = [u for u in named_ids if u not in named or not named[u].active]
     if missing:
         raise Refused("no-player-signed-up", userids=listed(missing))
+    unable = [
+        p.userid for p in named.values() if p.bot_level is not None and not bot_players.plays(engine.name, p.bot_level)
+    ]
+    if unable:
+        raise Refused("bots-do-not-play", userids=listed(unable), title=engine.title)
     challenger = next((p for p in named.values() if p in ctx.sender.players), None)
     if challenger is None:
         raise Refused("challenge-not-from-player", userids=listed(named_ids))
@@ -272,7 +278,14 @@ def leave(ctx: Context, board: LiveBoard, player: Player, leaving: Leaving) -> l
         others = [s.seat for s in row.seats if s.seat != seat]
         reason = Fact("won-when-left" if len(others) == 1 else "tied-when-left", userid=player.userid, did=leaving.did)
         ratings = boards.finish(
-            ctx.session, row, winners=others, code=leaving.code, reason=reason, called_off=did, now=ctx.now()
+            ctx.session,
+            row,
+            winners=others,
+            code=leaving.code,
+            reason=reason,
+            called_off=did,
+            now=ctx.now(),
+            rate_bots=ctx.club.rate_bot_games,
         )
         return recipients.board_mails(ctx, board, author=player, announce=True, ratings=ratings, offer_news=news)
     report = report_data(MoveReport(Fact("left-and-the-others-play-on", did=leaving.did)))
@@ -295,6 +308,7 @@ def _finish_by_rules(ctx: Context, board: Board, result: pbm.games.Result) -> li
         reason=result.fact,
         called_off=Fact("winners-result", winners=winners, result=result.fact),
         now=ctx.now(),
+        rate_bots=ctx.club.rate_bot_games,
     )
 
 

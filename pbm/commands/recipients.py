@@ -30,8 +30,9 @@ ANNOUNCED_ROWS = 4
 @dataclass(frozen=True)
 class Opening:
     """How a new game came about when not by its author's challenge: ``paired`` (two seeks met:
-    `userids` the one who waited longer, then the other) or ``joined`` (the last free seat of an
-    open challenge was taken: the joiner, then the challenger)."""
+    `userids` the one who waited longer, then the other), ``joined`` (the last free seat of an
+    open challenge was taken: the joiner, then the challenger) or ``bot`` (a bot took a seek
+    nobody else answered: the seeker, then the bot)."""
 
     how: str
     userids: tuple[str, str]

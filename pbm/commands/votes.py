@@ -100,6 +100,7 @@ def _carry_out(ctx: Context, board: LiveBoard, kind: OfferKind, author: Player, 
             reason=Fact("tied-by-agreement"),
             called_off=Fact("draw-agreed"),
             now=ctx.now(),
+            rate_bots=ctx.club.rate_bot_games,
         )
         return recipients.board_mails(ctx, board, author=author, ratings=ratings, offer_news=news)
     return _take_back(ctx, board, author, news)

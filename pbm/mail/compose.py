@@ -132,6 +132,7 @@ class Composer:
 
     def written(self, mail: OutgoingMail) -> tuple[str, str]:
         """The (subject, body) `mail` is sent with."""
+
         def reply_address_of(reply_as: ReplyAs) -> str:
             """The reply address that plays the next move at a board, written in the mail's text (a
             digest gives one for each game it lists), tied to the address the mail goes to."""

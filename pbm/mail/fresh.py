@@ -91,11 +91,7 @@ def _first_cut(lines: list[str], start: int) -> tuple[int, bool]:
         if _QUOTE.match(line):
             own, quoted = i, True
             break
-        if (
-            _SIGNATURE.fullmatch(line)
-            or _SEPARATOR.fullmatch(line)
-            or _MOBILE_TRAILER.fullmatch(line)
-        ):
+        if _SIGNATURE.fullmatch(line) or _SEPARATOR.fullmatch(line) or _MOBILE_TRAILER.fullmatch(line):
             own = i
             break
         if len(line) > 1000:

@@ -119,6 +119,9 @@ BOARDS: Catalogue = {
     "tally-of": "{title}: {counts}.",
     "tally-of-at-the-end": "{title} at the end: {counts}.",
     "challenged-to-new-game": "{userid} challenged {userids} to a new game.",
+    # A bot, as the first lines of a mail name it (`SeatView.named`).
+    "bot-named": "{userid} (computer, level {level})",
+    "bot-took-seek": "Nobody else sought a {game} game in time, so {bot} took {userid}'s seek.",
     # The time rules of a game (`pbm.clocks.TimeControl.sentence_facts`), joined by "; ".
     "time-rule-nag": "reminders after {span} without a move",
     "time-rule-forfeit": "forfeit after {span}",

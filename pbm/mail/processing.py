@@ -286,9 +286,7 @@ class Processor:
         began = time.monotonic()
         try:
             with self.database.transaction() as session:
-                while len(batch) < self._batch_size and (
-                    not batch or time.monotonic() - began < APPLY_BATCH_SECONDS
-                ):
+                while len(batch) < self._batch_size and (not batch or time.monotonic() - began < APPLY_BATCH_SECONDS):
                     # What an earlier mail loaded is read again: each mail sees the rows as they are.
                     session.expire_all()
                     inbound = inbox.claim_ready(session)

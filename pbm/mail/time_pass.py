@@ -3,7 +3,7 @@
 `pbm serve` runs it every minute or so (``PBM_TIME_PASS_SECONDS``) and
 ``pbm tick`` once, for cron or a systemd timer. Each unit of work (the held
 mail let go, one board, the vacations begun or ended, the open challenges
-expired) is its own
+expired, the seeks bots take after ``PBM_BOTS_ANSWER_SEEKS``) is its own
 transaction with the mail it causes, so a failure at one board is logged and
 leaves the others to go on; only an unreachable database stops the pass.
 
@@ -108,6 +108,10 @@ class TimePass:
         self._step(report, "open challenges", unit, expire)
         tell = self._queued(lambda session: deadlines.tell_of_vacations(self._context(session, at)), at)
         self._step(report, "vacations", unit, tell)
+        waited = self.club.bots_answer_seeks
+        if waited is not None:
+            take = self._queued(lambda session: finding.bots_take_seeks(self._context(session, at), waited), at)
+            self._step(report, "seeks bots take", unit, take)
         send = self._queued(lambda session: digests.due(self._context(session, at)), at)
         self._step(report, "digests", unit, send)
         pruned: list[Fact] = []

@@ -16,8 +16,7 @@ MESSAGES: Catalogue = {
     "record-how-to-verify": "Anyone can check it, offline: pbm verify {filename}",
     "move-receipt": "Receipt for move {ply}: chain {chain}, key {key_id}, signature\n{signature}",
     "record-genuine": (
-        "genuine: {game} board {board}, {plies} plies; every hash, "
-        "the signature (key {key_id}) and every move check"
+        "genuine: {game} board {board}, {plies} plies; every hash, the signature (key {key_id}) and every move check"
     ),
     "record-dice-genuine": "the dice match the revealed seed",
     "record-dice-still-secret": "the dice seed stays secret until the game is over: its dice are checked then",
@@ -33,16 +32,14 @@ MESSAGES: Catalogue = {
     "record-key-id-wrong": "the signature names key {key_id}, which is not the id of the public key it gives",
     "record-key-unknown": "the record is signed by key {key_id}, which is none of the server's keys given",
     "record-signature-wrong": (
-        "the server's signature does not match the record's "
-        "chain: it was changed after it was signed"
+        "the server's signature does not match the record's chain: it was changed after it was signed"
     ),
     "record-moves-differ": "the move list differs from the chain at ply {ply}",
     "record-move-illegal": "ply {ply}: {player} could not have played {move}: {reason}",
     "record-not-their-turn": "ply {ply}: it was not {player}'s turn",
     "record-position-differs": "the record's position is not the one its moves lead to",
     "record-dice-commitment-wrong": (
-        "the revealed dice seed does not match "
-        "the commitment published when the game began"
+        "the revealed dice seed does not match the commitment published when the game began"
     ),
     "record-dice-roll-wrong": "roll {index} ({what}): the record shows {shown}, the revealed seed gives {face}",
     "record-dice-count-wrong": "the record lists {shown} rolls, but its moves make {made}",

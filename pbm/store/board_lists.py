@@ -161,9 +161,7 @@ def playing(session: Session, player_id: int, *, limit: int = 200) -> list[Board
     return list(session.scalars(query.order_by(Board.game_type, Board.board).limit(limit)))
 
 
-def waiting_for(
-    session: Session, player_id: int, game_type: str | None = None, *, limit: int = 200
-) -> list[Board]:
+def waiting_for(session: Session, player_id: int, game_type: str | None = None, *, limit: int = 200) -> list[Board]:
     """The active boards where `player_id` is to move, of `game_type` (or every type), by type and number."""
     to_move = select(Seat.game_id).where(
         Seat.player_id == player_id, Seat.game_id == Board.id, Seat.seat == Board.to_move

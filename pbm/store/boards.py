@@ -304,6 +304,7 @@ def finish(
     reason: Fact,
     called_off: Fact,
     now: datetime,
+    rate_bots: bool = False,
 ) -> list[RatingChange]:
     """End the game with `winners` (several: a shared result) and rate it; returns each rating's change.
 
@@ -314,6 +315,9 @@ def finish(
     `called_off` says what ended it (``bob resigned``) and no rating changes. A challenge needs
     no acceptance, so a player's first move is what makes a game count for them: nobody is
     handed a rated loss for a game they never took up, and nobody gains from one.
+
+    A game with a bot at it is rated only when the club says so (`rate_bots`,
+    ``PBM_RATE_BOT_GAMES``): then against the bot's rating from the ladder (`ratings.rate`).
     """
     board.to_move = None
     turns.stop(board)
@@ -327,4 +331,7 @@ def finish(
     board.winners = list(winners)
     board.end_code = code
     board.end_fact = reason.to_json()
-    return ratings.rate(session, [seat.player for seat in board.seats], board.game_type, set(winners), now)
+    seated = [seat.player for seat in board.seats]
+    if not rate_bots and any(player.is_bot for player in seated):
+        return []
+    return ratings.rate(session, seated, board.game_type, set(winners), now)

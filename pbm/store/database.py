@@ -360,9 +360,7 @@ class Database:
         self.read_engine.dispose()
 
 
-def execute_plain(
-    session: Session, statement: Executable, parameters: Any = None
-) -> CursorResult[*tuple[Any, ...]]:
+def execute_plain(session: Session, statement: Executable, parameters: Any = None) -> CursorResult[*tuple[Any, ...]]:
     """Run a Core `statement` in `session`'s transaction, on its connection, past the ORM's layer.
 
     The ORM's layer costs about twice what the statement does on SQLite (it

@@ -202,6 +202,31 @@ _HOLDER_OF_KEY = select(InboundMessage.id).where(InboundMessage.dedupe_key == bi
 _COPY = insert(InboundMessage).returning(InboundMessage.id)
 
 
+def save_read(
+    session: Session, raw: bytes, *, sender: str, parsed: dict[str, object], keys: Collection[str], now: datetime
+) -> int:
+    """Put into the queue something the server itself wrote and read already (a bot's decision:
+    `pbm.mail.bot_turns`), to be applied in its turn among the mail that shares its `keys`; returns
+    its row's id. `raw` says what it is, for the record; `sender` names who it is from."""
+    row = {
+        "raw": raw,
+        "envelope_from": one_line(sender, limit=MAX_ENVELOPE_ADDRESS),
+        "envelope_to": "",
+        "peer": "",
+        "received_at": now,
+        "status": InboundStatus.PENDING,
+        "read_at": now,
+        "parsed": parsed,
+        "read_seconds": 0.0,
+        "read_peak_kb": 0,
+    }
+    inbound_id: int = execute_plain(session, _COPY, row).scalar_one()
+    fitting = sorted({_fitting(k) for k in keys})
+    if fitting:
+        execute_plain(session, _ADD_KEY, [{"inbound_id": inbound_id, "key": key} for key in fitting])
+    return inbound_id
+
+
 @dataclass(frozen=True)
 class Unread:
     """A mail claimed for reading: what reading it needs."""
@@ -228,9 +253,7 @@ def claim_unread(session: Session, *, worker: str, now: datetime, lease: timedel
         return []
     execute_plain(session, _CLAIM_UNREAD, {"ids": [row.id for row in rows], "worker": worker, "until": now + lease})
     return [
-        Unread(
-            row.id, row.raw, row.envelope_from, tuple(row.envelope_to.splitlines()), row.read_attempts + 1, row.peer
-        )
+        Unread(row.id, row.raw, row.envelope_from, tuple(row.envelope_to.splitlines()), row.read_attempts + 1, row.peer)
         for row in rows
     ]
 
@@ -475,9 +498,7 @@ def requeue_failed(database: Database, ids: Sequence[int]) -> list[int]:
     """Put failed mails back in the queue (after the bug that failed them is fixed)."""
     with database.transaction() as session:
         rows = session.scalars(
-            select(InboundMessage).where(
-                InboundMessage.id.in_(ids), InboundMessage.status == InboundStatus.FAILED
-            )
+            select(InboundMessage).where(InboundMessage.id.in_(ids), InboundMessage.status == InboundStatus.FAILED)
         ).all()
         for row in rows:
             row.status = InboundStatus.PENDING

@@ -146,7 +146,10 @@ class Player(Base):
     """A signed-up player. `userid` is stored lower case: userids are case-insensitive."""
 
     __tablename__ = "players"
-    __table_args__ = (Index("ix_players_signup_host_created", "signup_host", "created_at"),)
+    __table_args__ = (
+        Index("ix_players_signup_host_created", "signup_host", "created_at"),
+        Index("ix_players_bot_level", "bot_level"),
+    )
 
     id: Mapped[int] = mapped_column(Id, primary_key=True)
     userid: Mapped[str] = mapped_column(String(32), unique=True)
@@ -172,6 +175,10 @@ class Player(Base):
     one mail at each of those times lists the games waiting for them. None: a mail for each."""
     digest_due_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
     """When the next digest goes (UTC): each is due once, at the next of `digest_times` after the last."""
+    bot_level: Mapped[int | None] = mapped_column(Integer, default=None)
+    """Set for the club's bots (``bot1``, ``bot2`` ...: `pbm.store.bot_players`): the level of
+    `pbm.bots` they play every game at. A bot has no address and no usable password: it is never
+    mailed, and moves through `pbm.mail.bot_turns`. None for every person."""
 
     addresses: Mapped[list[PlayerAddress]] = relationship(
         back_populates="player", order_by="PlayerAddress.position", cascade="all, delete-orphan"
@@ -182,8 +189,14 @@ class Player(Base):
         return self.signed_off_at is None
 
     @property
+    def is_bot(self) -> bool:
+        return self.bot_level is not None
+
+    @property
     def primary_address(self) -> str:
-        return self.addresses[0].address
+        """Where the server writes to the player; empty for a bot, which has no address (a mail
+        to nobody is never queued: `pbm.mail.outgoing`)."""
+        return self.addresses[0].address if self.addresses else ""
 
 
 class PasswordWait(Base):
@@ -445,6 +458,30 @@ class OpenChallenge(Base):
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
 
     challenger: Mapped[Player] = relationship(lazy="joined")
+
+
+class BotTurn(Base):
+    """What a bot is working out at a board (`pbm.mail.bot_turns`): its move, or its vote on a
+    proposal; claimed by one server worker for a lease, so that several workers on one database
+    think about each turn once.
+
+    `task` names what was asked (``move 12``: the move after move 12); the decision goes into
+    the inbox as the bot's reply to that board (`inbound_id`), ordered with the mail naming the
+    board, and a decision the board has moved past is refused there as a stale reply would be.
+    """
+
+    __tablename__ = "bot_turns"
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), primary_key=True)
+    task: Mapped[str] = mapped_column(String(64))
+    worker: Mapped[str | None] = mapped_column(String(128), default=None)
+    """The worker thinking about `task` (host:pid:nonce), until `claimed_until`."""
+    claimed_until: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    """Times `task` was claimed: a decision refused for a reason that does not pass is not tried for ever."""
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"), default=None)
+    """The decision in the inbox, once made."""
 
 
 class PasswordReset(Base):

@@ -74,9 +74,7 @@ def end_leases(session: Session, message_ids: Collection[int], holders: Collecti
     )
 
 
-def renew_lease(
-    session: Session, message_ids: Collection[int], held_until: datetime, until: datetime
-) -> set[int]:
+def renew_lease(session: Session, message_ids: Collection[int], held_until: datetime, until: datetime) -> set[int]:
     """Extend the caller's lease on `message_ids` from `held_until` to `until`; returns the ids still held.
 
     A row is still the caller's when it is pending and its lease is the one
@@ -103,9 +101,7 @@ def mark_sent(session: Session, message_ids: Collection[int], now: datetime) -> 
     session.execute(
         update(OutboxMessage)
         .where(OutboxMessage.id.in_(message_ids))
-        .values(
-            status=OutboxStatus.SENT, sent_at=now, attempts=OutboxMessage.attempts + 1, last_error="", held_by=None
-        )
+        .values(status=OutboxStatus.SENT, sent_at=now, attempts=OutboxMessage.attempts + 1, last_error="", held_by=None)
         .execution_options(synchronize_session=False)
     )
     _forget_secrets(session, message_ids)

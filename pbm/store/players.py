@@ -168,8 +168,9 @@ def sign_up(
 
 
 def everyone_active(session: Session) -> list[Player]:
-    """Every player still signed up, by userid."""
-    return list(session.scalars(select(Player).where(Player.signed_off_at.is_(None)).order_by(Player.userid)))
+    """Every person still signed up, by userid: the bots are not among them."""
+    query = select(Player).where(Player.signed_off_at.is_(None), Player.bot_level.is_(None))
+    return list(session.scalars(query.order_by(Player.userid)))
 
 
 def signups_since(

@@ -13,6 +13,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from pbm import elo
+from pbm.store import bot_players
 from pbm.store.database import dialect_insert
 from pbm.store.models import Player, Rating
 
@@ -20,13 +21,20 @@ from pbm.store.models import Player, Rating
 def rate(
     session: Session, players: Sequence[Player], game_type: str, winners: Set[int], now: datetime
 ) -> list[elo.RatingChange]:
-    """Rate a finished game of `players` (in seat order) won by the seats `winners`."""
+    """Rate a finished game of `players` (in seat order) won by the seats `winners`.
+
+    A bot plays at its rating from the ladder (`bot_players.rating`), which no game changes; its
+    games are counted all the same, so the standings show it. Only the others' changes are returned."""
     rows = _locked(session, players, game_type)
+    for player, row in zip(players, rows):
+        if player.bot_level is not None:
+            row.rating = bot_players.rating(game_type, player.bot_level)
     new = elo.rate([row.rating for row in rows], winners)
     changes = []
     for seat, (row, value) in enumerate(zip(rows, new)):
         before = round(row.rating)
-        row.rating = value
+        bot = players[seat].bot_level is not None
+        row.rating = row.rating if bot else value
         row.games += 1
         row.last_rated_at = now
         if seat in winners and len(winners) == 1:
@@ -35,7 +43,8 @@ def rate(
             row.draws += 1
         else:
             row.losses += 1
-        changes.append(elo.RatingChange(players[seat].userid, before, round(value), elo.is_provisional(row.games)))
+        if not bot:
+            changes.append(elo.RatingChange(players[seat].userid, before, round(value), elo.is_provisional(row.games)))
     return changes
 
 

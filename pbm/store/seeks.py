@@ -48,6 +48,13 @@ def waiting(session: Session, game_type: str) -> list[Seek]:
     return list(session.scalars(query.with_for_update(of=Seek)))
 
 
+def waited_since(session: Session, before: datetime) -> list[Seek]:
+    """Every seek of any type waiting since `before` or longer, longest waiting first; locked until
+    the caller's transaction ends (those another transaction holds are left to it)."""
+    query = select(Seek).where(Seek.since <= before, Seek.wanted > 0).order_by(Seek.since, Seek.player_id)
+    return list(session.scalars(query.with_for_update(of=Seek, skip_locked=True)))
+
+
 def wanted_by_player(session: Session, game_type: str) -> dict[int, int]:
     """How many more games each seeker of `game_type` wants, by player id (standings show it)."""
     query = select(Seek.player_id, Seek.wanted).where(Seek.game_type == game_type)

@@ -29,4 +29,3 @@ def take(session: Session, board: Board, player: Player) -> Submission | None:
     if found is not None:
         session.delete(found)
     return found
-

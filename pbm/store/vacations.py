@@ -82,9 +82,7 @@ def heard_away(session: Session, player_id: int) -> Vacation | None:
 
 def away_at(session: Session, player_id: int, now: datetime) -> Vacation | None:
     """The vacation `player_id` is on at `now`, if any."""
-    query = select(Vacation).where(
-        Vacation.player_id == player_id, Vacation.starts_at <= now, Vacation.ends_at > now
-    )
+    query = select(Vacation).where(Vacation.player_id == player_id, Vacation.starts_at <= now, Vacation.ends_at > now)
     return session.scalars(query).first()
 
 

@@ -68,9 +68,7 @@ def notify_at_end(session: Session, player: Player, game_type: str, boards: Sequ
     named: Sequence[Board | None] = boards or [None]
     for board in named:
         on_board = EndNotice.game_id == board.id if board else EndNotice.game_id.is_(None)
-        query = select(EndNotice.id).where(
-            EndNotice.player_id == player.id, EndNotice.game_type == game_type, on_board
-        )
+        query = select(EndNotice.id).where(EndNotice.player_id == player.id, EndNotice.game_type == game_type, on_board)
         if session.scalar(query) is None:
             game_id = board.id if board else None
             session.add(EndNotice(player_id=player.id, game_type=game_type, game_id=game_id, created_at=now))

@@ -294,7 +294,7 @@ class Reads:
                 signed_off=not player.active,
                 ratings=[rating_view(get_game(r.game_type), r) for r in ratings.of_player(session, player)],
                 away=[clocks.Interval(v.starts_at, v.ends_at) for v in vacations.of(session, player, now)],
-                deadlines=self._deadlines(session, player.id, active, now),
+                deadlines=[] if player.is_bot else self._deadlines(session, player.id, active, now),
                 active=_summaries(active),
                 finished=_summaries(
                     board_lists.games_of(session, player, statuses=board_lists.ENDED, limit=self.player_recent)
@@ -317,7 +317,9 @@ class Reads:
             if player is None:
                 return None
             active = board_lists.games_of(session, player, statuses=(BoardStatus.ACTIVE,), limit=self.player_active)
-            return player.userid, player.language, self._deadlines(session, player.id, active, self.now())
+            # A bot has no deadline: it moves by itself, and never forfeits.
+            waiting = [] if player.is_bot else self._deadlines(session, player.id, active, self.now())
+            return player.userid, player.language, waiting
 
     def _deadlines(self, session: Session, player_id: int, active: list[Board], now: datetime) -> list[Deadline]:
         waiting = []

@@ -10,7 +10,9 @@ from typing import Any
 
 from sqlalchemy import func, or_, select
 
+from pbm.bots.answers import answer
 from pbm.config import Settings
+from pbm.mail.bot_turns import Think
 from pbm.passwords import Passwords, fast_passwords
 from pbm.server import Server
 from pbm.store.inbox import save_inbound
@@ -25,6 +27,9 @@ class Mailroom:
     is the server's time, for tests of what happens an hour or a day later;
     `passwords` its password hashing (cheap by default).
 
+    `think`: how bots answer (`pbm.mail.bot_turns.Think`): they play only when a test says so
+    (`play_bots`), and in this process unless a test gives none.
+
     `confirming`: the owners of the addresses the mails name confirm them, as anyone would who
     signed up: every mail asking an address to confirm itself is answered at once by a reply from
     that address. Those replies, and the server's answers to them, are not among `replies()`.
@@ -38,6 +43,7 @@ class Mailroom:
         clock: Callable[[], datetime] = utcnow,
         passwords: Passwords | None = None,
         confirming: bool = True,
+        think: Think | None = None,
         **settings: Any,
     ) -> None:
         settings = Settings(
@@ -52,7 +58,14 @@ class Mailroom:
             keys.mkdir(parents=True, exist_ok=True)
             (keys / "current.key").write_text("5e" * 32 + "\n")
         passwords = passwords or fast_passwords()
-        self.server = Server(settings, passwords=passwords, var_dir=var_dir, now=clock, reader=shared_reader(settings))
+        self.server = Server(
+            settings,
+            passwords=passwords,
+            var_dir=var_dir,
+            now=clock,
+            reader=shared_reader(settings),
+            think=think or answer,
+        )
         self.database = self.server.database
         self.confirming = confirming
         self._seen = 0
@@ -64,9 +77,7 @@ class Mailroom:
     def close(self) -> None:
         self.server.close()
 
-    def send(
-        self, raw: bytes, *, envelope_from: str | None = None, to: str = "pbm@localhost"
-    ) -> InboundMessage:
+    def send(self, raw: bytes, *, envelope_from: str | None = None, to: str = "pbm@localhost") -> InboundMessage:
         """Deliver `raw` as SMTP would and process it; returns the stored inbound row."""
         if envelope_from is None:
             envelope_from = read(raw)["From"].addresses[0].addr_spec if read(raw)["From"] else ""
@@ -76,6 +87,13 @@ class Mailroom:
             self._confirm_what_was_asked()
         with self.database.reading() as session:
             return session.get(InboundMessage, row.id)
+
+    def play_bots(self) -> int:
+        """The bots decide what is due to them, and the mail workers apply it, as `pbm serve` does
+        between mails; returns how many decisions they made."""
+        decided = self.server.bots.play_due()
+        self.server.processor.process_pending()
+        return decided
 
     def _confirm_what_was_asked(self) -> None:
         """Reply to every mail queued since the last look that asks its address to confirm itself."""

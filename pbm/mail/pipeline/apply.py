@@ -31,7 +31,7 @@ from pbm.facts import Fact
 from pbm.mail.answers import Answers
 from pbm.mail.headers import masked_address
 from pbm.mail.parse import ParsedMail
-from pbm.mail.pipeline.read import Bounce, ReadMail, plan_of
+from pbm.mail.pipeline.read import BotDecision, Bounce, ReadMail, plan_of
 from pbm.mail.pipeline.reply_address import ReplyAddresses
 from pbm.passwords import Passwords
 from pbm.store import bounces, confirmations, players
@@ -70,6 +70,8 @@ def apply_mail(session: Session, read: ReadMail, applying: Applying, *, now: dat
     mail = read.mail
     if read.bounce is not None:
         return _bounced(session, read.bounce, now)
+    if read.bot is not None:
+        return _by_bot(session, read.inbound_id, read.bot, applying)
     if mail.auto_reason:
         return Decision(InboundStatus.IGNORED, [f"not answered: {mail.auto_reason}"])
     resumed = bounces.resume(session, mail.from_address, now) if mail.from_address else None
@@ -115,6 +117,33 @@ def _bounced(session: Session, bounce: Bounce, now: datetime) -> Decision:
     others = [a.address for a in player.addresses if not same(a.address, recorded.address)]
     mails = [OutgoingMail("address_bounced", other, context, player_id=player.id) for other in others]
     return Decision(InboundStatus.IGNORED, notes, mails)
+
+
+def _by_bot(session: Session, inbound_id: int, decided: BotDecision, applying: Applying) -> Decision:
+    """A bot's decision, carried out as its reply to the board would be: the same command, the
+    same checks (a stale one refused), the same mails to the others. Nobody is told of a
+    refusal: a bot has no address, and tries again if the board still waits for it."""
+    bot = players.find(session, decided.userid)
+    if bot is None or not bot.is_bot:
+        return Decision(InboundStatus.FAILED, [f"{decided.userid} is no bot"])
+    command = decided.command()
+    context = Context(
+        session,
+        applying.passwords,
+        applying.limits,
+        Sender(None, [bot]),
+        now=applying.now,
+        inbound_id=inbound_id,
+        club=applying.club,
+    )
+    try:
+        with session.begin_nested():
+            mails = verbs.run(context, command)
+    except (Refused, pbm.games.GameError) as refusal:
+        return Decision(
+            InboundStatus.PROCESSED, [f"{bot.userid}'s {command.line!r} refused: {refusal.fact.code}"], [], 0, 1
+        )
+    return Decision(InboundStatus.PROCESSED, [f"{bot.userid}'s {command.line!r} carried out"], mails, 1, 0)
 
 
 def _carry_out(session: Session, read: ReadMail, sender: Sender, applying: Applying, now: datetime) -> Decision:

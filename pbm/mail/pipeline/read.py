@@ -53,6 +53,8 @@ DMARC = "dmarc"
 """The key of `Read.dmarc` in what is stored of a reading."""
 BOUNCE = "bounce"
 """The key of `Read.bounce` in what is stored of a reading."""
+BOT = "bot_decision"
+"""The key of `ReadMail.bot` in what is stored of a bot's decision (`BotDecision.stored`)."""
 
 
 @dataclass(frozen=True)
@@ -108,10 +110,12 @@ class ReadMail:
     host: str | None = None
     bounce: Bounce | None = None
     dmarc: str | None = None
+    bot: BotDecision | None = None
+    """What a bot decided, when this is no mail but a bot's turn (`pbm.mail.bot_turns`)."""
 
     @classmethod
     def from_stored(cls, ready: inbox.Ready) -> ReadMail:
-        """The mail `ready` names, as `Read.stored` kept it."""
+        """The mail `ready` names, as `Read.stored` (or `BotDecision.stored`) kept it."""
         host = ready.parsed.get(HOST)
         return cls(
             ready.id,
@@ -122,7 +126,50 @@ class ReadMail:
             host if isinstance(host, str) else None,
             _bounce_from_json(ready.parsed.get(BOUNCE)),
             dmarc if isinstance(dmarc := ready.parsed.get(DMARC), str) else None,
+            BotDecision.from_json(ready.parsed.get(BOT)),
         )
+
+
+@dataclass(frozen=True)
+class BotDecision:
+    """A bot's answer at its board, as its reply to the board mail at move `at_ply` would carry it:
+    a move (`move`), or a vote on the proposal waiting (`accept`). It is applied as that reply
+    is, in its turn among the mail naming the board, and refused as stale once the game has
+    moved past `at_ply`."""
+
+    userid: str
+    game_type: str
+    board: int
+    at_ply: int
+    move: str | None = None
+    accept: bool | None = None
+
+    def command(self) -> lang.ReplyableCommand:
+        """The command a player's reply with this answer on its first line would be."""
+        game, board, userid, at = self.game_type, self.board, self.userid, self.at_ply
+        if self.move is not None:
+            # With the #N guard a player may write: the move after move `at_ply`, or none.
+            written = f"{self.move}#{at + 1}"
+            return lang.Move(game, board, userid, None, written, replied_at=at, line=written)
+        word = "accept" if self.accept else "reject"
+        return lang.Vote(game, board, userid, None, bool(self.accept), replied_at=at, line=word)
+
+    def stored(self) -> dict[str, Any]:
+        """What the inbox keeps of the decision, read back by `ReadMail.from_stored`: a mail from
+        nobody, which nobody answers, beside the decision itself."""
+        nobody = ParsedMail(None, None, "", self.command().line, (), None, ())
+        return {**nobody.to_json(), BOT: [self.userid, self.game_type, self.board, self.at_ply, self.move, self.accept]}
+
+    @classmethod
+    def from_json(cls, stored: object) -> BotDecision | None:
+        if not isinstance(stored, list) or len(stored) != 6:
+            return None
+        userid, game_type, board, at_ply, move, accept = stored
+        if not (isinstance(userid, str) and isinstance(game_type, str) and isinstance(board, int)):
+            return None
+        if not isinstance(at_ply, int) or not (isinstance(move, str) or isinstance(accept, bool)):
+            return None
+        return cls(userid, game_type, board, at_ply, move if isinstance(move, str) else None, accept)
 
 
 def read_mail(reader: MailReader, unread: inbox.Unread) -> Reading:

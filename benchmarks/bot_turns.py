@@ -1,0 +1,137 @@
+"""A bot's turn by mail, and mail while a bot thinks: ``python -m benchmarks.bot_turns``.
+
+    python -m benchmarks.bot_turns [--level 4] [--moves 4] [--mails 10] [--size 5]
+
+Starts a server (SQLite in a scratch folder, replies to a maildir) in this process, its bots
+thinking in their own process as `pbm serve`'s do. Alice challenges the bot of `--level` to
+Cephalopod on a `--size` board and mails `--moves` moves; it prints how long the bot took
+each time from her move being applied to its own (the move list's times). While the bot thinks, bob mails
+``help`` every tenth of a second (`--mails` of them), and once more with no bot thinking: it
+prints how long those mails waited from their receipt to their answer (median and worst), side
+by side. Numbers only; nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import smtplib
+import statistics
+import tempfile
+import time
+from email.utils import make_msgid
+from pathlib import Path
+
+from sqlalchemy import select
+
+import pbm.bots
+import pbm.games
+from pbm.config import Settings
+from pbm.passwords import fast_passwords
+from pbm.server import Server, ServerThread
+from pbm.store.models import Board, InboundMessage, MoveRecord
+
+ALICE, BOB = "alice@bench.example", "bob@bench.example"
+
+
+def send(port: int, sender: str, text: str) -> None:
+    raw = f"From: {sender}\r\nTo: pbm@localhost\r\nSubject: \r\nMessage-ID: {make_msgid()}\r\n\r\n{text}\r\n"
+    with smtplib.SMTP("127.0.0.1", port, timeout=60) as client:
+        client.sendmail(sender, ["pbm@localhost"], raw.encode())
+
+
+def board(server: Server) -> tuple[int, object, str] | None:
+    """Board 101's move count, position and status; None until it is started."""
+    with server.database.reading() as session:
+        row = session.scalar(select(Board))
+        if row is None:
+            return None
+        return row.move_count, pbm.games.get("cephalopod").resume(row.state, row.secret), row.status
+
+
+def settled(server: Server, count: int, timeout: float = 600.0) -> None:
+    """Wait until the board has `count` moves, or is over."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        now = board(server)
+        if now is not None and (now[0] >= count or now[2] != "active"):
+            return
+        time.sleep(0.02)
+    raise TimeoutError(f"the board did not reach move {count}")
+
+
+def helps(server: Server, port: int, mails: int) -> list[float]:
+    """Bob's `mails` help mails, a tenth of a second apart: seconds each waited for its answer."""
+    first = _last_inbound(server)
+    for _ in range(mails):
+        send(port, BOB, "help")
+        time.sleep(0.1)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        with server.database.reading() as session:
+            rows = session.execute(
+                select(InboundMessage.received_at, InboundMessage.processed_at).where(
+                    InboundMessage.id > first, InboundMessage.envelope_from == BOB
+                )
+            ).all()
+        if len(rows) == mails and all(done is not None for _, done in rows):
+            return [(done - received).total_seconds() for received, done in rows]
+        time.sleep(0.05)
+    raise TimeoutError("bob's mails were not answered")
+
+
+def _last_inbound(server: Server) -> int:
+    with server.database.reading() as session:
+        return session.scalar(select(InboundMessage.id).order_by(InboundMessage.id.desc()).limit(1)) or 0
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bot_turns", description=__doc__.splitlines()[0])
+    parser.add_argument("--level", type=int, default=4)
+    parser.add_argument("--moves", type=int, default=4)
+    parser.add_argument("--mails", type=int, default=10)
+    parser.add_argument("--size", type=int, default=5)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as folder:
+        home = Path(folder)
+        settings = Settings(
+            database_url=f"sqlite:///{home / 'pbm.db'}",
+            smtp_listen="127.0.0.1:0",
+            http_listen="127.0.0.1:0",
+            outbound=f"maildir:{home / 'outbox'}",
+            secret_key="b" * 40,
+            confirm_addresses=False,
+            home=home,
+        )
+        server = Server(settings, passwords=fast_passwords(), var_dir=home)
+        server.database.upgrade()
+        with ServerThread(server, timeout=60) as running:
+            assert running.smtp_port is not None
+            port = running.smtp_port
+            send(port, ALICE, "signup alice alice-pw")
+            send(port, BOB, "signup bob bob-pw")
+            send(port, ALICE, f"cephalopod challenge -size={args.size} alice bot{args.level}")
+            settled(server, 0)
+            thinking: list[float] = []
+            for _ in range(args.moves):
+                now = board(server)
+                assert now is not None
+                moves, state, status = now
+                if status != "active":
+                    break
+                move = pbm.bots.choose("cephalopod", state, 1, seed=moves)
+                send(port, ALICE, f"cephalopod move 101 alice alice-pw {move}#{moves + 1}")
+                thinking += helps(server, port, args.mails)
+                settled(server, moves + 2)
+            idle = helps(server, port, args.mails)
+            with server.database.reading() as session:
+                played = session.scalars(select(MoveRecord.created_at).order_by(MoveRecord.number)).all()
+            bot_seconds = [(bot - alice).total_seconds() for alice, bot in zip(played[::2], played[1::2])]
+    print(f"bot{args.level}, Cephalopod {args.size}x{args.size}: seconds from alice's move applied to the bot's")
+    print("   ", " ".join(f"{s:.2f}" for s in bot_seconds))
+    print("bob's help mails, seconds from receipt to answer committed:")
+    for name, taken in (("while the bot thinks", thinking), ("with no bot thinking", idle)):
+        print(f"    {name:22s} median {statistics.median(taken):.3f}  worst {max(taken):.3f}  ({len(taken)} mails)")
+
+
+if __name__ == "__main__":
+    main()
