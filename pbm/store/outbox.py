@@ -352,18 +352,7 @@ def mark_gathered(rows: Sequence[OutboxMessage], now: datetime) -> None:
 def release_digest_mail(session: Session, player_id: int, now: datetime) -> int:
     """The board mails held for `player_id`'s digests go as mails of their own (they took the
     digest off): the time pass lets them go. Returns how many."""
-    released = session.scalars(
-        update(OutboxMessage)
-        .where(
-            OutboxMessage.status == OutboxStatus.HELD,
-            OutboxMessage.hold_reason == HoldReason.DIGEST,
-            OutboxMessage.player_id == player_id,
-        )
-        .values(release_at=now)
-        .returning(OutboxMessage.id)
-        .execution_options(synchronize_session=False)
-    )
-    return len(released.all())
+    return _change_digest_mail(session, player_id, release_at=now)
 
 
 def gather_into_digest(session: Session, player_id: int, now: datetime, *, told: bool = True) -> int:
@@ -374,18 +363,7 @@ def gather_into_digest(session: Session, player_id: int, now: datetime, *, told:
     values: dict[str, object] = {"status": OutboxStatus.GATHERED, "release_at": now}
     if not told:
         values["last_error"] = NO_DIGEST
-    gathered = session.scalars(
-        update(OutboxMessage)
-        .where(
-            OutboxMessage.status == OutboxStatus.HELD,
-            OutboxMessage.hold_reason == HoldReason.DIGEST,
-            OutboxMessage.player_id == player_id,
-        )
-        .values(**values)
-        .returning(OutboxMessage.id)
-        .execution_options(synchronize_session=False)
-    )
-    return len(gathered.all())
+    return _change_digest_mail(session, player_id, **values)
 
 
 NO_DIGEST = "no digest went: no game waited for its player's move any more"
@@ -398,18 +376,25 @@ def drop_digest_mail(session: Session, player_id: int, now: datetime) -> int:
     """The mails held for the digest of `player_id`, who signed off: no digest will go, so they are
     never sent, each saying why (`SIGNED_OFF`). Mail held for `player_id` for any other reason (an
     answer they asked for, past the hourly limit) is kept, and goes as its hold says. Returns how many."""
-    dropped = session.scalars(
+    return _change_digest_mail(
+        session, player_id, status=OutboxStatus.SUPPRESSED, last_error=SIGNED_OFF, release_at=now
+    )
+
+
+def _change_digest_mail(session: Session, player_id: int, **values: object) -> int:
+    """Set `values` on every mail held for `player_id`'s digest; returns how many."""
+    changed = session.scalars(
         update(OutboxMessage)
         .where(
             OutboxMessage.status == OutboxStatus.HELD,
             OutboxMessage.hold_reason == HoldReason.DIGEST,
             OutboxMessage.player_id == player_id,
         )
-        .values(status=OutboxStatus.SUPPRESSED, last_error=SIGNED_OFF, release_at=now)
+        .values(**values)
         .returning(OutboxMessage.id)
         .execution_options(synchronize_session=False)
     )
-    return len(dropped.all())
+    return len(changed.all())
 
 
 def release(
