@@ -26,6 +26,7 @@ from pbm.clocks import FOREVER, TimeControl, Turn
 from pbm.facts import Fact
 from pbm.games import FORFEIT, LEAVING, RESIGN, UNDO, BoardCell, Game, MoveExample, MoveReport, UnknownGame
 from pbm.games.fairdice import make_record
+from pbm.store import bot_players
 from pbm.store.models import Board, BoardEvent, BoardStatus, MoveRecord, Offer, OfferKind, OpenChallenge, Player, Rating
 from pbm.words import Words
 
@@ -761,11 +762,6 @@ WIDE_ELO = 200
 closely: the help and the page then say so, and how many games there were."""
 
 
-def bot_userid(level: int) -> str:
-    """The player who plays at `level`: ``bot1`` the weakest (`pbm.bots.levels`)."""
-    return f"bot{level}"
-
-
 @dataclass(frozen=True)
 class BotLevelView:
     """One bot level of one game as the ladder (``make ladder``) measured it; the numbers are
@@ -820,7 +816,7 @@ def bot_ladder(engine: Game[Any], levels: Sequence[int], measured: Mapping[str, 
     """`engine`'s bot `levels` with the ladder's `measured` table (`pbm.bots.strength`; None when
     it has not rated the game). A level the table lacks is listed without numbers."""
     if measured is None:
-        return BotLadder(engine, tuple(BotLevelView(level, bot_userid(level)) for level in levels))
+        return BotLadder(engine, tuple(BotLevelView(level, bot_players.userid_of(level)) for level in levels))
     rows = {row["level"]: row for row in measured["levels"]}
 
     def interval(row: Mapping[str, Any], key: str) -> tuple[int, int] | None:
@@ -830,12 +826,12 @@ def bot_ladder(engine: Game[Any], levels: Sequence[int], measured: Mapping[str, 
     for level in levels:
         row = rows.get(level)
         if row is None:
-            views.append(BotLevelView(level, bot_userid(level)))
+            views.append(BotLevelView(level, bot_players.userid_of(level)))
             continue
         views.append(
             BotLevelView(
                 level,
-                bot_userid(level),
+                bot_players.userid_of(level),
                 elo=int(row["elo"]),
                 elo_95=interval(row, "elo_95"),
                 lead=int(row["lead"]) if "lead" in row else None,

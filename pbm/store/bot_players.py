@@ -42,6 +42,11 @@ MOST_ATTEMPTS = 3
 """Claims on one task: a decision refused for a reason that does not pass (a bug) is given up."""
 
 
+def userid_of(level: int) -> str:
+    """The userid of the bot that plays at `level`: ``bot1`` the weakest (`pbm.bots.levels`)."""
+    return f"bot{level}"
+
+
 def is_bot_userid(userid: str) -> bool:
     """Whether `userid` is of the form kept for bots: ``bot1``, ``bot12``.
 
@@ -82,7 +87,7 @@ def sign_up_named(session: Session, userids: Sequence[str], now: datetime) -> No
 
 def sign_up_all(session: Session, now: datetime) -> list[Player]:
     """Every bot, signed up where it was not yet; weakest first."""
-    sign_up_named(session, [f"bot{level}" for level in range(1, most_levels() + 1)], now)
+    sign_up_named(session, [userid_of(level) for level in range(1, most_levels() + 1)], now)
     return all_bots(session)
 
 
