@@ -17,7 +17,7 @@ from pbm.bots.answers import Question, answer
 from pbm.passwords import fast_passwords
 from pbm.server import Server, ServerThread
 from pbm.store.models import Board
-from tests.e2e.conftest import loopback_settings
+from tests.e2e.conftest import Running, loopback_settings
 from tests.support import body_of, mail, reply_to_board, shared_reader
 
 ALICE, BOB = "alice@example.org", "bob@example.net"
@@ -65,19 +65,20 @@ def test_mail_is_answered_while_a_bot_thinks(database_url, sink, tmp_path):
 
     settings = loopback_settings(database_url, f"smtp://127.0.0.1:{sink.port}", "e2e")
     server = Server(settings, passwords=fast_passwords(), var_dir=tmp_path, reader=shared_reader(settings), think=slow)
-    with ServerThread(server, timeout=30) as running:
+    thread = ServerThread(server, timeout=30)
+    with thread as running:
         sink.confirm_for(running.smtp_port)
         try:
-            send = _sender(running)
-            send(ALICE, "signup alice alice-pw")
-            send(BOB, "signup bob bob-pw")
+            client = Running(thread)
+            client.send(mail(ALICE, "signup alice alice-pw"), ALICE)
+            client.send(mail(BOB, "signup bob bob-pw"), BOB)
             sink.wait(2)
-            send(ALICE, "cephalopod challenge -size=3 alice bot1")
+            client.send(mail(ALICE, "cephalopod challenge -size=3 alice bot1"), ALICE)
             sink.wait(1)
-            send(ALICE, "cephalopod move 101 alice alice-pw b2")
+            client.send(mail(ALICE, "cephalopod move 101 alice alice-pw b2"), ALICE)
             sink.wait(1)
             assert thinking.wait(15), "the bot is thinking"
-            send(BOB, "cephalopod help")
+            client.send(mail(BOB, "cephalopod help"), BOB)
             (answered,) = sink.wait(1)
             assert answered["To"].addresses[0].addr_spec == BOB
             assert not done.is_set(), "bob's mail was answered while the bot still thought"
@@ -85,13 +86,3 @@ def test_mail_is_answered_while_a_bot_thinks(database_url, sink, tmp_path):
             done.set()
         (bot_move,) = sink.wait(1)
         assert body_of(bot_move).startswith("bot1 (computer, level 1) played ")
-
-
-def _sender(server: Server):
-    import smtplib
-
-    def send(sender: str, text: str) -> None:
-        with smtplib.SMTP("127.0.0.1", server.smtp_port, timeout=10) as client:
-            client.sendmail(sender, ["pbm@localhost"], mail(sender, text))
-
-    return send
