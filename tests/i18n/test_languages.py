@@ -12,6 +12,7 @@ from pbm.commands.effects import OutgoingMail
 from pbm.mail.outgoing import in_their_words
 from pbm.store import players
 from pbm.store.database import Database
+from pbm.store.models import Player
 from pbm.templating import Templates
 from pbm.web.pages import LANGUAGE_COOKIE, page_language
 from tests.conftest import fresh_database
@@ -26,36 +27,33 @@ def database(tmp_path, sqlite_template, postgres_databases):
         database.dispose()
 
 
-def test_each_mail_is_in_the_language_its_reader_chose_and_anyone_else_reads_the_clubs(database):
+def _alice_bob_and_their_mails(session) -> tuple[Player, list[OutgoingMail]]:
+    """alice and bob, signed up, and mails to each of them, to alice's address written otherwise,
+    and to a stranger."""
     now = Clock()()
+    alice = players.sign_up(session, "alice", "x", ["alice@example.org"], sender="alice@example.org", now=now)
+    bob = players.sign_up(session, "bob", "x", ["bob@example.org"], sender="bob@example.org", now=now)
+    session.flush()
+    return alice, [
+        OutgoingMail("board", "alice@example.org", player_id=alice.id),
+        OutgoingMail("error", "ALICE@Example.org"),  # an answer to alice's own mail, however she writes it
+        OutgoingMail("board", "bob@example.org", player_id=bob.id),
+        OutgoingMail("error", "stranger@example.net"),
+    ]
+
+
+def test_each_mail_is_in_the_language_its_reader_chose_and_anyone_else_reads_the_clubs(database):
     with database.transaction() as session:
-        alice = players.sign_up(session, "alice", "x", ["alice@example.org"], sender="alice@example.org", now=now)
-        bob = players.sign_up(session, "bob", "x", ["bob@example.org"], sender="bob@example.org", now=now)
+        alice, mails = _alice_bob_and_their_mails(session)
         players.set_language(alice, "fr")
-        session.flush()
-        mails = [
-            OutgoingMail("board", "alice@example.org", player_id=alice.id),
-            OutgoingMail("error", "ALICE@Example.org"),  # an answer to alice's own mail, however she writes it
-            OutgoingMail("board", "bob@example.org", player_id=bob.id),
-            OutgoingMail("error", "stranger@example.net"),
-            OutgoingMail("language", "alice@example.org", player_id=alice.id, language="en"),
-        ]
+        mails.append(OutgoingMail("language", "alice@example.org", player_id=alice.id, language="en"))
         assert [m.language for m in in_their_words(session, mails)] == ["fr", "fr", None, None, "en"]
 
 
 def test_each_mail_gives_its_dates_in_the_zone_its_reader_lives_in_and_utc_to_anyone_else(database):
-    now = Clock()()
     with database.transaction() as session:
-        alice = players.sign_up(session, "alice", "x", ["alice@example.org"], sender="alice@example.org", now=now)
-        bob = players.sign_up(session, "bob", "x", ["bob@example.org"], sender="bob@example.org", now=now)
+        alice, mails = _alice_bob_and_their_mails(session)
         alice.time_zone = "Europe/Paris"
-        session.flush()
-        mails = [
-            OutgoingMail("board", "alice@example.org", player_id=alice.id),
-            OutgoingMail("error", "ALICE@Example.org"),  # an answer to alice's own mail, however she writes it
-            OutgoingMail("board", "bob@example.org", player_id=bob.id),
-            OutgoingMail("error", "stranger@example.net"),
-        ]
         assert [m.zone for m in in_their_words(session, mails)] == ["Europe/Paris", "Europe/Paris", None, None]
 
 
