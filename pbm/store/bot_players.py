@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
 import pbm.bots
@@ -159,12 +159,7 @@ def claim(
     insert = dialect_insert(session)
     fresh = {"game_id": board_id, "player_id": player_id, "task": task, "attempts": 0}
     session.execute(insert(BotTurn).values(**fresh).on_conflict_do_nothing())
-    row = session.scalars(
-        select(BotTurn)
-        .where(BotTurn.game_id == board_id, BotTurn.player_id == player_id)
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    ).one()
+    row = session.scalars(_locked_turn(board_id, player_id)).one()
     if row.task == task:
         if row.attempts > MOST_ATTEMPTS:
             return Claim.BUSY
@@ -186,15 +181,20 @@ def claim(
 
 def still_claimed(session: Session, board_id: int, player_id: int, task: str, *, worker: str) -> BotTurn | None:
     """The claim on `task`, locked, if `worker` still holds it (no other worker took it over)."""
-    row = session.scalars(
+    row = session.scalars(_locked_turn(board_id, player_id)).one_or_none()
+    if row is None or row.task != task or row.worker != worker or row.inbound_id is not None:
+        return None
+    return row
+
+
+def _locked_turn(board_id: int, player_id: int) -> Select[BotTurn]:
+    """The bot's turn row at the board, locked until the transaction ends, read afresh."""
+    return (
         select(BotTurn)
         .where(BotTurn.game_id == board_id, BotTurn.player_id == player_id)
         .with_for_update()
         .execution_options(populate_existing=True)
-    ).one_or_none()
-    if row is None or row.task != task or row.worker != worker or row.inbound_id is not None:
-        return None
-    return row
+    )
 
 
 def decided(row: BotTurn, inbound_id: int) -> None:
