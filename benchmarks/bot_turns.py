@@ -1,19 +1,22 @@
 """A bot's turn by mail, and mail while a bot thinks: ``python -m benchmarks.bot_turns``.
 
-    python -m benchmarks.bot_turns [--level 4] [--moves 4] [--mails 10] [--size 5]
+    python -m benchmarks.bot_turns [--level 4] [--moves 4] [--mails 10] [--size 5] [--alice 1] [--show]
 
 Starts a server (SQLite in a scratch folder, replies to a maildir) in this process, its bots
 thinking in their own process as `pbm serve`'s do. Alice challenges the bot of `--level` to
-Cephalopod on a `--size` board and mails `--moves` moves; it prints how long the bot took
-each time from her move being applied to its own (the move list's times). While the bot thinks, bob mails
-``help`` every tenth of a second (`--mails` of them), and once more with no bot thinking: it
-prints how long those mails waited from their receipt to their answer (median and worst), side
-by side. Numbers only; nothing is asserted.
+Cephalopod on a `--size` board and mails `--moves` moves, each the one the bot of level
+`--alice` would choose; it prints how long the bot took each time from her move being applied
+to its own (the move list's times). While the bot thinks, bob mails ``help`` every tenth of a
+second (`--mails` of them), and once more with no bot thinking: it prints how long those mails
+waited from their receipt to their answer (median and worst), side by side. With `--show`, it
+prints the last mail alice received as well: with `--moves 200`, the board at the game's end.
+Numbers only; nothing is asserted.
 """
 
 from __future__ import annotations
 
 import argparse
+import mailbox
 import smtplib
 import statistics
 import tempfile
@@ -90,6 +93,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--moves", type=int, default=4)
     parser.add_argument("--mails", type=int, default=10)
     parser.add_argument("--size", type=int, default=5)
+    parser.add_argument("--alice", type=int, default=1, help="the bot level whose moves alice mails (1)")
+    parser.add_argument("--show", action="store_true", help="print the last mail alice received")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as folder:
         home = Path(folder)
@@ -118,7 +123,7 @@ def main(argv: list[str] | None = None) -> None:
                 moves, state, status = now
                 if status != "active":
                     break
-                move = pbm.bots.choose("cephalopod", state, 1, seed=moves)
+                move = pbm.bots.choose("cephalopod", state, args.alice, seed=moves)
                 send(port, ALICE, f"cephalopod move 101 alice alice-pw {move}#{moves + 1}")
                 thinking += helps(server, port, args.mails)
                 settled(server, moves + 2)
@@ -126,11 +131,24 @@ def main(argv: list[str] | None = None) -> None:
             with server.database.reading() as session:
                 played = session.scalars(select(MoveRecord.created_at).order_by(MoveRecord.number)).all()
             bot_seconds = [(bot - alice).total_seconds() for alice, bot in zip(played[::2], played[1::2])]
+            last_to_alice = _last_mail_to(home / "outbox", ALICE) if args.show else None
     print(f"bot{args.level}, Cephalopod {args.size}x{args.size}: seconds from alice's move applied to the bot's")
     print("   ", " ".join(f"{s:.2f}" for s in bot_seconds))
     print("bob's help mails, seconds from receipt to answer committed:")
     for name, taken in (("while the bot thinks", thinking), ("with no bot thinking", idle)):
-        print(f"    {name:22s} median {statistics.median(taken):.3f}  worst {max(taken):.3f}  ({len(taken)} mails)")
+        if taken:
+            print(f"    {name:22s} median {statistics.median(taken):.3f}  worst {max(taken):.3f}  ({len(taken)} mails)")
+    if last_to_alice is not None:
+        print(last_to_alice)
+
+
+def _last_mail_to(maildir: Path, address: str) -> str:
+    """The headers that say what it is (subject, recipient) and the text of the last mail to `address`."""
+    mails = [message for message in mailbox.Maildir(maildir, create=False) if address in str(message["To"])]
+    last = max(mails, key=lambda message: message.get_date())  # when it was delivered to the maildir
+    text = next(part for part in last.walk() if part.get_content_type() == "text/plain")
+    body = text.get_payload(decode=True).decode(text.get_content_charset() or "utf-8")
+    return f"Subject: {last['Subject']}\nTo: {last['To']}\n\n{body}"
 
 
 if __name__ == "__main__":
