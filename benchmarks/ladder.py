@@ -99,7 +99,8 @@ def schedule(
     """Every pair of levels (and random against level 1; or the pairs `only`), seats alternating:
     `games` for neighbours, `far` times as many (rounded down, to an even number) for the others.
     Games are numbered from `first`: the number seeds the game, so a run adding games to stored
-    ones starts past them instead of playing them again."""
+    ones starts past them instead of playing them again. The pairs take turns in the list, so a
+    run stopped early has played about as many games of each."""
     levels = pbm.bots.levels(game)
     pairs = [(RANDOM, levels[0])] + [(a, b) for i, a in enumerate(levels) for b in levels[i + 1 :]]
     tasks = []
@@ -110,7 +111,7 @@ def schedule(
         for number in range(first, first + count):
             seats = (low, high) if number % 2 == 0 else (high, low)
             tasks.append(Game(game, seats, number, max_plies))
-    return tasks
+    return sorted(tasks, key=lambda task: task.number)
 
 
 def merged(stored: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
@@ -248,8 +249,9 @@ def main(argv: list[str] | None = None) -> int:
         for game in chosen
         for task in schedule(game, counts[game], args.plies, args.far, only, first[game])  # type: ignore[arg-type]
     ]
+    stored = json.loads(json.dumps(report))
     started = time.perf_counter()
-    played = []
+    played: list[Played] = []
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         for done, one in enumerate(pool.map(play, tasks), 1):
             played.append(one)
@@ -259,19 +261,37 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
                 flush=True,
             )
+            if args.add:  # a long run stopped part way keeps the games it finished
+                _write(args.out, _report(stored, played, args.plies, add=True))
     elapsed = time.perf_counter() - started
-    tables = {game: ladder([p for p in played if p.game == game]) for game in chosen}
-    for game, table in tables.items():
-        table.update(games_per_neighbouring_pair=counts[game], ply_cap=args.plies, measured=time.strftime("%Y-%m-%d"))
-        print(show(game, table))
+    report = _report(stored, played, args.plies, add=args.add)
+    for game in {p.game for p in played}:
+        print(show(game, report["games"][game]))
     print(f"{len(played)} games in {elapsed:.0f} s on {args.workers} workers")
-    # A run of some games only replaces their tables and keeps the others' (or adds to them).
-    if args.add:
-        tables = {game: merged(report["games"][game], table) for game, table in tables.items()}
-    report["games"].update(tables)
-    args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    _write(args.out, report)
     print(f"written to {args.out}")
     return 0
+
+
+def _report(stored: dict[str, Any], played: Sequence[Played], plies: int, *, add: bool) -> dict[str, Any]:
+    """The stored report with the tables of the games `played`: replacing those of their games,
+    or added to them. A game with nothing played keeps its stored table."""
+    report = {**stored, "games": dict(stored["games"])}
+    for game in sorted({p.game for p in played}):
+        table: dict[str, Any] = ladder([p for p in played if p.game == game])
+        if add and game in stored["games"]:
+            table = merged(stored["games"][game], table)
+        neighbours = [pair["games"] for pair in table["pairs"] if pair["levels"][1] - pair["levels"][0] == 1]
+        table.update(games_per_neighbouring_pair=min(neighbours), ply_cap=plies, measured=time.strftime("%Y-%m-%d"))
+        report["games"][game] = table
+    return report
+
+
+def _write(out: Path, report: dict[str, Any]) -> None:
+    """Write `report` whole or not at all: a run stopped while writing leaves the last report."""
+    partial = out.with_suffix(".partial")
+    partial.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    partial.replace(out)
 
 
 if __name__ == "__main__":
