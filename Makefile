@@ -111,7 +111,8 @@ install-check: $(BIN)/.installed
 # bounded form by default: neighbouring levels only, four Cephalopod games a pair and two of the
 # others, about half an hour on two shared cores. LADDER="--games 100 --cubeo-games 20
 # --dodeca-games 20 --far 0.25" is the full size: hours, as a game of the strongest Cephalopod
-# levels runs 140 plies at a few seconds a move.
+# levels runs 140 plies at a few seconds a move. With --add, a run adds to the stored games and
+# writes them after each one, so the full size can be reached over several runs.
 LADDER ?= --games 4 --cubeo-games 2 --dodeca-games 2 --far 0
 
 ladder: $(BIN)/.installed
