@@ -21,7 +21,18 @@ from pbm.mail.bot_turns import BotTurns, ThinkingFailed, ThinkingStopped
 from pbm.mail.pipeline.read import BotDecision
 from pbm.mail.worker import Worker
 from pbm.store import bot_players, inbox
-from pbm.store.models import Board, InboundMessage, MoveRecord, Offer, OutboxMessage, Player, Rating, Seek, utcnow
+from pbm.store.models import (
+    Board,
+    InboundMessage,
+    InboundStatus,
+    MoveRecord,
+    Offer,
+    OutboxMessage,
+    Player,
+    Rating,
+    Seek,
+    utcnow,
+)
 from tests.support import Clock, body_of, mail, reply_to_board
 
 ALICE = "alice@example.org"
@@ -273,6 +284,63 @@ def test_a_claim_left_by_a_worker_that_stopped_is_taken_once_its_lease_ends(data
     assert claim("a:1:0", start) == bot_players.Claim.TAKEN
     assert claim("b:1:0", start + timedelta(seconds=89)) == bot_players.Claim.BUSY
     assert claim("b:1:0", start + timedelta(seconds=91)) == bot_players.Claim.TAKEN
+
+
+def test_a_decision_waiting_in_the_inbox_keeps_its_task_from_everyone_until_it_is_applied(database):
+    with database.transaction() as session:
+        bot = bot_players.sign_up_all(session, utcnow())[0]
+        board_id = _a_board_with(session, bot)
+    start, lease = utcnow(), timedelta(seconds=90)
+
+    def claim(worker: str, at: datetime) -> bot_players.Claim:
+        with database.transaction() as session:
+            return bot_players.claim(session, board_id, bot.id, "move 0", worker=worker, now=at, lease=lease)
+
+    assert claim("a:1:0", start) == bot_players.Claim.TAKEN
+    with database.transaction() as session:
+        decision = BotDecision("bot1", "cephalopod", 101, 0, move="a1")
+        inbound_id = inbox.save_read(session, b"", sender="bot1 (bot)", parsed=decision.stored(), keys=set(), now=start)
+        row = bot_players.still_claimed(session, board_id, bot.id, "move 0", worker="a:1:0")
+        assert row is not None
+        bot_players.decided(row, inbound_id)
+    later = start + 2 * lease
+    assert claim("b:1:0", later) == bot_players.Claim.BUSY, "its decision waits: nobody decides again"
+    with database.transaction() as session:
+        assert bot_players.still_claimed(session, board_id, bot.id, "move 0", worker="a:1:0") is None
+        session.get(InboundMessage, inbound_id).status = InboundStatus.PROCESSED
+    assert claim("b:1:0", later) == bot_players.Claim.TAKEN, "applied, and the board still asks: refused, try again"
+
+
+def test_a_task_whose_decisions_are_refused_again_and_again_is_given_up_once_and_then_left(database):
+    with database.transaction() as session:
+        bot = bot_players.sign_up_all(session, utcnow())[0]
+        board_id = _a_board_with(session, bot)
+    at, lease = utcnow(), timedelta(seconds=90)
+    said = []
+    for _ in range(bot_players.MOST_ATTEMPTS + 3):
+        at += 2 * lease  # each claim's lease has ended: its worker stopped, or its decision was refused
+        with database.transaction() as session:
+            said.append(bot_players.claim(session, board_id, bot.id, "move 0", worker="a:1:0", now=at, lease=lease))
+    taken, given_up, busy = bot_players.Claim.TAKEN, bot_players.Claim.GIVEN_UP, bot_players.Claim.BUSY
+    assert said == [taken] * bot_players.MOST_ATTEMPTS + [given_up, busy, busy]
+    with database.transaction() as session:
+        assert bot_players.claim(session, board_id, bot.id, "move 1", worker="a:1:0", now=at, lease=lease) == taken, (
+            "the next task starts afresh"
+        )
+
+
+def test_a_claim_let_go_does_not_count_among_the_attempts(database):
+    with database.transaction() as session:
+        bot = bot_players.sign_up_all(session, utcnow())[0]
+        board_id = _a_board_with(session, bot)
+    at, lease = utcnow(), timedelta(seconds=90)
+    for _ in range(bot_players.MOST_ATTEMPTS + 2):
+        with database.transaction() as session:
+            assert bot_players.claim(session, board_id, bot.id, "move 0", worker="a:1:0", now=at, lease=lease) == (
+                bot_players.Claim.TAKEN
+            )
+            row = bot_players.still_claimed(session, board_id, bot.id, "move 0", worker="a:1:0")
+            bot_players.let_go(row)  # the server stopped while it thought
 
 
 def _a_board_with(session, bot) -> int:
