@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import func, select, update
 
 from pbm.cli import main as pbm_main
-from pbm.store.models import OutboxMessage
+from pbm.store.models import InboundMessage, InboundStatus, OutboxMessage
 from tests.mail.mailroom import Mailroom
 from tests.support import mail
 
@@ -40,6 +40,22 @@ def test_inbox_counts_duplicates_and_lists_them_on_request(operator, capsys):
     (line,) = capsys.readouterr().out.splitlines()
     assert line.split()[:2] == [str(copy.id), "duplicate"]
     assert f"a copy of inbound message {first.id}" in line
+
+
+def test_inbox_retry_processes_failed_mail_again_and_only_failed_mail(operator, capsys):
+    failed = operator.send(mail("alice@example.org", "help"))
+    answered = operator.send(mail("alice@example.org", "help"))
+    with operator.database.transaction() as session:
+        session.get(InboundMessage, failed.id).status = InboundStatus.FAILED  # as a bug, since fixed, left it
+        replies_before = session.scalar(select(func.count()).select_from(OutboxMessage))
+    assert pbm_main(["inbox", "--retry", str(failed.id), str(answered.id)]) == 1, "one of the two was not failed"
+    out = capsys.readouterr().out.splitlines()
+    assert out == [f"requeued 1 of 2: {failed.id} (only failed mail)", "processed 1"]
+    with operator.database.reading() as session:
+        assert session.get(InboundMessage, failed.id).status == InboundStatus.PROCESSED
+        assert session.scalar(select(func.count()).select_from(OutboxMessage)) == replies_before + 1, "answered now"
+    assert pbm_main(["inbox", "--retry", str(failed.id)]) == 1
+    assert capsys.readouterr().out.splitlines()[0] == "requeued 0 of 1: none (only failed mail)"
 
 
 def test_outbox_lists_what_waits_and_with_all_what_went(operator, capsys):
