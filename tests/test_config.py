@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from pbm.config import ConfigError, ListenAddress, Outbound, load_settings, secret_key
+from pbm.config import ConfigError, ListenAddress, Outbound, Settings, load_settings, secret_key
 
 
 @pytest.fixture(autouse=True)
@@ -60,6 +60,15 @@ def test_variables_are_read_from_the_environment(monkeypatch):
         ("PBM_PUBLIC_URL", "https://games.example.org/?token=1", "PBM_PUBLIC_URL: expected a plain path"),
         ("PBM_ADMIN_CONTACT", "the admin", "PBM_ADMIN_CONTACT: expected a plain address"),
         ("PBM_DKIM_SELECTOR", "pbm 2026", "PBM_DKIM_SELECTOR: expected a selector such as pbm2026"),
+        ("PBM_OUTBOUND", "maildir:", "PBM_OUTBOUND: maildir: needs a folder"),
+        ("PBM_OUTBOUND", "smtp://relay.example.org:port", "PBM_OUTBOUND: bad port in"),
+        ("PBM_OUTBOUND", "smtp://:25", "PBM_OUTBOUND: smtp:// needs a host"),
+        ("PBM_PUBLIC_URL", "https://games.example.org:0", "PBM_PUBLIC_URL: bad port in"),
+        ("PBM_PUBLIC_URL", "https://games.example.org:http", "PBM_PUBLIC_URL: bad port in"),
+        ("PBM_TRUSTED_AUTHSERV_ID", "mx example org", "PBM_TRUSTED_AUTHSERV_ID: expected the host name the MTA"),
+        ("PBM_LANGUAGE", "klingon", "PBM_LANGUAGE: expected one of en, fr"),
+        ("PBM_ADMINS", "alice, Bob!", "PBM_ADMINS: not userids: bob!"),
+        ("PBM_BOTS_ANSWER_SEEKS", "0h", "PBM_BOTS_ANSWER_SEEKS: expected off, or a span such as 30m"),
     ],
 )
 def test_a_bad_variable_stops_the_start_naming_it(monkeypatch, name, value, message):
@@ -75,6 +84,30 @@ def test_addresses_are_confirmed_unless_a_club_turns_it_off(monkeypatch, value, 
     else:
         monkeypatch.setenv("PBM_CONFIRM_ADDRESSES", value)
     assert load_settings().club.confirm_addresses is confirmed
+
+
+def test_forfeiting_before_the_reminder_stops_the_start(monkeypatch):
+    monkeypatch.setenv("PBM_NAGTIME", "5d")
+    monkeypatch.setenv("PBM_FORFEITTIME", "3d")
+    with pytest.raises(ConfigError, match="PBM_FORFEITTIME must be longer than PBM_NAGTIME"):
+        load_settings()
+
+
+def test_a_configuration_file_that_cannot_be_read_stops_the_start_naming_it(monkeypatch, tmp_path):
+    monkeypatch.setenv("PBM_CONFIG", str(tmp_path / "nowhere.toml"))
+    with pytest.raises(ConfigError, match="cannot read the configuration file .*nowhere.toml: No such file"):
+        load_settings()
+    broken = tmp_path / "pbm.toml"
+    broken.write_text('address = "pbm@example.org\n')
+    monkeypatch.setenv("PBM_CONFIG", str(broken))
+    with pytest.raises(ConfigError, match="pbm.toml is not valid TOML"):
+        load_settings()
+
+
+def test_a_secret_key_file_too_short_to_be_safe_is_refused_not_used(tmp_path):
+    (tmp_path / "secret.key").write_text("short\n")
+    with pytest.raises(ConfigError, match="holds a key shorter than 32 characters; delete it"):
+        secret_key(Settings(), tmp_path)
 
 
 def test_the_secret_key_is_made_once_and_kept(tmp_path):
