@@ -227,16 +227,29 @@ def test_without_a_selector_the_dkim_check_cannot_be_made_and_says_how_to_give_o
         ("v=DKIM1; k=rsa; p={1024}", Status.WARNING, "make a 2048-bit one"),
         ("v=DKIM1; k=rsa; t=y; p={2048}", Status.WARNING, "testing"),
         ("v=DKIM1; k=dsa; p={2048}", Status.WRONG, "rsa and ed25519 keys only"),
+        ("v=DKIM2; k=rsa; p={2048}", Status.WRONG, "v=DKIM2: a key record says v=DKIM1, or nothing"),
+        ("v=DKIM1; k=rsa", Status.WRONG, "no p= tag: the record holds no key"),
+        ("v=DKIM1; k=ed25519; p={ed25519}", Status.WARNING, "an ed25519 key alone"),
+        ("v=DKIM1; k=ed25519; p=c2hvcnQ=", Status.WRONG, "not an ed25519 public key"),
+        ("v=DKIM1; k=ed25519; p=!!!", Status.WRONG, "not an ed25519 public key"),
     ],
 )
 def test_a_dkim_key_that_receivers_cannot_use_is_wrong_and_a_weak_one_a_warning(record, status, said):
     zone = well_configured()
     keys = {"{512}": public_key(512), "{1024}": public_key(1024), "{2048}": public_key(2048)}
+    keys["{ed25519}"] = base64.b64encode(bytes(range(32))).decode()
     for placeholder, key in keys.items():
         record = record.replace(placeholder, key)
     zone[f"{SELECTOR}._domainkey.{DOMAIN}"]["TXT"] = [txt(record)]
     finding = diagnose(zone)["DKIM"]
     assert finding.status is status and said in " ".join(finding.notes)
+
+
+def test_two_dkim_key_records_at_the_selector_are_wrong():
+    zone = well_configured()
+    zone[f"{SELECTOR}._domainkey.{DOMAIN}"]["TXT"] *= 2
+    finding = diagnose(zone)["DKIM"]
+    assert finding.status is Status.WRONG and "several TXT records" in finding.notes[0]
 
 
 def test_a_domain_without_dmarc_is_given_the_recipes_record():
@@ -256,6 +269,25 @@ def test_dmarc_with_p_none_is_a_warning_and_leaves_the_domain_ready():
     assert dmarc.fix == (f'_dmarc.{DOMAIN}. IN TXT "v=DMARC1; p=quarantine; rua=mailto:dmarc@example.org"',)
     assert dmarc.replacing
     assert doctor.exit_status(findings) == 0
+
+
+def test_dmarc_covering_part_of_the_mail_is_a_warning_mended_to_all_of_it():
+    zone = well_configured()
+    zone[f"_dmarc.{DOMAIN}"]["TXT"] = [txt("v=DMARC1; p=reject; pct=20")]
+    findings = diagnose(zone)
+    dmarc = findings["DMARC"]
+    assert dmarc.status is Status.WARNING and "pct=20: the policy covers only part" in dmarc.notes[0]
+    assert dmarc.fix == (f'_dmarc.{DOMAIN}. IN TXT "v=DMARC1; p=reject"',)
+    lines = doctor.report(DOMAIN, list(findings.values()))
+    assert lines[-1] == f"{DOMAIN} is ready for mail, with warnings about DMARC"
+
+
+def test_a_dmarc_policy_no_receiver_knows_is_wrong_and_mended_to_quarantine():
+    zone = well_configured()
+    zone[f"_dmarc.{DOMAIN}"]["TXT"] = [txt("v=DMARC1; p=rejekt")]
+    dmarc = diagnose(zone)["DMARC"]
+    assert dmarc.status is Status.WRONG
+    assert dmarc.fix == (f'_dmarc.{DOMAIN}. IN TXT "v=DMARC1; p=quarantine"',)
 
 
 def test_the_parents_dmarc_policy_applies_to_a_domain_without_its_own_by_its_sp():
@@ -304,6 +336,21 @@ def test_a_ptr_naming_another_host_that_leads_back_passes_and_names_the_greeting
     finding = diagnose(zone)["reverse"]
     assert finding.status is Status.OK
     assert finding.notes == (f"the MTA at {IPV4} must greet as server7.hosting.example.net (smtp_helo_name)",)
+
+
+def test_an_address_with_several_ptr_records_is_a_warning():
+    zone = well_configured()
+    zone[REVERSE_IPV4]["PTR"] = [f"{MX_HOST}.", "other.hosting.example.net."]
+    zone["other.hosting.example.net"] = {"A": [IPV4]}
+    finding = diagnose(zone)["reverse"]
+    assert finding.status is Status.WARNING
+    assert f"{IPV4} has several PTR records" in " ".join(finding.notes)
+
+
+def test_an_spf_policy_naming_a_network_that_holds_the_mx_address_passes():
+    zone = well_configured()
+    zone[DOMAIN]["TXT"] = [txt("v=spf1 ip4:not-a-network ip4:192.0.2.0/24 -all")]
+    assert statuses(zone)["SPF"] is Status.OK
 
 
 class Unanswering(StubResolver):
