@@ -249,6 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         for game in chosen
         for task in schedule(game, counts[game], args.plies, args.far, only, first[game])  # type: ignore[arg-type]
     ]
+    tasks.sort(key=lambda task: task.number - first[task.game])  # the games take turns too, as the pairs do
     stored = json.loads(json.dumps(report))
     started = time.perf_counter()
     played: list[Played] = []
