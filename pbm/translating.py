@@ -153,6 +153,11 @@ def compile_all() -> None:
         po.with_suffix(".mo").write_bytes(compiled.getvalue())
 
 
+def _translated(string: str | tuple[str, ...] | list[str] | None) -> bool:
+    """Whether a message's translation is there: every form of a plural one."""
+    return all(string) if isinstance(string, (list, tuple)) else bool(string)
+
+
 def missing(language: str, domain: str) -> list[str]:
     """The messages of `domain` that `language` has no translation of (or a fuzzy one)."""
     path = _po_path(language, domain)
@@ -164,7 +169,7 @@ def missing(language: str, domain: str) -> list[str]:
     done = {
         (m.context, m.id if isinstance(m.id, str) else m.id[0])
         for m in catalog
-        if m.id and not m.fuzzy and (all(m.string) if isinstance(m.string, (list, tuple)) else m.string)
+        if m.id and not m.fuzzy and _translated(m.string)
     }
     return sorted(f"{context or ''}: {message}" for context, message in wanted - done)
 
@@ -176,15 +181,17 @@ def merge(path: Path) -> None:
     with path.open("rb") as file:
         given = read_po(file)
     language = str(given.locale) if given.locale else path.parent.parent.name
-    translated = {(m.context, m.id): m.string for m in given if m.id and m.string and not m.fuzzy}
+    translated = {(m.context, m.id): m.string for m in given if m.id and not m.fuzzy}
     for domain in DOMAINS:
         po = _po_path(language, domain.name)
         with po.open("rb") as file:
             catalog = read_po(file, locale=language, domain=domain.name)
         taken = 0
         for message in catalog:
-            string = translated.get((message.context, message.id))
-            if message.id and string:
+            string = translated.get((message.context, message.id), "")
+            if isinstance(string, (list, tuple)):
+                string = tuple(string[: catalog.num_plurals])  # a file may follow CLDR's rule (3 forms in French)
+            if message.id and _translated(string):
                 message.string, message.flags = string, message.flags - {"fuzzy"}
                 taken += 1
         catalog.fuzzy = False
