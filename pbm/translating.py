@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import io
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from babel.messages.catalog import Catalog
+from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
@@ -106,8 +107,8 @@ def extract() -> None:
 
 def update() -> None:
     """Every language's catalogues brought up to date with the code: new messages added
-    untranslated, gone ones dropped, changed English marked fuzzy (the translation must be
-    looked at again)."""
+    untranslated, gone ones dropped, changed English under the same context (a fact's code)
+    marked fuzzy with its old translation (which must be looked at again, `_reworded`)."""
     for domain in DOMAINS:
         fresh = template(domain.name)
         for language in languages.LANGUAGES:
@@ -122,11 +123,35 @@ def update() -> None:
                 catalog = Catalog(locale=language, project=PROJECT, domain=domain.name, fuzzy=False)
             catalog.fuzzy = False
             _plural_forms(catalog, language)
+            _reworded(catalog, fresh)
             catalog.update(fresh, no_fuzzy_matching=True)
             catalog.obsolete.clear()
             with path.open("wb") as file:
                 write_po(file, catalog, width=100, sort_output=False, include_previous=False)
             print(f"{path}: {len(catalog)} messages, {len(missing(language, domain.name))} left to translate")
+
+
+def _reworded(catalog: Catalog, fresh: Catalog) -> None:
+    """Where the code changed a message's English but not its context (a fact's code), the old
+    translation is kept for the new English, marked fuzzy: its translator looks at it again
+    rather than starting over. Only a context that names one message on both sides counts (a
+    template's context names several). Babel's own fuzzy matching is not used: it matches the
+    English alone, across contexts."""
+
+    def alone(messages: Catalog) -> dict[str | None, Message]:
+        counts = Counter(message.context for message in messages if message.id)
+        return {m.context: m for m in messages if m.id and m.context and counts[m.context] == 1}
+
+    new = alone(fresh)
+    for context, old in alone(catalog).items():
+        english = new.get(context)
+        if english is None or english.id == old.id or english.pluralizable != old.pluralizable:
+            continue
+        if not _translated(old.string):
+            continue
+        catalog.delete(old.id, context=context)
+        old.id, old.flags = english.id, old.flags | {"fuzzy"}
+        catalog[old.id] = old  # update() then finds it under its new English
 
 
 PLURAL_FORMS = {"fr": "nplurals=2; plural=(n > 1);"}
@@ -153,6 +178,11 @@ def compile_all() -> None:
         po.with_suffix(".mo").write_bytes(compiled.getvalue())
 
 
+def _translated(string: str | tuple[str, ...] | list[str] | None) -> bool:
+    """Whether a message's translation is there: every form of a plural one."""
+    return all(string) if isinstance(string, (list, tuple)) else bool(string)
+
+
 def missing(language: str, domain: str) -> list[str]:
     """The messages of `domain` that `language` has no translation of (or a fuzzy one)."""
     path = _po_path(language, domain)
@@ -164,7 +194,7 @@ def missing(language: str, domain: str) -> list[str]:
     done = {
         (m.context, m.id if isinstance(m.id, str) else m.id[0])
         for m in catalog
-        if m.id and not m.fuzzy and (all(m.string) if isinstance(m.string, (list, tuple)) else m.string)
+        if m.id and not m.fuzzy and _translated(m.string)
     }
     return sorted(f"{context or ''}: {message}" for context, message in wanted - done)
 
@@ -176,15 +206,17 @@ def merge(path: Path) -> None:
     with path.open("rb") as file:
         given = read_po(file)
     language = str(given.locale) if given.locale else path.parent.parent.name
-    translated = {(m.context, m.id): m.string for m in given if m.id and m.string and not m.fuzzy}
+    translated = {(m.context, m.id): m.string for m in given if m.id and not m.fuzzy}
     for domain in DOMAINS:
         po = _po_path(language, domain.name)
         with po.open("rb") as file:
             catalog = read_po(file, locale=language, domain=domain.name)
         taken = 0
         for message in catalog:
-            string = translated.get((message.context, message.id))
-            if message.id and string:
+            string = translated.get((message.context, message.id), "")
+            if isinstance(string, (list, tuple)):
+                string = tuple(string[: catalog.num_plurals])  # a file may follow CLDR's rule (3 forms in French)
+            if message.id and _translated(string):
                 message.string, message.flags = string, message.flags - {"fuzzy"}
                 taken += 1
         catalog.fuzzy = False
