@@ -206,6 +206,8 @@ def merge(path: Path) -> None:
     with path.open("rb") as file:
         given = read_po(file)
     language = str(given.locale) if given.locale else path.parent.parent.name
+    if language not in languages.LANGUAGES:
+        language = language.split("_")[0]  # fr_FR, as translators' editors write it: our French
     translated = {(m.context, m.id): m.string for m in given if m.id and not m.fuzzy}
     for domain in DOMAINS:
         po = _po_path(language, domain.name)

@@ -309,6 +309,16 @@ def test_merge_takes_the_language_from_the_folder_of_a_file_that_does_not_name_i
     assert _po("fr", "facts").get(fact.id, context=fact.context).string == "Revu"
 
 
+def test_merge_takes_a_file_for_a_region_of_a_language_into_the_language(locale):
+    """Poedit and friends write ``Language: fr_FR``: the club has one French."""
+    fact = _a_translated_message("facts")
+    incoming = _incoming(locale / "incoming" / "anne.po", [(fact.context, fact.id, "Revu", [])], language="fr_FR")
+
+    merge(incoming)
+
+    assert _po("fr", "facts").get(fact.id, context=fact.context).string == "Revu"
+
+
 # compile: the .mo files the server reads
 
 
