@@ -65,6 +65,11 @@ def _need(container: Any, key: str, kind: type | tuple[type, ...], what: str | N
     return value
 
 
+def _whole(value: Any) -> bool:
+    """Whether `value` is a whole number as JSON writes one: not ``true``, not ``1.0``."""
+    return type(value) is int
+
+
 def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fact]) -> None:
     if not isinstance(record, dict):
         raise _Wrong(Fact("record-lacks", what="JSON object"))
@@ -83,11 +88,16 @@ def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fac
         raise _Wrong(Fact("record-header-differs"))
 
     # 2. the chain
-    previous = chain.sha256(header)
+    try:
+        previous = chain.sha256(header)
+    except (TypeError, ValueError):  # a value JSON has no canonical form of (NaN): no link can follow it
+        raise _Wrong(Fact("record-hash-wrong", ply=1) if links else Fact("record-head-wrong")) from None
     for index, link in enumerate(links, start=1):
-        if not isinstance(link, dict):
+        if not isinstance(link, dict) or not (
+            _whole(link.get("seat")) and isinstance(link.get("player"), str) and isinstance(link.get("move"), str)
+        ):
             raise _Wrong(Fact("record-lacks", what=f"chain entry {index}"))
-        if link.get("ply") != index:
+        if not _whole(link.get("ply")) or link["ply"] != index:
             raise _Wrong(Fact("record-ply-out-of-order", index=index, ply=str(link.get("ply"))))
         contents = {
             "game": game_type,
@@ -159,14 +169,17 @@ def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fac
             raise _Wrong(Fact("record-dice-commitment-wrong"))
         if readable.get("status") == "active":
             raise _Wrong(Fact("record-seed-too-early"))
+    options = header.get("options") or {}
+    if not isinstance(options, dict):
+        raise _Wrong(Fact("record-lacks", what="options"))
     try:
-        state = engine.new(players=len(players), options=header.get("options") or {}, seed=seed)
+        state = engine.new(players=len(players), options=options, seed=seed)
     except (GameError, TypeError, ValueError) as error:
         raise _Wrong(Fact("record-unreadable", why=str(error))) from None
     before: list[Any] = []
     for link in links:
         number, seat, move, player = link["ply"], link["seat"], link["move"], link["player"]
-        if not isinstance(seat, int) or not 0 <= seat < len(players) or players[seat] != player:
+        if not 0 <= seat < len(players) or players[seat] != player:
             raise _Wrong(Fact("record-header-differs"))
         try:
             if move in LEAVING:
@@ -199,7 +212,7 @@ def _check_rolls(engine: Any, state: Any, seed: bytes, dice: dict[str, Any]) -> 
         raise _Wrong(Fact("record-lacks", what="dice rolls"))
     for made_roll in made:
         face = roll(seed, made_roll.index, made_roll.sides)
-        if made_roll.index >= len(shown) or shown[made_roll.index] != face:
+        if made_roll.index >= len(shown) or not _whole(shown[made_roll.index]) or shown[made_roll.index] != face:
             raise _Wrong(
                 Fact(
                     "record-dice-roll-wrong",

@@ -207,6 +207,57 @@ def test_a_time_no_json_can_hash_is_named_as_that_plys_hash_being_wrong(finished
     assert problem(json.loads(text)) == Fact("record-hash-wrong", ply=3)
 
 
+@pytest.mark.parametrize("plies", ["some", "none"])
+def test_a_header_no_json_can_hash_is_named_as_the_first_plys_hash_or_the_head_being_wrong(finished, plies):
+    """Nor can a header with ``NaN`` in it be hashed: no link can follow it (this stopped `pbm
+    verify` with a ValueError)."""
+    section = finished["pbm"]
+    section["header"]["started"] = float("nan")
+    if plies == "none":
+        section["chain"], section["ply"], finished["moves"] = [], 0, []
+    expected = Fact("record-hash-wrong", ply=1) if plies == "some" else Fact("record-head-wrong")
+    assert problem(json.loads(json.dumps(finished))) == expected
+
+
+@pytest.mark.parametrize(
+    ("ply", "number"),
+    [(1, True), (2, 2.0)],
+    ids=["true-for-1", "2.0-for-2"],
+)
+def test_a_ply_numbered_by_anything_but_a_whole_number_is_named_as_out_of_order(finished, ply, number):
+    """A link's hash covers its place in the chain, not the number written beside it: ``true``
+    and ``2.0`` equal 1 and 2 in Python, and were taken for them."""
+    finished["pbm"]["chain"][ply - 1]["ply"] = number
+    assert problem(finished) == Fact("record-ply-out-of-order", index=ply, ply=str(number))
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"move": None},
+        {"move": 5},
+        {"move": ["b3"]},
+        {"seat": None},
+        {"seat": "1"},
+        {"seat": True},
+        {"player": None},
+        {"player": ["bob"]},
+    ],
+    ids=lambda change: "-".join(f"{name}-{json.dumps(value)}" for name, value in change.items()),
+)
+def test_a_chain_entry_without_its_seat_player_or_move_is_named_as_lacking(finished, keys, change):
+    """Resealed, such an entry stopped `pbm verify` with a KeyError or a TypeError; seat ``true``
+    was taken for seat 1 and the record called genuine."""
+    link = finished["pbm"]["chain"][3]
+    assert (link["seat"], link["player"]) == (1, "bob")
+    for name, value in change.items():
+        if value is None:
+            del link[name]
+        else:
+            link[name] = value
+    assert problem(reseal(finished, keys), keys) == Fact("record-lacks", what="chain entry 4")
+
+
 def test_a_chain_cut_short_is_named_as_its_head_being_wrong(finished):
     del finished["pbm"]["chain"][-1]
     assert problem(finished) == Fact("record-head-wrong")
@@ -274,6 +325,13 @@ def test_options_the_game_does_not_have_are_named_as_unreadable_in_the_engines_w
         pbm.games.get("cephalopod").new(players=2, options=options)
     finished["pbm"]["header"]["options"] = options
     assert problem(reseal(finished, keys), keys) == Fact("record-unreadable", why=str(refused.value))
+
+
+@pytest.mark.parametrize("options", [["size", 5], "size=5", 5], ids=["a-list", "text", "a-number"])
+def test_options_that_are_no_mapping_are_named_as_lacking(finished, keys, options):
+    """Resealed, these stopped `pbm verify` with an AttributeError."""
+    finished["pbm"]["header"]["options"] = options
+    assert problem(reseal(finished, keys), keys) == Fact("record-lacks", what="options")
 
 
 @pytest.mark.parametrize(
@@ -375,6 +433,20 @@ def test_a_roll_more_than_the_moves_make_is_named_by_the_two_counts(dodeca):
     made = len(rolls)
     rolls.append(rolls[-1])
     assert problem(dodeca) == Fact("record-dice-count-wrong", shown=made + 1, made=made)
+
+
+def test_a_roll_written_as_a_fraction_is_named_as_wrong(dodeca):
+    """``3.0`` equals 3 in Python, and was taken for it."""
+    rolls = dodeca["pbm"]["dice"]["rolls"]
+    face = rolls[7]
+    rolls[7] = float(face)
+    found = problem(dodeca)
+    assert found.code == "record-dice-roll-wrong"
+    assert {name: found[name] for name in ("index", "shown", "face")} == {
+        "index": 7,
+        "shown": f"{face}.0",
+        "face": face,
+    }
 
 
 def test_the_last_roll_left_out_is_named_as_shown_as_nothing(dodeca):
