@@ -12,6 +12,8 @@ In order, stopping at the first thing wrong (a `Fact`, said by `pbm.records.mess
    was, ending in the position the record gives;
 6. for a game with server-side dice, once it is over: the revealed seed against the commitment
    in the (hashed) header, and every published roll against the seed (`pbm.games.fairdice`).
+   Before its end the seed stays secret, so its rolls, and the moves that depend on them, are
+   checked only when a record of the finished game is.
 
 Nothing here reads a database or a network: a player checks a record with the record alone.
 """
@@ -157,6 +159,8 @@ def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fac
         if not isinstance(dice, dict) or dice.get("commitment") != header["dice_commitment"]:
             raise _Wrong(Fact("record-dice-commitment-wrong"))
         revealed = dice.get("seed")
+        if revealed is None and readable.get("status") != "active":
+            raise _Wrong(Fact("record-lacks", what="dice seed"))  # revealed at the end: the rolls are checked then
         if revealed is None:
             checked.append(Fact("record-genuine", game=engine.title, board=board, plies=ply, key_id=signed_by))
             checked.append(Fact("record-dice-still-secret"))

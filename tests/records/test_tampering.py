@@ -418,6 +418,27 @@ def test_a_seed_that_is_no_hex_is_named_as_not_the_committed_one(dodeca, seed):
     assert problem(dodeca) == Fact("record-dice-commitment-wrong")
 
 
+@pytest.mark.parametrize("change", ["taken-out", "null"])
+def test_a_finished_games_record_without_its_seed_is_named_as_lacking_it(dodeca, change):
+    """Without the seed nothing checks the rolls, nor the moves that depend on them: a finished
+    game's record that left it out was called genuine, its dice said to stay secret until the end."""
+    if change == "taken-out":
+        del dodeca["pbm"]["dice"]["seed"]
+    else:
+        dodeca["pbm"]["dice"]["seed"] = None
+    assert problem(dodeca) == Fact("record-lacks", what="dice seed")
+
+
+def test_a_dodeca_game_under_way_verifies_with_its_dice_left_for_its_end(server):
+    desk, keys = server
+    record = record_of(desk, keys, "dodeca", play_game(desk, "dodeca", 2, {}, seed=7, moves=3))
+    assert record["header"]["status"] == "active" and "seed" not in record["pbm"]["dice"]
+    verdict = verify.verify(record, known_keys=keys.public_keys())
+    assert [fact.code for fact in verdict.checked] == ["record-genuine", "record-dice-still-secret"]
+    record["header"]["status"] = "finished"
+    assert problem(record, keys) == Fact("record-lacks", what="dice seed")
+
+
 def test_a_seed_revealed_while_the_game_is_active_is_named_as_too_early(dodeca):
     dodeca["header"]["status"] = "active"
     assert problem(dodeca) == Fact("record-seed-too-early")
