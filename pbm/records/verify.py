@@ -2,7 +2,8 @@
 
 In order, stopping at the first thing wrong (a `Fact`, said by `pbm.records.messages`):
 
-1. the record's shape, and that its readable header names the chain's game, board and players;
+1. the record's shape, and that its readable header names the chain's game, board and players
+   (its ``site``'s ``gameid``, its players' userids; the game's name, once 5 finds its engine);
 2. every link of the chain: each ply's hash recomputed from its contents and the hash before it,
    from the header's hash on (`pbm.records.chain`);
 3. the server's signature over how far the chain goes, by the key the record names (and, given
@@ -86,7 +87,14 @@ def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fac
     players = _need(header, "players", list)
     readable = _need(record, "header", dict, "APGameRecord header")
     named = [p.get("userid") for p in _need(readable, "players", list, "APGameRecord players") if isinstance(p, dict)]
-    if header.get("game") != game_type or header.get("board") != board or named != players:
+    site = readable.get("site")
+    gameid = site.get("gameid") if isinstance(site, dict) else None
+    if (
+        header.get("game") != game_type
+        or header.get("board") != board
+        or named != players
+        or gameid != f"{game_type}/{board}"
+    ):
         raise _Wrong(Fact("record-header-differs"))
 
     # 2. the chain
@@ -153,6 +161,9 @@ def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fac
         engine = pbm.games.get(game_type)
     except GameError:
         raise _Wrong(Fact("record-lacks", what=f"game engine for {game_type}")) from None
+    shown = readable.get("game")
+    if not isinstance(shown, dict) or shown.get("name") != engine.title:
+        raise _Wrong(Fact("record-header-differs"))
     dice = section.get("dice")
     seed: bytes | None = None
     if header.get("dice_commitment") is not None:

@@ -174,6 +174,29 @@ def test_a_game_or_board_that_is_not_the_hashed_headers_is_named_as_differing(fi
     assert problem(finished) == Fact("record-header-differs")
 
 
+@pytest.mark.parametrize(
+    ("part", "value"),
+    [
+        ("site", {"name": "games.test", "gameid": "cephalopod/102"}),
+        ("site", {"name": "games.test", "gameid": "cubeo/101"}),
+        ("site", None),
+        ("game", {"name": "Cubeo"}),
+        ("game", "Cephalopod"),
+    ],
+    ids=["another-board", "another-game", "no-site", "another-game-name", "a-name-alone"],
+)
+def test_a_readable_header_naming_another_game_or_board_is_named_as_differing(finished, part, value):
+    """What other tools read a record as (Abstract Play's header: the game's name, the site's game
+    id) must be the game the chain proves; a header naming another was called genuine."""
+    assert finished["header"]["site"]["gameid"] == "cephalopod/101"
+    assert finished["header"]["game"] == {"name": "Cephalopod"}
+    if value is None:
+        del finished["header"][part]
+    else:
+        finished["header"][part] = value
+    assert problem(finished) == Fact("record-header-differs")
+
+
 # 2. The chain
 
 
@@ -316,6 +339,7 @@ def test_a_readable_list_with_a_move_more_or_less_than_the_chain_is_named_by_the
 
 def test_a_record_of_a_game_this_server_does_not_play_is_named_as_lacking_its_engine(finished, keys):
     finished["pbm"]["game"] = finished["pbm"]["header"]["game"] = "chess"
+    finished["header"]["site"]["gameid"] = f"chess/{finished['pbm']['board']}"
     assert problem(reseal(finished, keys), keys) == Fact("record-lacks", what="game engine for chess")
 
 
