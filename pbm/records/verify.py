@@ -178,9 +178,10 @@ def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fac
             return  # without the seed, nobody can replay the rolls yet: the chain and signature are what holds
         try:
             seed = bytes.fromhex(revealed)
+            committed = commitment(seed)  # raises ValueError on a seed of another length than 32 bytes
         except (TypeError, ValueError):
             raise _Wrong(Fact("record-dice-commitment-wrong")) from None
-        if commitment(seed) != header["dice_commitment"]:
+        if committed != header["dice_commitment"]:
             raise _Wrong(Fact("record-dice-commitment-wrong"))
         if readable.get("status") == "active":
             raise _Wrong(Fact("record-seed-too-early"))

@@ -436,8 +436,13 @@ def test_a_dice_section_that_does_not_give_the_headers_commitment_is_named(dodec
     assert problem(dodeca) == Fact("record-dice-commitment-wrong")
 
 
-@pytest.mark.parametrize("seed", ["zz" * 32, 12, ["00"]], ids=["not-hex", "a-number", "a-list"])
-def test_a_seed_that_is_no_hex_is_named_as_not_the_committed_one(dodeca, seed):
+@pytest.mark.parametrize(
+    "seed",
+    ["zz" * 32, 12, ["00"], "", "00" * 31, "00" * 33],
+    ids=["not-hex", "a-number", "a-list", "empty", "31-bytes", "33-bytes"],
+)
+def test_a_seed_that_is_not_32_bytes_of_hex_is_named_as_not_the_committed_one(dodeca, seed):
+    """One of another length stopped `pbm verify` with a ValueError (from `fairdice.commitment`)."""
     dodeca["pbm"]["dice"]["seed"] = seed
     assert problem(dodeca) == Fact("record-dice-commitment-wrong")
 
