@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pbm.games
 from pbm.commands import play, votes
@@ -509,3 +511,60 @@ def test_the_last_roll_left_out_is_named_as_shown_as_nothing(dodeca):
         "shown": "nothing",
         "face": face,
     }
+
+
+# Any one field changed
+
+
+def proving_leaves(record: Any) -> list[tuple[Any, ...]]:
+    """The paths of every value in what a record proves: the whole ``pbm`` section but its format
+    name, the readable move list, and what the readable header says of the game, the board and
+    the players. (The rest of that header, its dates, results and status, nothing proves.)"""
+
+    def walk(value: Any, path: tuple[Any, ...]) -> Iterator[tuple[Any, ...]]:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                yield from walk(item, (*path, key))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                yield from walk(item, (*path, index))
+        else:
+            yield path
+
+    section = (path for path in walk(record["pbm"], ("pbm",)) if path != ("pbm", "format"))
+    players = (("header", "players", seat, "userid") for seat in range(len(record["header"]["players"])))
+    named = {("header", "site", "gameid"), ("header", "game", "name")}
+    return sorted({*section, *walk(record["moves"], ("moves",)), *players, *named}, key=repr)
+
+
+JSON_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-1, max_value=2**40),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=10),
+)
+
+
+def same_json(one: Any, other: Any) -> bool:
+    """Whether two values are the same JSON value (``1``, ``1.0`` and ``true`` are not)."""
+    return json.dumps(one) == json.dumps(other)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_any_one_value_changed_in_what_a_record_proves_is_never_genuine(finished_record, dodeca_record, data):
+    """Any value of it (a move, a hash, a seat, a roll, the seed, the signature...) made any other
+    JSON value, of any kind: the record, read back from its JSON, is not genuine, and `verify`
+    says so rather than raising. This found plies and rolls taken for the whole numbers they
+    equal (true, 2.0), a finished game's seed taken out, and seeds of the wrong length."""
+    record = copy.deepcopy(data.draw(st.sampled_from([finished_record, dodeca_record]), label="record"))
+    *inside, name = data.draw(st.sampled_from(proving_leaves(record)), label="path")
+    container = record
+    for key in inside:
+        container = container[key]
+    value = data.draw(JSON_VALUES.filter(lambda value: not same_json(value, container[name])), label="value")
+    container[name] = value
+    verdict = verify.verify(json.loads(json.dumps(record)))
+    assert not verdict.genuine
+    assert verdict.checked == []
