@@ -1,22 +1,29 @@
 """Prometheus metrics (`pbm.metrics`): two `pbm serve` workers on one PostgreSQL database, each
 scraped on its own PBM_METRICS_LISTEN, count between them every mail once; and the state of the
-database reads the same from either."""
+database reads the same from either.
+
+In this process, over real HTTP: the database's gauges as its state reads at each scrape; a
+database that does not answer leaves them out, says so in ``pbm_database_up`` and a warning
+naming only the error's type, and fails nothing else; and the listener frees its port."""
 
 from __future__ import annotations
 
+import logging
 import random
+import socket
 from collections import Counter
+from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
+from sqlalchemy.exc import OperationalError
 
+from pbm.metrics import DatabaseState, Metrics, MetricsServer
 from tests.e2e.conftest import free_port
 from tests.faults.audit import Tables, maildir_files
 from tests.faults.harness import GENEROUS_LIMITS, ServeProcess, wait_for
 from tests.faults.players import Letter, Match, challenge, letter, new_player, post, signup
-
-pytestmark = pytest.mark.postgresql
 
 MOVES = 6
 
@@ -48,10 +55,19 @@ def workers(postgres_url, tmp_path):
         worker.stop()
 
 
-def scrape(worker: ServeProcess) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
+
+
+def scrape(worker: ServeProcess) -> Samples:
     """Every sample `worker` serves on /metrics: {(name, labels): value}."""
-    port = worker.env["PBM_METRICS_LISTEN"]
-    text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
+    return samples(int(worker.env["PBM_METRICS_LISTEN"]))
+
+
+def samples(port: int) -> Samples:
+    """Every sample served on /metrics at `port` on the loopback: {(name, labels): value}."""
+    answer = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10)
+    assert answer.status_code == 200
+    text = answer.text
     return {
         (sample.name, tuple(sorted(sample.labels.items()))): sample.value
         for family in text_string_to_metric_families(text)
@@ -69,6 +85,7 @@ def total(scrapes: list[dict], name: str, **labels: str) -> float:
     )
 
 
+@pytest.mark.postgresql
 def test_the_counts_of_two_workers_add_up_to_the_mails_sent(workers, postgres_url, tmp_path):
     rng = random.Random("metrics")
     tables = Tables(postgres_url)
@@ -128,3 +145,122 @@ def test_the_counts_of_two_workers_add_up_to_the_mails_sent(workers, postgres_ur
         assert total([scraped], "pbm_outbox_mails", status="sent") == outbox["sent"]
         assert total([scraped], "pbm_games", game="cephalopod", status="active") == 2
         assert total([scraped], "pbm_time_pass_runs_total", outcome="done") >= 1
+
+
+# In this process, on a port of its own
+
+
+def gauges(scraped: Samples, name: str) -> dict[tuple[tuple[str, str], ...], float]:
+    """The samples of `name` by their labels."""
+    return {labels: value for (sample, labels), value in scraped.items() if sample == name}
+
+
+def by_status(counts: dict[str, int]) -> dict[tuple[tuple[str, str], ...], float]:
+    return {(("status", status),): count for status, count in counts.items()}
+
+
+def by_game(games: dict[str, dict[str, int]]) -> dict[tuple[tuple[str, str], ...], float]:
+    return {
+        (("game", game), ("status", status)): count
+        for game, statuses in games.items()
+        for status, count in statuses.items()
+    }
+
+
+@pytest.fixture
+def served() -> Iterator[Callable[[Callable[[], DatabaseState]], tuple[Metrics, MetricsServer]]]:
+    """Metrics watching a read of the database's state, served on a free loopback port; closed
+    when the test ends."""
+    servers: list[MetricsServer] = []
+
+    def serve(read: Callable[[], DatabaseState]) -> tuple[Metrics, MetricsServer]:
+        metrics = Metrics()
+        metrics.watch(read)
+        servers.append(metrics.serve("127.0.0.1", 0))
+        return metrics, servers[-1]
+
+    yield serve
+    for server in servers:
+        server.close()
+
+
+def test_the_database_gauges_show_its_state_as_read_at_each_scrape(served):
+    states = [
+        DatabaseState(
+            inbox={"pending": 2, "processed": 17, "failed": 1},
+            outbox={"pending": 1, "held": 3, "sent": 21},
+            games={"cephalopod": {"active": 2, "finished": 5}, "dodeca": {"cancelled": 1}},
+        ),
+        DatabaseState(
+            inbox={"processed": 20, "failed": 1},
+            outbox={"sent": 25},
+            games={"cephalopod": {"active": 1, "finished": 6}, "dodeca": {"cancelled": 1}, "cubeo": {"active": 1}},
+        ),
+    ]
+    now = iter(states)
+    current: list[DatabaseState] = []
+
+    def read() -> DatabaseState:
+        current[:] = [next(now)]
+        return current[0]
+
+    _, server = served(read)
+    assert server.port != 0
+    for state in states:
+        scraped = samples(server.port)
+        assert current == [state], "the state is read at each scrape"
+        assert gauges(scraped, "pbm_database_up") == {(): 1}
+        assert gauges(scraped, "pbm_inbox_mails") == by_status(state.inbox)
+        assert gauges(scraped, "pbm_outbox_mails") == by_status(state.outbox)
+        assert gauges(scraped, "pbm_games") == by_game(state.games)
+
+
+def test_a_database_that_does_not_answer_leaves_its_gauges_out_and_nothing_else(served, caplog):
+    secret = "postgresql://pbm:hunter2@db.internal:5432/pbm"
+    failure = OperationalError(f"connect to {secret}", None, ConnectionRefusedError(f"refused: {secret}"))
+    answers: list[DatabaseState | Exception] = [failure, DatabaseState(inbox={"pending": 4})]
+
+    def read() -> DatabaseState:
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    metrics, server = served(read)
+    metrics.mails_received.inc(3)
+    metrics.replies.labels("sent").inc(2)
+    with caplog.at_level(logging.WARNING, logger="pbm.metrics"):
+        scraped = samples(server.port)
+    assert gauges(scraped, "pbm_database_up") == {(): 0}
+    database = ("pbm_inbox_mails", "pbm_outbox_mails", "pbm_games")
+    assert [name for name, _ in scraped if name.startswith(database)] == []
+    assert gauges(scraped, "pbm_mails_received_total") == {(): 3}
+    assert gauges(scraped, "pbm_replies_total")[(("outcome", "sent"),)] == 2
+    assert gauges(scraped, "pbm_mail_processing_seconds_count") == {(): 0}
+    (warning,) = [record for record in caplog.records if record.name == "pbm.metrics"]
+    assert warning.levelno == logging.WARNING
+    assert "OperationalError" in warning.getMessage()
+    for word in ("hunter2", "db.internal", "postgresql://", "refused", "connect to"):
+        assert word not in warning.getMessage(), word
+    assert warning.exc_info is None, "no traceback: it would print the error's message"
+    # The next scrape finds the database back.
+    scraped = samples(server.port)
+    assert gauges(scraped, "pbm_database_up") == {(): 1}
+    assert gauges(scraped, "pbm_inbox_mails") == {(("status", "pending"),): 4}
+
+
+def test_closing_the_metrics_server_stops_its_thread_and_frees_its_port():
+    metrics = Metrics()
+    server = metrics.serve("127.0.0.1", 0)
+    port = server.port
+    assert gauges(samples(port), "pbm_mails_received_total") == {(): 0}
+    assert gauges(samples(port), "pbm_database_up") == {}, "nothing watched: no database gauge"
+    server.close()
+    assert not server.thread.is_alive()
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5)
+    with socket.socket() as probe:
+        # SO_REUSEADDR lets the port's own closed connections wait out TIME_WAIT; a listener still
+        # bound to it would make bind fail.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind(("127.0.0.1", port))

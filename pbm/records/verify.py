@@ -2,7 +2,8 @@
 
 In order, stopping at the first thing wrong (a `Fact`, said by `pbm.records.messages`):
 
-1. the record's shape, and that its readable header names the chain's game, board and players;
+1. the record's shape, and that its readable header names the chain's game, board and players
+   (its ``site``'s ``gameid``, its players' userids; the game's name, once 5 finds its engine);
 2. every link of the chain: each ply's hash recomputed from its contents and the hash before it,
    from the header's hash on (`pbm.records.chain`);
 3. the server's signature over how far the chain goes, by the key the record names (and, given
@@ -12,6 +13,8 @@ In order, stopping at the first thing wrong (a `Fact`, said by `pbm.records.mess
    was, ending in the position the record gives;
 6. for a game with server-side dice, once it is over: the revealed seed against the commitment
    in the (hashed) header, and every published roll against the seed (`pbm.games.fairdice`).
+   Before its end the seed stays secret, so its rolls, and the moves that depend on them, are
+   checked only when a record of the finished game is.
 
 Nothing here reads a database or a network: a player checks a record with the record alone.
 """
@@ -65,6 +68,11 @@ def _need(container: Any, key: str, kind: type | tuple[type, ...], what: str | N
     return value
 
 
+def _whole(value: Any) -> bool:
+    """Whether `value` is a whole number as JSON writes one: not ``true``, not ``1.0``."""
+    return type(value) is int
+
+
 def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fact]) -> None:
     if not isinstance(record, dict):
         raise _Wrong(Fact("record-lacks", what="JSON object"))
@@ -79,15 +87,27 @@ def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fac
     players = _need(header, "players", list)
     readable = _need(record, "header", dict, "APGameRecord header")
     named = [p.get("userid") for p in _need(readable, "players", list, "APGameRecord players") if isinstance(p, dict)]
-    if header.get("game") != game_type or header.get("board") != board or named != players:
+    site = readable.get("site")
+    gameid = site.get("gameid") if isinstance(site, dict) else None
+    if (
+        header.get("game") != game_type
+        or header.get("board") != board
+        or named != players
+        or gameid != f"{game_type}/{board}"
+    ):
         raise _Wrong(Fact("record-header-differs"))
 
     # 2. the chain
-    previous = chain.sha256(header)
+    try:
+        previous = chain.sha256(header)
+    except (TypeError, ValueError):  # a value JSON has no canonical form of (NaN): no link can follow it
+        raise _Wrong(Fact("record-hash-wrong", ply=1) if links else Fact("record-head-wrong")) from None
     for index, link in enumerate(links, start=1):
-        if not isinstance(link, dict):
+        if not isinstance(link, dict) or not (
+            _whole(link.get("seat")) and isinstance(link.get("player"), str) and isinstance(link.get("move"), str)
+        ):
             raise _Wrong(Fact("record-lacks", what=f"chain entry {index}"))
-        if link.get("ply") != index:
+        if not _whole(link.get("ply")) or link["ply"] != index:
             raise _Wrong(Fact("record-ply-out-of-order", index=index, ply=str(link.get("ply"))))
         contents = {
             "game": game_type,
@@ -141,32 +161,41 @@ def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fac
         engine = pbm.games.get(game_type)
     except GameError:
         raise _Wrong(Fact("record-lacks", what=f"game engine for {game_type}")) from None
+    shown = readable.get("game")
+    if not isinstance(shown, dict) or shown.get("name") != engine.title:
+        raise _Wrong(Fact("record-header-differs"))
     dice = section.get("dice")
     seed: bytes | None = None
     if header.get("dice_commitment") is not None:
         if not isinstance(dice, dict) or dice.get("commitment") != header["dice_commitment"]:
             raise _Wrong(Fact("record-dice-commitment-wrong"))
         revealed = dice.get("seed")
+        if revealed is None and readable.get("status") != "active":
+            raise _Wrong(Fact("record-lacks", what="dice seed"))  # revealed at the end: the rolls are checked then
         if revealed is None:
             checked.append(Fact("record-genuine", game=engine.title, board=board, plies=ply, key_id=signed_by))
             checked.append(Fact("record-dice-still-secret"))
             return  # without the seed, nobody can replay the rolls yet: the chain and signature are what holds
         try:
             seed = bytes.fromhex(revealed)
+            committed = commitment(seed)  # raises ValueError on a seed of another length than 32 bytes
         except (TypeError, ValueError):
             raise _Wrong(Fact("record-dice-commitment-wrong")) from None
-        if commitment(seed) != header["dice_commitment"]:
+        if committed != header["dice_commitment"]:
             raise _Wrong(Fact("record-dice-commitment-wrong"))
         if readable.get("status") == "active":
             raise _Wrong(Fact("record-seed-too-early"))
+    options = header.get("options") or {}
+    if not isinstance(options, dict):
+        raise _Wrong(Fact("record-lacks", what="options"))
     try:
-        state = engine.new(players=len(players), options=header.get("options") or {}, seed=seed)
+        state = engine.new(players=len(players), options=options, seed=seed)
     except (GameError, TypeError, ValueError) as error:
         raise _Wrong(Fact("record-unreadable", why=str(error))) from None
     before: list[Any] = []
     for link in links:
         number, seat, move, player = link["ply"], link["seat"], link["move"], link["player"]
-        if not isinstance(seat, int) or not 0 <= seat < len(players) or players[seat] != player:
+        if not 0 <= seat < len(players) or players[seat] != player:
             raise _Wrong(Fact("record-header-differs"))
         try:
             if move in LEAVING:
@@ -199,7 +228,7 @@ def _check_rolls(engine: Any, state: Any, seed: bytes, dice: dict[str, Any]) -> 
         raise _Wrong(Fact("record-lacks", what="dice rolls"))
     for made_roll in made:
         face = roll(seed, made_roll.index, made_roll.sides)
-        if made_roll.index >= len(shown) or shown[made_roll.index] != face:
+        if made_roll.index >= len(shown) or not _whole(shown[made_roll.index]) or shown[made_roll.index] != face:
             raise _Wrong(
                 Fact(
                     "record-dice-roll-wrong",
