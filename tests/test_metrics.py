@@ -20,12 +20,15 @@ from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy.exc import OperationalError
 
 from pbm.metrics import DatabaseState, Metrics, MetricsServer
+from tests.e2e import conftest as e2e
 from tests.e2e.conftest import free_port
 from tests.faults.audit import Tables, maildir_files
 from tests.faults.harness import GENEROUS_LIMITS, ServeProcess, wait_for
 from tests.faults.players import Letter, Match, challenge, letter, new_player, post, signup
 
 MOVES = 6
+
+sink, server_with = e2e.sink, e2e.server_with  # a real server on loopback, as the e2e tests start it
 
 
 @pytest.fixture
@@ -264,3 +267,27 @@ def test_closing_the_metrics_server_stops_its_thread_and_frees_its_port():
         # bound to it would make bind fail.
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         probe.bind(("127.0.0.1", port))
+
+
+def test_pbm_serve_serves_its_metrics_with_the_database_read_at_each_scrape(server_with, sink):
+    """In `pbm serve` itself (`PBM_METRICS_LISTEN`): a mail answered shows in the counters and in
+    the inbox and outbox gauges read from its database."""
+    running = server_with(metrics_listen="127.0.0.1:0")
+    port = running.server.metrics_port
+    assert port
+    running.send(b"From: alice@example.org\r\nTo: pbm@localhost\r\nSubject: help\r\n\r\nhelp\r\n", "alice@example.org")
+    sink.wait(1)
+    scraped = samples(port)
+    assert scraped["pbm_database_up", ()] == 1
+    assert scraped["pbm_inbox_mails", (("status", "processed"),)] == 1
+    assert scraped["pbm_outbox_mails", (("status", "sent"),)] == 1
+
+
+def test_a_metrics_address_in_use_stops_the_start_naming_it(server_with):
+    from pbm.config import ConfigError
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        with pytest.raises(ConfigError, match="PBM_METRICS_LISTEN: cannot listen on 127.0.0.1:"):
+            server_with(metrics_listen=f"127.0.0.1:{taken.getsockname()[1]}")
