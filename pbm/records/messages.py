@@ -38,6 +38,7 @@ MESSAGES: Catalogue = {
     "record-move-illegal": "ply {ply}: {player} could not have played {move}: {reason}",
     "record-not-their-turn": "ply {ply}: it was not {player}'s turn",
     "record-position-differs": "the record's position is not the one its moves lead to",
+    "record-result-differs": "the record's header gives another result than the one its moves lead to",
     "record-dice-commitment-wrong": (
         "the revealed dice seed does not match the commitment published when the game began"
     ),

@@ -10,7 +10,8 @@ In order, stopping at the first thing wrong (a `Fact`, said by `pbm.records.mess
    the server's known keys, one of them);
 4. the readable move list against the chain;
 5. every move replayed through the game's engine: each legal, each by the seat whose turn it
-   was, ending in the position the record gives;
+   was, ending in the position the record gives, and, where the moves end the game, in the
+   result its readable header gives;
 6. for a game with server-side dice, once it is over: the revealed seed against the commitment
    in the (hashed) header, and every published roll against the seed (`pbm.games.fairdice`).
    Before its end the seed stays secret, so its rolls, and the moves that depend on them, are
@@ -21,7 +22,7 @@ Nothing here reads a database or a network: a player checks a record with the re
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -193,12 +194,14 @@ def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fac
     except (GameError, TypeError, ValueError) as error:
         raise _Wrong(Fact("record-unreadable", why=str(error))) from None
     before: list[Any] = []
+    left: set[int] = set()
     for link in links:
         number, seat, move, player = link["ply"], link["seat"], link["move"], link["player"]
         if not 0 <= seat < len(players) or players[seat] != player:
             raise _Wrong(Fact("record-header-differs"))
         try:
             if move in LEAVING:
+                left.add(seat)
                 state = engine.resign(state, seat) or state
             elif move == UNDO:
                 if not before:
@@ -213,12 +216,29 @@ def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fac
             raise _Wrong(Fact("record-move-illegal", ply=number, player=player, move=move, reason=error.fact)) from None
     if section.get("position") != engine.to_position(state):
         raise _Wrong(Fact("record-position-differs"))
+    result = engine.result(state)
+    standing = [seat for seat in range(len(players)) if seat not in left]
+    if result is not None:
+        _check_result(result.winners, readable, len(players))
+    elif len(standing) == 1:  # everyone else resigned or forfeited
+        _check_result(standing, readable, len(players))
     if seed is not None:
         _check_rolls(engine, state, seed, dice)
     # Said only once everything checked: a record is genuine as a whole or not at all.
     checked.append(Fact("record-genuine", game=engine.title, board=board, plies=ply, key_id=signed_by))
     if seed is not None:
         checked.append(Fact("record-dice-genuine"))
+
+
+def _check_result(winners: Sequence[int], readable: dict[str, Any], seats: int) -> None:
+    """Where the moves themselves end the game (the rules, or everyone else leaving), the readable
+    header must say it is finished and that `winners` won: that part of a record is not in its
+    chain, and a reader believes it. A game that ended otherwise (a draw agreed, a game cancelled)
+    has no result its moves give, and its header is taken as it says."""
+    players = [p for p in readable.get("players", ()) if isinstance(p, dict)]
+    said = [player.get("result") for player in players]
+    if readable.get("status") != "finished" or said != [int(seat in winners) for seat in range(seats)]:
+        raise _Wrong(Fact("record-result-differs"))
 
 
 def _check_rolls(engine: Any, state: Any, seed: bytes, dice: dict[str, Any]) -> None:

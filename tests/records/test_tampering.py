@@ -425,6 +425,32 @@ def test_a_position_other_than_the_one_the_moves_lead_to_is_named(finished):
     assert problem(finished) == Fact("record-position-differs")
 
 
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda header: [player.update(result=1 - player["result"]) for player in header["players"]],
+        lambda header: [player.update(result=1) for player in header["players"]],  # the rules give one winner
+        lambda header: header["players"][0].pop("result"),
+        lambda header: header.update(status="active"),
+        lambda header: header.update(status="cancelled"),
+    ],
+    ids=["winner-swapped", "both-won", "result-left-out", "said-active", "said-cancelled"],
+)
+def test_a_readable_header_giving_another_result_than_the_moves_is_named(finished, change):
+    """The readable header is outside the chain: what it says of the end is checked by the replay."""
+    assert sorted(player["result"] for player in finished["header"]["players"]) == [0, 1]
+    change(finished["header"])
+    assert problem(finished) == Fact("record-result-differs")
+
+
+def test_a_game_resigned_says_the_player_left_standing_won(dodeca):
+    """A resignation is a move of the chain: replayed, it ends the game, and the header must agree."""
+    assert verify.verify(dodeca).genuine
+    for player in dodeca["header"]["players"]:
+        player["result"] = 1 - player["result"]
+    assert problem(dodeca) == Fact("record-result-differs")
+
+
 # 6. The dice against the seed
 
 
