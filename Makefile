@@ -1,7 +1,7 @@
 # Two commands for a fresh machine that has only python3:
 #   make run    creates .venv, installs the server alone (no test tools), migrates and serves
 #               (SQLite in var/pbm.db)
-#   make test   creates .venv with the test extras and runs the suite (about fourteen minutes here: 814 s for 4 125 tests):
+#   make test   creates .venv with the test extras and runs the suite (about seven minutes here: 418 s for 4 390 tests):
 #               everything but the fault suite and the simulated season, which have targets
 #   make faults the fault suite at full size, with its figures in test-artifacts/faults.json
 #               (FAULTS_SCALE=bounded for its two-minute form)
@@ -48,7 +48,8 @@ run: $(BIN)/.server
 # Five workers on two cores, a test file each at a time: the suite waits on SMTP, databases and
 # servers it starts as much as it computes (1 108 s of CPU in 877 s with three workers), so more
 # workers than cores fill the waits: 648 s with five, 673 s with four, from clean clones of the
-# 2 901-test suite; 814 s for 4 125 tests with five (clean clone of f39d5f0).
+# 2 901-test suite; 814 s for 4 125 tests with five (clean clone of f39d5f0); 418 s for 4 390 once the
+# PostgreSQL tests' databases were emptied for the next test instead of cloned anew (clean clone of 719b6ad).
 #
 # The tests' files (SQLite databases, maildirs, servers' var/) live in memory where the machine
 # has a tmpfs: a commit there costs 0.02 ms instead of 2.7 ms of fsync on this machine's disk, and
