@@ -75,6 +75,8 @@ def _whole(value: Any) -> bool:
 
 
 def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fact]) -> None:
+    """The checks of the module's docstring, in its order; each raises `_Wrong` at what it finds."""
+    # 1. the record's shape, and its readable header against its chain
     if not isinstance(record, dict):
         raise _Wrong(Fact("record-lacks", what="JSON object"))
     section = _need(record, "pbm", dict, "pbm section")
@@ -97,8 +99,48 @@ def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fac
         or gameid != f"{game_type}/{board}"
     ):
         raise _Wrong(Fact("record-header-differs"))
+    ends_at = _check_chain(game_type, board, header, links)
+    if ply != len(links) or head != ends_at:
+        raise _Wrong(Fact("record-head-wrong"))
+    signed_by = _check_signature(signature, chain.statement(game_type, board, ply, head), known_keys)
+    _check_move_list(_need(record, "moves", list), links)
 
-    # 2. the chain
+    # 5 and 6. the moves through the engine, the dice against the seed
+    try:
+        engine = pbm.games.get(game_type)
+    except GameError:
+        raise _Wrong(Fact("record-lacks", what=f"game engine for {game_type}")) from None
+    shown = readable.get("game")
+    if not isinstance(shown, dict) or shown.get("name") != engine.title:
+        raise _Wrong(Fact("record-header-differs"))
+    genuine = Fact("record-genuine", game=engine.title, board=board, plies=ply, key_id=signed_by)
+    dice = section.get("dice")
+    seed: bytes | None = None
+    if header.get("dice_commitment") is not None:
+        seed = _revealed_seed(header["dice_commitment"], dice, readable.get("status"))
+        if seed is None:
+            checked += [genuine, Fact("record-dice-still-secret")]
+            return  # without the seed, nobody can replay the rolls yet: the chain and signature are what holds
+    state, left = _replay(engine, header, links, seed)
+    if section.get("position") != engine.to_position(state):
+        raise _Wrong(Fact("record-position-differs"))
+    result = engine.result(state)
+    standing = [seat for seat in range(len(players)) if seat not in left]
+    if result is not None:
+        _check_result(result.winners, readable, len(players))
+    elif len(standing) == 1:  # everyone else resigned or forfeited
+        _check_result(standing, readable, len(players))
+    if seed is not None:
+        _check_rolls(engine, state, seed, dice)
+    # Said only once everything checked: a record is genuine as a whole or not at all.
+    checked.append(genuine)
+    if seed is not None:
+        checked.append(Fact("record-dice-genuine"))
+
+
+def _check_chain(game_type: str, board: int, header: dict[str, Any], links: list[Any]) -> str:
+    """2. Every link of the chain: its shape, its number, and its hash recomputed from its contents
+    and the hash before it, from the header's hash on. Returns the hash the chain ends with."""
     try:
         previous = chain.sha256(header)
     except (TypeError, ValueError):  # a value JSON has no canonical form of (NaN): no link can follow it
@@ -127,10 +169,12 @@ def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fac
         if link.get("hash") != recomputed:
             raise _Wrong(Fact("record-hash-wrong", ply=index))
         previous = recomputed
-    if ply != len(links) or head != previous:
-        raise _Wrong(Fact("record-head-wrong"))
+    return previous
 
-    # 3. the signature
+
+def _check_signature(signature: dict[str, Any], statement: bytes, known_keys: Mapping[str, str] | None) -> str:
+    """3. The server's signature over how far the chain goes, by the key the record names (and, given
+    the server's known keys, one of them); returns that key's id."""
     public_key = _need(signature, "public_key", str, "public key")
     signed_by = _need(signature, "key_id", str, "key id")
     try:
@@ -141,13 +185,16 @@ def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fac
         raise _Wrong(Fact("record-key-id-wrong", key_id=signed_by))
     if known_keys is not None and known_keys.get(signed_by) != public_key:
         raise _Wrong(Fact("record-key-unknown", key_id=signed_by))
-    if not check(public_key, chain.statement(game_type, board, ply, head), _need(signature, "value", str, "signature")):
+    if not check(public_key, statement, _need(signature, "value", str, "signature")):
         raise _Wrong(Fact("record-signature-wrong"))
+    return signed_by
 
-    # 4. the readable move list
+
+def _check_move_list(rows: list[Any], links: list[dict[str, Any]]) -> None:
+    """4. The readable move list (rounds of seats) against the chain, move for move."""
     listed = [
         entry.get("move") if isinstance(entry, dict) else entry
-        for row in _need(record, "moves", list)
+        for row in rows
         for entry in (row if isinstance(row, list) else [row])
         if entry is not None
     ]
@@ -157,35 +204,35 @@ def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fac
     if len(listed) > len(links):
         raise _Wrong(Fact("record-moves-differ", ply=len(links) + 1))
 
-    # 5 and 6. the moves through the engine, the dice against the seed
+
+def _revealed_seed(committed: Any, dice: Any, status: Any) -> bytes | None:
+    """6, first half. The dice seed of a finished game, checked against the commitment the hashed
+    header holds; None while the game is under way (its seed is still secret)."""
+    if not isinstance(dice, dict) or dice.get("commitment") != committed:
+        raise _Wrong(Fact("record-dice-commitment-wrong"))
+    revealed = dice.get("seed")
+    if revealed is None and status != "active":
+        raise _Wrong(Fact("record-lacks", what="dice seed"))  # revealed at the end: the rolls are checked then
+    if revealed is None:
+        return None
     try:
-        engine = pbm.games.get(game_type)
-    except GameError:
-        raise _Wrong(Fact("record-lacks", what=f"game engine for {game_type}")) from None
-    shown = readable.get("game")
-    if not isinstance(shown, dict) or shown.get("name") != engine.title:
-        raise _Wrong(Fact("record-header-differs"))
-    dice = section.get("dice")
-    seed: bytes | None = None
-    if header.get("dice_commitment") is not None:
-        if not isinstance(dice, dict) or dice.get("commitment") != header["dice_commitment"]:
-            raise _Wrong(Fact("record-dice-commitment-wrong"))
-        revealed = dice.get("seed")
-        if revealed is None and readable.get("status") != "active":
-            raise _Wrong(Fact("record-lacks", what="dice seed"))  # revealed at the end: the rolls are checked then
-        if revealed is None:
-            checked.append(Fact("record-genuine", game=engine.title, board=board, plies=ply, key_id=signed_by))
-            checked.append(Fact("record-dice-still-secret"))
-            return  # without the seed, nobody can replay the rolls yet: the chain and signature are what holds
-        try:
-            seed = bytes.fromhex(revealed)
-            committed = commitment(seed)  # raises ValueError on a seed of another length than 32 bytes
-        except (TypeError, ValueError):
-            raise _Wrong(Fact("record-dice-commitment-wrong")) from None
-        if committed != header["dice_commitment"]:
-            raise _Wrong(Fact("record-dice-commitment-wrong"))
-        if readable.get("status") == "active":
-            raise _Wrong(Fact("record-seed-too-early"))
+        seed = bytes.fromhex(revealed)
+        made = commitment(seed)  # raises ValueError on a seed of another length than 32 bytes
+    except (TypeError, ValueError):
+        raise _Wrong(Fact("record-dice-commitment-wrong")) from None
+    if made != committed:
+        raise _Wrong(Fact("record-dice-commitment-wrong"))
+    if status == "active":
+        raise _Wrong(Fact("record-seed-too-early"))
+    return seed
+
+
+def _replay(
+    engine: Any, header: dict[str, Any], links: list[dict[str, Any]], seed: bytes | None
+) -> tuple[Any, set[int]]:
+    """5. Every move replayed through the engine from the game's start: each legal, each by the seat
+    whose turn it was. Returns the position reached and the seats that left (resigned, forfeited)."""
+    players = header["players"]
     options = header.get("options") or {}
     if not isinstance(options, dict):
         raise _Wrong(Fact("record-lacks", what="options"))
@@ -214,20 +261,7 @@ def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fac
                 state = engine.play(state, move)
         except GameError as error:
             raise _Wrong(Fact("record-move-illegal", ply=number, player=player, move=move, reason=error.fact)) from None
-    if section.get("position") != engine.to_position(state):
-        raise _Wrong(Fact("record-position-differs"))
-    result = engine.result(state)
-    standing = [seat for seat in range(len(players)) if seat not in left]
-    if result is not None:
-        _check_result(result.winners, readable, len(players))
-    elif len(standing) == 1:  # everyone else resigned or forfeited
-        _check_result(standing, readable, len(players))
-    if seed is not None:
-        _check_rolls(engine, state, seed, dice)
-    # Said only once everything checked: a record is genuine as a whole or not at all.
-    checked.append(Fact("record-genuine", game=engine.title, board=board, plies=ply, key_id=signed_by))
-    if seed is not None:
-        checked.append(Fact("record-dice-genuine"))
+    return state, left
 
 
 def _check_result(winners: Sequence[int], readable: dict[str, Any], seats: int) -> None:
