@@ -38,6 +38,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from pbm import clocks, languages
 from pbm.durations import DAY, HOUR, SECOND, in_units_of, parse_duration
+from pbm.keyfiles import create_once
 from pbm.mail import headers
 from pbm.mail.authentication import is_authserv_id
 from pbm.records.keys import SigningKeys
@@ -618,15 +619,7 @@ def secret_key(settings: Settings, var_dir: Path | None = None) -> bytes:
         return settings.secret_key.encode()
     path = (settings.home if var_dir is None else var_dir) / "secret.key"
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # O_EXCL: two processes starting at once must not write two different keys.
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            pass
-        else:
-            with os.fdopen(fd, "w") as file:
-                file.write(secrets.token_hex(32) + "\n")
+        create_once(path, secrets.token_hex(32) + "\n")  # two processes starting at once share one key
     key = path.read_text().strip()
     if len(key) < 32:
         raise ConfigError(f"{path} holds a key shorter than 32 characters; delete it to make a new one")

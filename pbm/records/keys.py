@@ -23,6 +23,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
 
 from pbm.facts import Fact
+from pbm.keyfiles import create_once
 from pbm.records import chain
 
 CURRENT = "current.key"
@@ -136,12 +137,8 @@ class SigningKeys:
     def _load_or_create(self) -> Ed25519PrivateKey:
         path = self.folder / CURRENT
         if not path.exists():
-            self.folder.mkdir(parents=True, exist_ok=True)
-            fresh = Ed25519PrivateKey.generate()
-            try:
-                _write_private(path, fresh, exclusive=True)
-            except FileExistsError:
-                pass  # another process started at the same moment and made it: use theirs
+            # Another process starting at the same moment may make it first: then theirs is used.
+            create_once(path, _private_text(Ed25519PrivateKey.generate()))
         private = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(path.read_text().strip()))
         self._write_public(private)
         return private
@@ -150,12 +147,14 @@ class SigningKeys:
         public = _raw_public(private)
         path = self.folder / f"{key_id(public)}.pub"
         if not path.exists():
-            path.write_text(b64(public) + "\n")
+            create_once(path, b64(public) + "\n", mode=0o644)
 
 
-def _write_private(path: Path, private: Ed25519PrivateKey, *, exclusive: bool = False) -> None:
-    raw = private.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
-    flags = os.O_WRONLY | os.O_CREAT | (os.O_EXCL if exclusive else os.O_TRUNC)
-    fd = os.open(path, flags, 0o600)
+def _private_text(private: Ed25519PrivateKey) -> str:
+    return private.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption()).hex() + "\n"
+
+
+def _write_private(path: Path, private: Ed25519PrivateKey) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as file:
-        file.write(raw.hex() + "\n")
+        file.write(_private_text(private))
