@@ -25,6 +25,7 @@ from tests.e2e.conftest import free_port
 from tests.faults.audit import Tables, maildir_files
 from tests.faults.harness import GENEROUS_LIMITS, ServeProcess, wait_for
 from tests.faults.players import Letter, Match, challenge, letter, new_player, post, signup
+from tests.support import mail
 
 MOVES = 6
 
@@ -275,12 +276,13 @@ def test_pbm_serve_serves_its_metrics_with_the_database_read_at_each_scrape(serv
     running = server_with(metrics_listen="127.0.0.1:0")
     port = running.server.metrics_port
     assert port
-    running.send(b"From: alice@example.org\r\nTo: pbm@localhost\r\nSubject: help\r\n\r\nhelp\r\n", "alice@example.org")
+    running.send(mail("alice@example.org", "help"), "alice@example.org")
     sink.wait(1)
     scraped = samples(port)
-    assert scraped["pbm_database_up", ()] == 1
-    assert scraped["pbm_inbox_mails", (("status", "processed"),)] == 1
-    assert scraped["pbm_outbox_mails", (("status", "sent"),)] == 1
+    assert gauges(scraped, "pbm_mails_received_total") == {(): 1}
+    assert gauges(scraped, "pbm_database_up") == {(): 1}
+    assert gauges(scraped, "pbm_inbox_mails") == by_status({"processed": 1})
+    assert gauges(scraped, "pbm_outbox_mails") == by_status({"sent": 1})
 
 
 def test_a_metrics_address_in_use_stops_the_start_naming_it(server_with):
