@@ -38,16 +38,14 @@ from typing import Any
 from sqlalchemy import event, insert
 
 import pbm.games
+from benchmarks import club
 from benchmarks.serving import SECRET
 from benchmarks.web_pages import fill, scratch_database
 from pbm.config import load_settings
 from pbm.mail.tokens import ReplyTokens
-from pbm.records import chain
 from pbm.server import Server
-from pbm.store import boards as store_boards
-from pbm.store import confirmations
 from pbm.store.inbox import save_inbound
-from pbm.store.models import Board, InboundMessage, MoveRecord, OutboxMessage, Player, PlayerAddress, Seat
+from pbm.store.models import InboundMessage, OutboxMessage
 
 HISTORY_PER_GAME = 2
 """Received mails kept per background game (and twice as many sent): a club's history."""
@@ -64,70 +62,33 @@ class Measured:
     state: Any
 
 
-def going_on(engine: Any, state: Any, rng: random.Random) -> tuple[str, Any]:
-    """A random legal move that does not end the game, and the state after it: a measured game
-    must still be going on at its last move."""
-    candidates = list(engine.legal_moves(state))
-    rng.shuffle(candidates)
-    for move in candidates:
-        after = engine.play(state, move)
-        if engine.result(after) is None:
-            return move, after
-    raise RuntimeError("every move ends this game")
-
-
 def add_boards(server: Server, game_type: str, count: int, plies: int, rng: random.Random, tag: str) -> list[Measured]:
     """`count` boards of `game_type` between fresh players, `plies` random moves into the game, each
-    of those moves in the board's move list."""
+    of those moves in the board's move list and hash chain (`benchmarks.club`)."""
     engine = pbm.games.get(game_type)
-    now = datetime.now(timezone.utc)
+    # A day ago, a move a minute: within every clock's time (a board left 21 days forfeits).
+    long_ago = datetime.now(timezone.utc) - timedelta(days=1)
     boards = []
     with server.database.transaction() as session:
         for index in range(count):
-            players = []
-            for side in "ab":
-                userid = f"{tag}{index}{side}"
-                player = Player(userid=userid, password_hash="unused")
-                player.addresses = [PlayerAddress(address=f"{userid}@bench.example", position=0)]
-                players.append(player)
-            state = engine.new(players=2)
-            moves = []
-            for ply in range(plies):
-                move, state_after = going_on(engine, state, rng)
-                moves.append((ply + 1, state.to_move, move))
-                state = state_after
-            board = Board(
-                game_type=game_type,
-                board=10_000_000 + rng.randrange(10**9),
-                options={},
-                state=engine.dump(state),
-                secret=engine.secret_of(state),
-                move_count=plies,
-                to_move=state.to_move,
-                status="active",
-                created_at=now - timedelta(days=30),
-                updated_at=now - timedelta(hours=1),
+            seated = [club.sign_up(session, f"{tag}{index}{side}", now=long_ago) for side in "ab"]
+            # Numbered apart from the large database's other games.
+            started = club.start_game(
+                session, game_type, seated, now=long_ago, number=10_000_000 + rng.randrange(10**9)
             )
-            board.seats = [Seat(seat=i, player=p) for i, p in enumerate(players)]
-            session.add(board)
-            session.flush()
-            for player in players:  # addresses in use, as a club's are: confirmed
-                confirmations.vouch(session, player, [a.address for a in player.addresses], now=now)
-            # Linked as the server links them (`pbm.records.chain`): the reply move links on.
-            board.chain_head = chain.header_hash(store_boards.header_of(board))
-            rows = []
-            for n, seat, notation in moves:
-                at = now - timedelta(days=30) + timedelta(minutes=n)
-                link = chain.Link(game_type, board.board, n, seat, players[seat].userid, notation, at)
-                board.chain_head = chain.link_hash(link, board.chain_head)
-                rows.append(
-                    {"game_id": board.id, "number": n, "seat": seat, "notation": notation, "comment": "",
-                     "created_at": at, "report": None, "chain_hash": board.chain_head}
-                )  # fmt: skip
-            if rows:
-                session.execute(insert(MoveRecord), rows)
+            moves, state = [], started.state
+            for _ in range(plies):
+                move, state = club.going_on(engine, state, rng)
+                moves.append(move)
+            played = club.play_moves(session, started, moves, now=long_ago)
             boards.append(
-                Measured(game_type, board.id, [p.id for p in players], [p.addresses[0].address for p in players], state)
+                Measured(
+                    game_type,
+                    played.row.id,
+                    [p.id for p in seated],
+                    [p.addresses[0].address for p in seated],
+                    played.state,
+                )
             )
     return boards
 
@@ -185,7 +146,7 @@ def move_one(case: Case, measured: Measured, rng: random.Random) -> None:
     server = case.server
     engine = pbm.games.get(measured.game_type)
     seat = measured.state.to_move
-    move, after = going_on(engine, measured.state, rng)
+    move, after = club.going_on(engine, measured.state, rng)
     token = ReplyTokens(SECRET.encode()).make(measured.board_id, measured.player_ids[seat], measured.state.ply)
     recipient = f"pbm+{token}@localhost"
     raw = (

@@ -52,13 +52,13 @@ from aiosmtplib import SMTP
 from sqlalchemy import func, select
 
 import pbm.games
+from benchmarks import club
 from benchmarks.serving import SECRET, free_port, listening, pbm_serve
 from benchmarks.web_pages import scratch_database
 from pbm.mail.tokens import ReplyTokens
 from pbm.passwords import Passwords
-from pbm.store import confirmations
 from pbm.store.database import Database
-from pbm.store.models import Board, InboundMessage, OutboxMessage, Player, PlayerAddress, Seat, utcnow
+from pbm.store.models import Board, InboundMessage, OutboxMessage, utcnow
 
 PASSWORD_PREFIX = "bench-password-"
 MODES = ("reply", "password", "warm")
@@ -72,52 +72,40 @@ class Mail:
 
 
 def set_up_games(database: Database, games: int, moves: int, mode: str, seed: int) -> list[list[Mail]]:
-    """Players and games straight into the store; returns each game's move mails in order."""
+    """Players and games put into the store as the server puts them (`benchmarks.club`); returns
+    each game's move mails in order."""
     engine = pbm.games.get("cephalopod")
     tokens = ReplyTokens(SECRET.encode())
     passwords = Passwords()
     chooser = random.Random(seed)
+    now = utcnow()
     streams = []
     with database.transaction() as session:
         for number in range(games):
-            players = []
-            for side in ("a", "b"):
-                userid = f"p{number}{side}"
-                # Each their own hash in password mode: a server pays argon2 once per player.
-                hashed = passwords.hash(PASSWORD_PREFIX + userid) if mode != "reply" else "unused"
-                player = Player(userid=userid, password_hash=hashed)
-                player.addresses = [PlayerAddress(address=f"{userid}@bench.example", position=0)]
-                players.append(player)
-            state = engine.new(players=2)
-            game = Board(
-                game_type="cephalopod",
-                board=101 + number,
-                options={},
-                state=engine.dump(state),
-                move_count=0,
-                to_move=0,
-                status="active",
-            )
-            game.seats = [Seat(seat=i, player=p) for i, p in enumerate(players)]
-            session.add(game)
-            session.flush()
-            for player in players:  # addresses in use, as a club's are: confirmed
-                confirmations.vouch(session, player, [a.address for a in player.addresses], now=utcnow())
+            # Each their own hash in password mode: a server pays argon2 once per player.
+            seated = [
+                club.sign_up(session, userid, password_hash=passwords.hash(PASSWORD_PREFIX + userid), now=now)
+                if mode != "reply"
+                else club.sign_up(session, userid, now=now)
+                for userid in (f"p{number}a", f"p{number}b")
+            ]
+            game = club.start_game(session, "cephalopod", seated, now=now)
+            state, board = game.state, game.row
             mails = []
             for ply in range(moves):
                 move = chooser.choice(engine.legal_moves(state))
-                player = players[state.to_move]
+                player = seated[state.to_move]
                 address = player.addresses[0].address
                 if mode != "reply":
                     password = PASSWORD_PREFIX + player.userid
-                    body = f"cephalopod move {game.board} {player.userid} {password} {move}#{ply + 1}"
+                    body = f"cephalopod move {board.board} {player.userid} {password} {move}#{ply + 1}"
                     recipient = "pbm@localhost"
                 else:
                     body = move
-                    recipient = f"pbm+{tokens.make(game.id, player.id, ply)}@localhost"
+                    recipient = f"pbm+{tokens.make(board.id, player.id, ply)}@localhost"
                 raw = (
                     f"From: {address}\r\nTo: {recipient}\r\nSubject: move\r\n"
-                    f"Message-ID: <g{game.id}.m{ply}.{seed}@bench.example>\r\n\r\n{body}\r\n"
+                    f"Message-ID: <g{board.id}.m{ply}.{seed}@bench.example>\r\n\r\n{body}\r\n"
                 ).encode()
                 mails.append(Mail(address, recipient, raw))
                 state = engine.play(state, move)
@@ -184,6 +172,12 @@ class Run:
     accepted_per_second: float
     processed_per_second: float
     latencies_ms: list[float]
+    refused: int
+    """Mails answered with an error or that failed: a load measures moves, never refusals."""
+
+    @property
+    def measured_what_it_says(self) -> bool:
+        return self.applied == self.mails and self.refused == 0
 
 
 WARM_UP_PLIES = 2
@@ -222,10 +216,13 @@ def run(url: str, folder: Path, args: argparse.Namespace, mode: str, workers: in
             .where(InboundMessage.id > measured_after)
         ).all()
         applied = session.scalar(select(func.sum(Board.move_count))) or 0
+        refused = session.scalar(
+            select(func.count()).select_from(InboundMessage).where(InboundMessage.status == "failed")
+        ) + session.scalar(select(func.count()).select_from(OutboxMessage).where(OutboxMessage.kind == "error"))
     database.dispose()
     latencies = [(at - received).total_seconds() * 1000 for received, at in rows]
     span = (max(at for _, at in rows) - min(received for received, _ in rows)).total_seconds()
-    return Run(total, applied, accepted / seconds, len(rows) / span, latencies)
+    return Run(total, applied, accepted / seconds, len(rows) / span, latencies, refused)
 
 
 def wait_until_processed(database: Database, *, and_sent: bool = False) -> None:
@@ -284,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
                 paced_at = full.processed_per_second / 2
                 with tempfile.TemporaryDirectory() as folder, scratch_database(server) as url:
                     paced = run(url, Path(folder), args, mode, workers, rate=paced_at)
-                all_applied &= full.applied == full.mails and paced.applied == paced.mails
+                all_applied &= full.measured_what_it_says and paced.measured_what_it_says
                 print(
                     f"  {name:10} {mode:8} {workers:7d} {full.accepted_per_second:10.1f} "
                     f"{full.accepted_per_second / sink:6.2f} {full.processed_per_second:11.1f} "
@@ -293,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
                     flush=True,
                 )
     if not all_applied:
-        print("  NOT EVERY MOVE WAS APPLIED")
+        print("  NOT EVERY MOVE WAS APPLIED, OR SOME MAIL WAS REFUSED: these figures measure nothing")
     return 0 if all_applied else 1
 
 
