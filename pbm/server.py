@@ -90,13 +90,16 @@ class Wakeup:
     def set(self) -> None:
         self.event.set()
 
-    async def wait(self, timeout: float) -> None:
+    async def wait(self, timeout: float) -> bool:
+        """Until set, or `timeout` seconds; whether it was set (False: the time ran out)."""
         # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancel
         # that arrives as its inner task finishes, and the server never stops.
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(timeout):
                 await self.event.wait()
+        woken = self.event.is_set()
         self.event.clear()
+        return woken
 
 
 class Server:
@@ -414,9 +417,11 @@ class Server:
 
     async def _process_forever(self) -> None:
         wait = 0.0
+        idle = True
         while not self._stopping:
             try:
-                processed = await asyncio.to_thread(self.processor.process_pending)
+                # An idle poll also looks for mail a stopped worker had begun reading.
+                processed = await asyncio.to_thread(self.processor.process_pending, look_for_dead_claims=idle)
                 wait = 0.0
             except DatabaseUnavailable as outage:
                 wait = min(max(2 * wait, FIRST_OUTAGE_WAIT), LONGEST_OUTAGE_WAIT)
@@ -430,7 +435,7 @@ class Server:
                 continue
             if processed:
                 self._delivering.set()
-            await self._processing.wait(IDLE_POLL_SECONDS)
+            idle = not await self._processing.wait(IDLE_POLL_SECONDS)
 
     async def _play_bots_forever(self) -> None:
         """Play the bots' turns as they come (`pbm.mail.bot_turns`): woken when mail was applied,

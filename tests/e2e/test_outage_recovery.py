@@ -30,11 +30,11 @@ def test_processing_resumes_when_mail_arrives_not_after_its_back_off(server, sin
     real = processor.process_pending
     outage = {"on": True, "seen": 0}
 
-    def unavailable_while_on() -> int:
+    def unavailable_while_on(**options: bool) -> int:
         if outage["on"]:
             outage["seen"] += 1
             raise DatabaseUnavailable("OperationalError")
-        return real()
+        return real(**options)
 
     monkeypatch.setattr(processor, "process_pending", unavailable_while_on)
     server.send(mail(ALICE, "signup alice alice-pw"), ALICE)  # stored; processing meets the "outage"
@@ -60,6 +60,24 @@ def test_a_reading_claim_of_a_worker_that_died_is_taken_over_at_once(make_mailro
         row.read_claim = claim_on_this_host(dead_pid())
         row.read_claimed_until = utcnow() + timedelta(hours=1)
     room.server.processor.process_pending()
+    with room.database.reading() as session:
+        assert session.scalar(select(InboundMessage.status)) == "processed"
+
+
+def test_a_claim_left_by_a_worker_that_died_later_is_taken_over_at_the_next_idle_poll(make_mailroom):
+    """Mail applied as it comes does not look for dead workers' claims (two queries a mail to find
+    none); the server's idle poll does, as the first call of a worker does."""
+    room = make_mailroom()
+    room.server.processor.process_pending()  # this worker's first look, long before the other died
+    stored = save_inbound(room.database, mail(ALICE, "help"), envelope_from=ALICE, envelope_to=["pbm@localhost"])
+    with room.database.transaction() as session:
+        row = session.get(InboundMessage, stored.id)
+        row.read_claim = claim_on_this_host(dead_pid())
+        row.read_claimed_until = utcnow() + timedelta(hours=1)
+    room.server.processor.process_pending()
+    with room.database.reading() as session:
+        assert session.scalar(select(InboundMessage.status)) == "pending", "woken by mail: its lease holds it"
+    room.server.processor.process_pending(look_for_dead_claims=True)
     with room.database.reading() as session:
         assert session.scalar(select(InboundMessage.status)) == "processed"
 
