@@ -37,6 +37,19 @@ def by_ids(session: Session, ids: Sequence[int]) -> list[Player]:
     return list(session.scalars(select(Player).where(Player.id.in_(ids)))) if ids else []
 
 
+def addresses_of(session: Session, player_id: int) -> list[str]:
+    """The addresses `player_id` registered, first first; one query, the player's row unread."""
+    return list(session.scalars(_ADDRESSES_OF, {"player_id": player_id}))
+
+
+_ADDRESSES_OF = (
+    select(PlayerAddress.address)
+    .where(PlayerAddress.player_id == bindparam("player_id"))
+    .order_by(PlayerAddress.position)
+)
+"""Built once: every reply to a board mail asks it, to check the address its token is tied to."""
+
+
 def with_address(session: Session, address: str) -> list[Player]:
     """Active players who registered `address`, however its case is written (`pbm.addresses`)."""
     return list(session.scalars(_WITH_ADDRESS, {"address": comparable(address)}).unique())

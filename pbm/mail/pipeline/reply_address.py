@@ -70,8 +70,7 @@ class ReplyAddresses:
         """The addresses a board mail's tied token may have been sent to and still count: those of
         the player it names (a reply from one of them, or from elsewhere, is judged later)."""
         player_id = self.tokens.player_named(token)
-        named = players.by_ids(session, [player_id]) if player_id is not None else []
-        return [a.address for player in named for a in player.addresses]
+        return players.addresses_of(session, player_id) if player_id is not None else []
 
     def _digest(self, session: Session, token: str) -> DigestFacts | bool:
         """A digest's reply address: its player, and the games waiting for their move now."""
