@@ -22,8 +22,11 @@ than half an even share of the win (with two players, under one chance in four).
 
 from __future__ import annotations
 
+import json
+import os
 import pickle
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from typing import Any, Literal
 
 import pbm.bots
@@ -88,3 +91,16 @@ def thought(data: bytes, seconds: float) -> Outcome:
         fact = getattr(error, "fact", None)
         code = str(getattr(fact, "code", "")) or type(error).__name__
         return ("error", code, f"{type(error).__name__}: {error}"[:MOST_ERROR_TEXT])
+
+
+def think_forever(connection: Connection, niceness: int) -> None:
+    """The thinking process: at `niceness` below the server, answer each question that comes on
+    `connection` (``(seconds, encoded question)``) with its `thought` outcome as JSON, so nothing
+    but plain data can come back; until the server closes its end."""
+    os.nice(niceness)
+    while True:
+        try:
+            seconds, data = connection.recv()
+        except (EOFError, OSError):
+            return
+        connection.send_bytes(json.dumps(thought(data, seconds)).encode())
