@@ -45,6 +45,7 @@ from multiprocessing.connection import Connection
 from sqlalchemy.orm import Session
 
 import pbm.bots
+from pbm.bot_health import BotHealth
 from pbm.bots.answers import ACCEPT, REJECT, Outcome, Question, encoded, think_forever
 from pbm.commands import verbs
 from pbm.live import LiveBoard
@@ -263,6 +264,7 @@ class BotTurns:
         now: Callable[[], datetime] = utcnow,
         worker: Worker | None = None,
         on_decided: Callable[[], None] | None = None,
+        health: BotHealth | None = None,
     ) -> None:
         self.database = database
         self.think = think
@@ -272,6 +274,8 @@ class BotTurns:
         self.worker = worker or Worker.here()
         self.on_decided = on_decided
         """Called (in the calling thread) after each decision is committed to the inbox."""
+        self.health = health or BotHealth()
+        """Told of each answer, searched or not: one without searching is an incident."""
         self.lease = timedelta(seconds=2 * seconds + START_SECONDS)
         self._bots: dict[int, Player] = {}
 
@@ -335,8 +339,9 @@ class BotTurns:
             return _claimed(session, row, bot, name, ply)
 
     def _thought(self, claimed: Claimed) -> str:
-        """The bot's answer to its question; when no answer comes (the search missed its time, or
-        failed), the playout policy's move (level 1, no search), or no to a draw."""
+        """The bot's answer to its question; when no answer comes (the thinking process was lost
+        twice, or the search failed), the playout policy's move (level 1, no search), or no to a
+        draw: an incident, logged with the board and counted (`pbm.bot_health`)."""
         question = claimed.question
         assert question is not None
         started = time.monotonic()
@@ -345,7 +350,8 @@ class BotTurns:
         except ThinkingStopped:
             raise
         except Exception as error:
-            log.warning(
+            self.health.unthought(claimed.game_type, claimed.board)
+            log.error(
                 "%s at %s %d had no answer (%s); it answers without searching",
                 claimed.userid,
                 claimed.game_type,
@@ -353,6 +359,7 @@ class BotTurns:
                 error,
             )
             return REJECT if question.draw else pbm.bots.choose(question.game, question.state, 1, seed=question.seed)
+        self.health.searched()
         log.info(
             "%s at %s %d: %s (%.1f s)",
             claimed.userid,
