@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, Literal
@@ -93,14 +94,21 @@ def thought(data: bytes, seconds: float) -> Outcome:
         return ("error", code, f"{type(error).__name__}: {error}"[:MOST_ERROR_TEXT])
 
 
+MIN_SEARCH_SECONDS = 0.5
+"""The least a question is thought about, however late it came."""
+
+
 def think_forever(connection: Connection, niceness: int) -> None:
     """The thinking process: at `niceness` below the server, answer each question that comes on
-    `connection` (``(seconds, encoded question)``) with its `thought` outcome as JSON, so nothing
-    but plain data can come back; until the server closes its end."""
+    `connection` (``(until, encoded question)``, `until` a `time.time` by which to answer) with its
+    `thought` outcome as JSON, so nothing but plain data can come back; until the server closes its
+    end. The deadline is the server's clock, not this process's: the time it took to start, after
+    its predecessor was lost, comes out of the question's seconds."""
     os.nice(niceness)
     while True:
         try:
-            seconds, data = connection.recv()
+            until, data = connection.recv()
         except (EOFError, OSError):
             return
+        seconds = max(MIN_SEARCH_SECONDS, until - time.time())
         connection.send_bytes(json.dumps(thought(data, seconds)).encode())

@@ -106,11 +106,11 @@ class _Thinker:
         self.fresh = True
         """No question asked yet: the first one waits for the process to start, too."""
 
-    def ask(self, question: Question, seconds: float, *, limit: float, closed: threading.Event) -> Outcome:
-        """The process's outcome for `question`; `_Lost` if it dies or has not answered by `limit`
-        (monotonic), `ThinkingStopped` once `closed` is set."""
+    def ask(self, question: Question, until: float, *, limit: float, closed: threading.Event) -> Outcome:
+        """The process's outcome for `question`, to think about until `until` (`time.time`); `_Lost`
+        if it dies or has not answered by `limit` (monotonic), `ThinkingStopped` once `closed` is set."""
         try:
-            self.connection.send((seconds, encoded(question)))
+            self.connection.send((until, encoded(question)))
         except OSError as error:
             raise _Lost(f"it took no question ({type(error).__name__})") from error
         waited_on: list[Connection | int] = [self.connection, self.process.sentinel]
@@ -161,9 +161,9 @@ class Thinking:
     threaded server, importing only the bots and the engines). Questions cross to it as
     `pbm.bots.answers.encoded` bytes and outcomes come back as JSON, so nothing it sends can
     hurt the server. A process that dies (killed, crashed) or stops answering is replaced at
-    once and the question thought again, with what is left of its seconds (`MIN_RETRY_SECONDS`
-    at least); `on_replaced` hears why (``died``, ``hung``). Only when the new process fails
-    too does the question fail (`ThinkingFailed`).
+    once and the question thought again, with what is left of its seconds, the new process's
+    start included (`MIN_RETRY_SECONDS` at least); `on_replaced` hears why (``died``, ``hung``).
+    Only when the new process fails too does the question fail (`ThinkingFailed`).
     """
 
     def __init__(
@@ -184,14 +184,13 @@ class Thinking:
 
     def __call__(self, question: Question, seconds: float) -> str:
         with self._lock:
-            begun = time.monotonic()
+            until = time.time() + seconds  # the thinking process's clock too: its start counts
             try:
-                outcome = self._ask(question, seconds)
+                outcome = self._ask(question, until)
             except _Lost as lost:
                 self._replace(lost)
-                left = max(MIN_RETRY_SECONDS, seconds - (time.monotonic() - begun))
                 try:
-                    outcome = self._ask(question, left)
+                    outcome = self._ask(question, max(until, time.time() + MIN_RETRY_SECONDS))
                 except _Lost as again:
                     self._replace(again)
                     raise ThinkingFailed(f"the thinking process was lost twice: {again}") from again
@@ -199,16 +198,17 @@ class Thinking:
                 raise ThinkingFailed(f"{outcome[1]}: {outcome[2]}")
             return outcome[1]
 
-    def _ask(self, question: Question, seconds: float) -> Outcome:
+    def _ask(self, question: Question, until: float) -> Outcome:
         if self._closed.is_set():
             raise ThinkingStopped
         if self._thinker is not None and not self._thinker.alive():
             self._replace(_Lost(f"between questions {self._thinker.death()}"))
         thinker = self._thinker = self._thinker or _Thinker()
+        seconds = max(0.0, until - time.time())
         limit = time.monotonic() + seconds + self.hang_grace + (START_SECONDS if thinker.fresh else 0.0)
         thinker.fresh = False
         try:
-            return thinker.ask(question, seconds, limit=limit, closed=self._closed)
+            return thinker.ask(question, until, limit=limit, closed=self._closed)
         except ThinkingStopped:
             self._stop()
             raise
