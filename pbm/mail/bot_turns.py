@@ -88,6 +88,8 @@ class _Lost(Exception):
 HANG_GRACE_SECONDS = 10.0
 """What a search may overrun its seconds by (a busy machine, the answer's way back) before its
 process counts as hung. The search itself stops at its seconds (`pbm.bots.choose`)."""
+WATCH_SECONDS = 1.0
+"""How often the process is looked at between questions: one that died is replaced then."""
 MIN_RETRY_SECONDS = 1.0
 """The least a question thought again after its process was lost may think."""
 MOST_ANSWER_BYTES = 64 * 1024
@@ -163,7 +165,9 @@ class Thinking:
     hurt the server. A process that dies (killed, crashed) or stops answering is replaced at
     once and the question thought again, with what is left of its seconds, the new process's
     start included (`MIN_RETRY_SECONDS` at least); `on_replaced` hears why (``died``, ``hung``).
-    Only when the new process fails too does the question fail (`ThinkingFailed`).
+    Only when the new process fails too does the question fail (`ThinkingFailed`). Between
+    questions a thread looks at the process every `WATCH_SECONDS` and replaces one that died,
+    so the next question does not wait for a start.
     """
 
     def __init__(
@@ -174,6 +178,7 @@ class Thinking:
         self._thinker: _Thinker | None = None
         self._lock = threading.Lock()
         self._closed = threading.Event()
+        self._watching: threading.Thread | None = None
         self.on_replaced = on_replaced
 
     @property
@@ -204,6 +209,7 @@ class Thinking:
         if self._thinker is not None and not self._thinker.alive():
             self._replace(_Lost(f"between questions {self._thinker.death()}"))
         thinker = self._thinker = self._thinker or _Thinker()
+        self._watch()
         seconds = max(0.0, until - time.time())
         limit = time.monotonic() + seconds + self.hang_grace + (START_SECONDS if thinker.fresh else 0.0)
         thinker.fresh = False
@@ -222,6 +228,19 @@ class Thinking:
             self.on_replaced(reason)
         if not self._closed.is_set():
             self._thinker = _Thinker()
+
+    def _watch(self) -> None:
+        """Look at the process between questions from now on (once a process has started)."""
+        if self._watching is None:
+            self._watching = threading.Thread(target=self._watch_forever, name="pbm-thinking-watch", daemon=True)
+            self._watching.start()
+
+    def _watch_forever(self) -> None:
+        while not self._closed.wait(WATCH_SECONDS):
+            with self._lock:  # a question holds it: a death under way is the question's to see
+                thinker = self._thinker
+                if thinker is not None and not thinker.alive() and not self._closed.is_set():
+                    self._replace(_Lost(f"between questions {thinker.death()}"))
 
     def _stop(self) -> None:
         if self._thinker is not None:

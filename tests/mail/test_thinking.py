@@ -15,7 +15,7 @@ import pytest
 import pbm.bots
 import pbm.games
 from pbm.bots.answers import Question
-from pbm.mail.bot_turns import Thinking, ThinkingFailed
+from pbm.mail.bot_turns import WATCH_SECONDS, Thinking, ThinkingFailed
 
 SECONDS = 20.0
 """A move's seconds here: far above what the questions below need (under 2 s each, and a few
@@ -95,12 +95,15 @@ def test_a_thinking_process_killed_mid_turn_is_replaced_and_the_turn_is_searched
     assert thinking.replaced[-1:] == ["died"]
 
 
-def test_a_thinking_process_killed_between_turns_is_replaced_by_the_next_question(thinking):
+def test_a_thinking_process_killed_between_turns_is_replaced_at_once(thinking):
     thinking(asked("cubeo", seen("cubeo"), 1), SECONDS)
     killed = thinking.pid
     assert killed is not None
     os.kill(killed, signal.SIGKILL)
-    time.sleep(0.2)
+    deadline = time.monotonic() + 3 * WATCH_SECONDS
+    while thinking.pid in (None, killed) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert thinking.pid not in (None, killed), "replaced before any question came"
     state = seen("cubeo", 2)
     assert thinking(asked("cubeo", state, 3), SECONDS) == pbm.bots.choose("cubeo", state, 3, seed="7")
     assert thinking.pid not in (None, killed)
