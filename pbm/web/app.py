@@ -174,7 +174,7 @@ def create_app(
     reads = Reads(database, time_control=time_control, now=now)
     pages = Pages(reads, templates, changes, address, signing, bot_health)
     site_name = site or address.partition("@")[2] or address
-    json_api = Api(reads, changes, idle_seconds=idle_seconds, site=site_name, signing=signing)
+    json_api = Api(reads, changes, idle_seconds=idle_seconds, site=site_name, signing=signing, bot_health=bot_health)
 
     async def healthz(request: Request) -> JSONResponse:
         try:

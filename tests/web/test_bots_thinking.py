@@ -60,6 +60,12 @@ def test_healthz_says_since_when_the_bots_answer_without_searching(client, healt
     }
 
 
+def test_the_bots_json_says_it_as_healthz_does(client, health):
+    assert client.get("/api/bots").json()["thinking"]["thinking"] == "normally"
+    health.unthought("cubeo", 101)
+    assert client.get("/api/bots").json()["thinking"] == client.get("/healthz").json()["bots"]
+
+
 def test_the_bots_page_says_they_think_normally(client):
     assert "The bots are thinking normally" in text_of(client.get("/bots").text)
     assert "Les robots réfléchissent normalement" in text_of(client.get("/bots", headers=FRENCH_BROWSER).text)
