@@ -34,7 +34,8 @@ from tests.support import mail
 pytestmark = ON_SQLITE_ONLY  # the thinking is the same whatever the database: once is enough
 
 ALICE = "alice@example.org"
-BOT_SECONDS = 10
+BOT_SECONDS = 20
+"""PBM_BOT_SECONDS: above what a turn takes even after a new thinking process had to start on a busy machine."""
 ALICE_MOVES = 3
 """Alice's moves in each game: each is answered by a bot turn."""
 
