@@ -227,7 +227,10 @@ class Thinking:
         if self.on_replaced is not None:
             self.on_replaced(reason)
         if not self._closed.is_set():
-            self._thinker = _Thinker()
+            try:
+                self._thinker = _Thinker()
+            except OSError as error:  # the machine's fault: the next question tries again
+                log.error("the bots' thinking process could not start (%s)", error)
 
     def _watch(self) -> None:
         """Look at the process between questions from now on (once a process has started)."""
