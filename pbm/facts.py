@@ -69,6 +69,11 @@ class Fact:
         shown = "".join(f", {key}={value!r}" for key, value in self.params.items())
         return f"Fact({self.code!r}{shown})"
 
+    def __reduce__(self) -> tuple[Callable[..., Fact], tuple[str, dict[str, Any]]]:
+        # Pickle (the bots' process sends facts back) would otherwise set the slots one by one,
+        # which a fact refuses: rebuild it whole, as its constructor does.
+        return _rebuilt_fact, (self.code, dict(self.params))
+
     def to_json(self) -> dict[str, Any]:
         """The fact as JSON for the store: ``{"code": ..., "params": {...}}``; spans of time in seconds."""
         return {"code": self.code, "params": {key: _to_json(value) for key, value in self.params.items()}}
@@ -77,6 +82,10 @@ class Fact:
     def from_json(cls, data: Mapping[str, Any]) -> Fact:
         """The fact `to_json` wrote."""
         return cls(data["code"], **{key: _from_json(value) for key, value in data.get("params", {}).items()})
+
+
+def _rebuilt_fact(code: str, params: dict[str, Any]) -> Fact:
+    return Fact(code, **params)
 
 
 def _hashable(value: Any) -> Any:
@@ -325,6 +334,11 @@ class Factual(Exception):
 
     def english_catalogue(self) -> Catalogue:
         raise NotImplementedError
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # An exception pickles as its class called with `args` (here the code alone, which would
+        # lose the parameters): call it with the whole fact, then restore any other attribute.
+        return type(self), (self.fact,), dict(self.__dict__)
 
     def __str__(self) -> str:
         if self.fact.code == UNCONVERTED:

@@ -130,6 +130,18 @@ class Metrics:
         self.time_passes = Counter(
             "pbm_time_pass_runs", "Runs of the time pass, by outcome: done, failed", ["outcome"], registry=registry
         )
+        self.bot_unthought_answers = Counter(
+            "pbm_bot_unthought_answers",
+            "Bot answers played without searching (level 1's move, or no to a draw), by game: an incident",
+            ["game"],
+            registry=registry,
+        )
+        self.bot_thinking_replaced = Counter(
+            "pbm_bot_thinking_replaced",
+            "Bots' thinking processes replaced, by reason: died (killed, crashed), hung (no answer in time)",
+            ["reason"],
+            registry=registry,
+        )
         for reason in ("not_ours", "not_stored"):
             self.mails_refused.labels(reason)
         for outcome in ("processed", "ignored", "duplicate", "failed"):
@@ -138,6 +150,13 @@ class Metrics:
             self.replies.labels(outcome)
         for outcome in ("done", "failed"):
             self.time_passes.labels(outcome)
+        for reason in ("died", "hung"):
+            self.bot_thinking_replaced.labels(reason)
+
+    def bots_play(self, games: list[str]) -> None:
+        """Show the bots' incident counters of `games` from 0, before any incident."""
+        for game in games:
+            self.bot_unthought_answers.labels(game)
 
     def watch(self, read: Callable[[], DatabaseState]) -> None:
         """Report the database's state, read by `read` at each scrape."""

@@ -28,7 +28,9 @@ from typing import cast
 import uvicorn
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
+import pbm.bots
 import pbm.games
+from pbm.bot_health import BotHealth
 from pbm.config import ConfigError, Settings, secret_key, signing_keys
 from pbm.listeners import BACKLOG, AcceptFailures, ConnectionLimits, allow_open_files, bind
 from pbm.mail.answers import Answers
@@ -147,9 +149,16 @@ class Server:
         self.metrics = Metrics()
         self.metrics.watch(self._database_state)
         self.processor = self._processor(settings, passwords or Passwords(), composer, tokens, worker, now)
+        self.metrics.bots_play(sorted(pbm.bots.PLANS))
+        self.bot_health = BotHealth(
+            now=now,
+            on_unthought=lambda game: self.metrics.bot_unthought_answers.labels(game).inc(),
+            on_replaced=lambda reason: self.metrics.bot_thinking_replaced.labels(reason).inc(),
+        )
+        """Whether this process's bots think (`pbm.bot_health`): the bots report, ``/healthz`` and ``/bots`` show."""
         self._thinking: Thinking | None = None
         if think is None:
-            think = self._thinking = Thinking()
+            think = self._thinking = Thinking(on_replaced=self.bot_health.replaced)
         self.bots = BotTurns(
             self.database,
             think,
@@ -157,6 +166,7 @@ class Server:
             now=now,
             worker=worker,
             on_decided=self._bot_decided,
+            health=self.bot_health,
         )
         self.delivery = Delivery(
             self.database,
@@ -180,6 +190,7 @@ class Server:
             unsubscribing=unsubscribing,
             signing=self.signing,
             site=settings.public_url or None,
+            bot_health=self.bot_health,
         )
         self.smtp_limits = ConnectionLimits(
             "SMTP",

@@ -100,7 +100,7 @@ a Tetra moves orthogonally and captures diagonally, so it cannot move diagonally
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -150,6 +150,15 @@ class Kind:
 
     def __repr__(self) -> str:
         return self.name.upper()
+
+    def __reduce__(self) -> tuple[Callable[[str], Kind], tuple[str]]:
+        # The rules tell kinds apart by identity (``die.kind is DODECA``): a pickled die (the bots'
+        # process receives positions so) must come back holding the one kind of its letter, not a copy.
+        return _kind_of_letter, (self.letter,)
+
+
+def _kind_of_letter(letter: str) -> Kind:
+    return KINDS[letter]
 
 
 def _way(directions: tuple[Direction, ...]) -> Fact:

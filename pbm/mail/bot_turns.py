@@ -31,20 +31,22 @@ yes when the move is the proposer's own (a slip), and no to taking back anyone e
 
 from __future__ import annotations
 
+import json
 import logging
 import multiprocessing
-import os
+import multiprocessing.connection
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from multiprocessing.pool import Pool
+from multiprocessing.connection import Connection
 
 from sqlalchemy.orm import Session
 
 import pbm.bots
-from pbm.bots.answers import ACCEPT, REJECT, Question, answer
+from pbm.bot_health import BotHealth
+from pbm.bots.answers import ACCEPT, REJECT, Outcome, Question, encoded, think_forever
 from pbm.commands import verbs
 from pbm.live import LiveBoard
 from pbm.mail.pipeline.read import BotDecision
@@ -75,56 +77,184 @@ class ThinkingStopped(ThinkingFailed):
     """The server is stopping: the question is left for after the restart."""
 
 
+class _Lost(Exception):
+    """The thinking process died, or stopped answering (`hung`), with a question under way."""
+
+    def __init__(self, why: str, *, hung: bool = False) -> None:
+        super().__init__(why)
+        self.hung = hung
+
+
+HANG_GRACE_SECONDS = 10.0
+"""What a search may overrun its seconds by (a busy machine, the answer's way back) before its
+process counts as hung. The search itself stops at its seconds (`pbm.bots.choose`)."""
+WATCH_SECONDS = 1.0
+"""How often the process is looked at between questions: one that died is replaced then."""
+MIN_RETRY_SECONDS = 1.0
+"""The least a question thought again after its process was lost may think."""
+MOST_ANSWER_BYTES = 64 * 1024
+"""An outcome is a move or a short error: anything longer is not one."""
+
+
+class _Thinker:
+    """One thinking process (`pbm.bots.answers.think_forever`) and the server's end of its pipe."""
+
+    def __init__(self) -> None:
+        context = multiprocessing.get_context("spawn")  # a fresh interpreter, never a fork of the threaded server
+        self.connection, theirs = context.Pipe()
+        self.process = context.Process(target=think_forever, args=(theirs, NICENESS), name="pbm-thinking", daemon=True)
+        self.process.start()
+        theirs.close()  # theirs is the child's: the server's end sees EOF when the child dies
+        self.fresh = True
+        """No question asked yet: the first one waits for the process to start, too."""
+
+    def ask(self, question: Question, until: float, *, limit: float, closed: threading.Event) -> Outcome:
+        """The process's outcome for `question`, to think about until `until` (`time.time`); `_Lost`
+        if it dies or has not answered by `limit` (monotonic), `ThinkingStopped` once `closed` is set."""
+        try:
+            self.connection.send((until, encoded(question)))
+        except OSError as error:
+            raise _Lost(f"it took no question ({type(error).__name__})") from error
+        waited_on: list[Connection | int] = [self.connection, self.process.sentinel]
+        while True:
+            if closed.is_set():
+                raise ThinkingStopped
+            left = limit - time.monotonic()
+            if left <= 0:
+                raise _Lost("it gave no answer in time", hung=True)
+            ready = multiprocessing.connection.wait(waited_on, timeout=min(0.2, left))
+            if self.connection in ready:  # an answer sent just before dying still counts
+                return self._outcome()
+            if self.process.sentinel in ready:
+                raise _Lost(self.death())
+
+    def _outcome(self) -> Outcome:
+        try:
+            said = json.loads(self.connection.recv_bytes(MOST_ANSWER_BYTES))
+        except (EOFError, OSError) as error:
+            raise _Lost(self.death()) from error
+        except ValueError as error:
+            raise _Lost(f"it answered what is no outcome ({type(error).__name__})") from error
+        if isinstance(said, list) and said[:1] == ["ok"] and len(said) == 2 and isinstance(said[1], str):
+            return ("ok", said[1])
+        if isinstance(said, list) and said[:1] == ["error"] and len(said) == 3:
+            return ("error", str(said[1]), str(said[2]))
+        raise _Lost("it answered what is no outcome")
+
+    def death(self) -> str:
+        self.process.join(1.0)
+        return f"it died (exit code {self.process.exitcode})"
+
+    def alive(self) -> bool:
+        return self.process.is_alive()
+
+    def stop(self) -> None:
+        self.connection.close()
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join()
+
+
 class Thinking:
     """`pbm.bots.answers.answer` in a process of its own, one question at a time, at a lower
     priority than the server.
 
     The process starts with the first question (a fresh interpreter, never a fork of the
-    threaded server, importing only the bots and the engines) and is replaced when it misses
-    its time.
+    threaded server, importing only the bots and the engines). Questions cross to it as
+    `pbm.bots.answers.encoded` bytes and outcomes come back as JSON, so nothing it sends can
+    hurt the server. A process that dies (killed, crashed) or stops answering is replaced at
+    once and the question thought again, with what is left of its seconds, the new process's
+    start included (`MIN_RETRY_SECONDS` at least); `on_replaced` hears why (``died``, ``hung``).
+    Only when the new process fails too does the question fail (`ThinkingFailed`). Between
+    questions a thread looks at the process every `WATCH_SECONDS` and replaces one that died,
+    so the next question does not wait for a start.
     """
 
-    def __init__(self) -> None:
-        self._pool: Pool | None = None
+    def __init__(
+        self, *, on_replaced: Callable[[str], None] | None = None, hang_grace: float = HANG_GRACE_SECONDS
+    ) -> None:
+        self.hang_grace = hang_grace
+        """What a question may take over its seconds before its process counts as hung."""
+        self._thinker: _Thinker | None = None
         self._lock = threading.Lock()
         self._closed = threading.Event()
+        self._watching: threading.Thread | None = None
+        self.on_replaced = on_replaced
+
+    @property
+    def pid(self) -> int | None:
+        """The thinking process's id, while there is one (for monitoring and tests)."""
+        thinker = self._thinker
+        return thinker.process.pid if thinker is not None else None
 
     def __call__(self, question: Question, seconds: float) -> str:
         with self._lock:
-            if self._closed.is_set():
-                raise ThinkingStopped
-            if self._pool is None:
-                self._pool = multiprocessing.get_context("spawn").Pool(1, initializer=_lower_priority)
-            pending = self._pool.apply_async(answer, (question, seconds))
-            deadline = time.monotonic() + seconds + START_SECONDS
-            while not pending.ready():
-                if self._closed.is_set():
-                    self._stop()
-                    raise ThinkingStopped
-                if time.monotonic() > deadline:
-                    self._stop()
-                    raise ThinkingFailed(f"no answer within {seconds + START_SECONDS:.0f} s")
-                pending.wait(0.2)
+            until = time.time() + seconds  # the thinking process's clock too: its start counts
             try:
-                return str(pending.get())
-            except Exception as error:
-                raise ThinkingFailed(f"{type(error).__name__}: {error}") from error
+                outcome = self._ask(question, until)
+            except _Lost as lost:
+                self._replace(lost)
+                try:
+                    outcome = self._ask(question, max(until, time.time() + MIN_RETRY_SECONDS))
+                except _Lost as again:
+                    self._replace(again)
+                    raise ThinkingFailed(f"the thinking process was lost twice: {again}") from again
+            if outcome[0] == "error":
+                raise ThinkingFailed(f"{outcome[1]}: {outcome[2]}")
+            return outcome[1]
+
+    def _ask(self, question: Question, until: float) -> Outcome:
+        if self._closed.is_set():
+            raise ThinkingStopped
+        if self._thinker is not None and not self._thinker.alive():
+            self._replace(_Lost(f"between questions {self._thinker.death()}"))
+        thinker = self._thinker = self._thinker or _Thinker()
+        self._watch()
+        seconds = max(0.0, until - time.time())
+        limit = time.monotonic() + seconds + self.hang_grace + (START_SECONDS if thinker.fresh else 0.0)
+        thinker.fresh = False
+        try:
+            return thinker.ask(question, until, limit=limit, closed=self._closed)
+        except ThinkingStopped:
+            self._stop()
+            raise
+
+    def _replace(self, lost: _Lost) -> None:
+        """Stop the lost process and start its successor now, ready for the next question."""
+        reason = "hung" if lost.hung else "died"
+        log.error("the bots' thinking process was lost (%s): a new one takes over", lost)
+        self._stop()
+        if self.on_replaced is not None:
+            self.on_replaced(reason)
+        if not self._closed.is_set():
+            try:
+                self._thinker = _Thinker()
+            except OSError as error:  # the machine's fault: the next question tries again
+                log.error("the bots' thinking process could not start (%s)", error)
+
+    def _watch(self) -> None:
+        """Look at the process between questions from now on (once a process has started)."""
+        if self._watching is None:
+            self._watching = threading.Thread(target=self._watch_forever, name="pbm-thinking-watch", daemon=True)
+            self._watching.start()
+
+    def _watch_forever(self) -> None:
+        while not self._closed.wait(WATCH_SECONDS):
+            with self._lock:  # a question holds it: a death under way is the question's to see
+                thinker = self._thinker
+                if thinker is not None and not thinker.alive() and not self._closed.is_set():
+                    self._replace(_Lost(f"between questions {thinker.death()}"))
 
     def _stop(self) -> None:
-        if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
-            self._pool = None
+        if self._thinker is not None:
+            self._thinker.stop()
+            self._thinker = None
 
     def close(self) -> None:
         """Stop the process (a question being thought about is given up)."""
         self._closed.set()
         with self._lock:
             self._stop()
-
-
-def _lower_priority() -> None:
-    os.nice(NICENESS)
 
 
 @dataclass(frozen=True)
@@ -156,6 +286,7 @@ class BotTurns:
         now: Callable[[], datetime] = utcnow,
         worker: Worker | None = None,
         on_decided: Callable[[], None] | None = None,
+        health: BotHealth | None = None,
     ) -> None:
         self.database = database
         self.think = think
@@ -165,6 +296,8 @@ class BotTurns:
         self.worker = worker or Worker.here()
         self.on_decided = on_decided
         """Called (in the calling thread) after each decision is committed to the inbox."""
+        self.health = health or BotHealth()
+        """Told of each answer, searched or not: one without searching is an incident."""
         self.lease = timedelta(seconds=2 * seconds + START_SECONDS)
         self._bots: dict[int, Player] = {}
 
@@ -228,8 +361,9 @@ class BotTurns:
             return _claimed(session, row, bot, name, ply)
 
     def _thought(self, claimed: Claimed) -> str:
-        """The bot's answer to its question; when no answer comes (the search missed its time, or
-        failed), the playout policy's move (level 1, no search), or no to a draw."""
+        """The bot's answer to its question; when no answer comes (the thinking process was lost
+        twice, or the search failed), the playout policy's move (level 1, no search), or no to a
+        draw: an incident, logged with the board and counted (`pbm.bot_health`)."""
         question = claimed.question
         assert question is not None
         started = time.monotonic()
@@ -238,7 +372,8 @@ class BotTurns:
         except ThinkingStopped:
             raise
         except Exception as error:
-            log.warning(
+            self.health.unthought(claimed.game_type, claimed.board)
+            log.error(
                 "%s at %s %d had no answer (%s); it answers without searching",
                 claimed.userid,
                 claimed.game_type,
@@ -246,6 +381,7 @@ class BotTurns:
                 error,
             )
             return REJECT if question.draw else pbm.bots.choose(question.game, question.state, 1, seed=question.seed)
+        self.health.searched()
         log.info(
             "%s at %s %d: %s (%.1f s)",
             claimed.userid,

@@ -13,7 +13,8 @@ the dice seed only as the engine's public notes reveal it once a game is over.
 - ``GET /api/<game>/<board>/dice``: a finished game's dice record, for ``pbm verify-dice``
 - ``GET /api/<game>/standings?page=``: the type's ratings
 - ``GET /api/players/<userid>``: a player's games and ratings
-- ``GET /api/bots``: every game's bot levels with their measured strength (the ``/bots`` page)
+- ``GET /api/bots``: every game's bot levels with their measured strength (the ``/bots`` page), and
+  from ``pbm serve`` whether its bots are thinking normally (``thinking``, as ``/healthz`` says it)
 - ``GET /api/events?game=&board=&player=&after=``: live changes (server-sent events)
 """
 
@@ -25,6 +26,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
+from pbm.bot_health import BotHealth
 from pbm.clocks import FOREVER
 from pbm.facts import Fact
 from pbm.games import BoardCell
@@ -283,9 +285,12 @@ class Api:
         idle_seconds: float,
         site: str = "pbm",
         signing: SigningKeys | None = None,
+        bot_health: BotHealth | None = None,
     ) -> None:
         self.reads = reads
         self.changes = changes
+        self.bot_health = bot_health
+        """Whether the server's bots think normally: ``/api/bots`` says it as ``/healthz`` does."""
         self.site = site
         """The name records give the server (`pbm.records.document.build`)."""
         self.signing = signing
@@ -336,7 +341,10 @@ class Api:
         return JSONResponse(standings_json(standings))
 
     async def bots(self, request: Request) -> Response:
-        return JSONResponse(bots_json(await self.reads.run(self.reads.bots)))
+        shown = bots_json(await self.reads.run(self.reads.bots))
+        if self.bot_health is not None:
+            shown["thinking"] = self.bot_health.report().to_json()
+        return JSONResponse(shown)
 
     async def player(self, request: Request) -> Response:
         userid = request.path_params["userid"]

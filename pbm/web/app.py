@@ -11,7 +11,8 @@ Routes (the design's HTTP contract, and what the pages link to):
 - ``/api/...``: the same data as JSON (see `pbm.web.api`), and
   ``/api/events``, the live changes the pages follow
 - ``/static/...``: the stylesheet and script
-- ``/healthz``: for monitors (see `health`)
+- ``/healthz``: for monitors (see `health`), with whether the bots think normally (``bots``:
+  `pbm.bot_health.BotsThinking.to_json`; an incident of its own, it does not make the status 503)
 
 `create_app` is the one place the web side is put together; `pbm.server`
 hands it the database, a template environment of its own and the change feed.
@@ -31,6 +32,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from pbm.bot_health import BotHealth
 from pbm.clocks import TimeControl
 from pbm.facts import Fact
 from pbm.listeners import Refusals
@@ -157,6 +159,7 @@ def create_app(
     unsubscribing: Unsubscribing | None = None,
     signing: SigningKeys | None = None,
     site: str | None = None,
+    bot_health: BotHealth | None = None,
 ) -> Starlette:
     """The web app; its pages are rendered from `templates`, in each visitor's language.
 
@@ -164,12 +167,14 @@ def create_app(
     counts mail as stuck after `stuck_after` seconds (`Settings.stuck_after`);
     an event stream with nothing to send ends after `idle_seconds`
     (`Settings.http_idle_seconds`). With `unsubscribing` (the server has a public address), the
-    one-click unsubscribe URLs of watchers' mails answer (`pbm.web.unsubscribe`).
+    one-click unsubscribe URLs of watchers' mails answer (`pbm.web.unsubscribe`). With
+    `bot_health` (the server's, `pbm.bot_health`), ``/healthz`` and ``/bots`` say whether the
+    bots are thinking normally.
     """
     reads = Reads(database, time_control=time_control, now=now)
-    pages = Pages(reads, templates, changes, address, signing)
+    pages = Pages(reads, templates, changes, address, signing, bot_health)
     site_name = site or address.partition("@")[2] or address
-    json_api = Api(reads, changes, idle_seconds=idle_seconds, site=site_name, signing=signing)
+    json_api = Api(reads, changes, idle_seconds=idle_seconds, site=site_name, signing=signing, bot_health=bot_health)
 
     async def healthz(request: Request) -> JSONResponse:
         try:
@@ -177,6 +182,8 @@ def create_app(
         except (DatabaseTimeout, SQLAlchemyError) as error:
             reason = "the database does not answer"
             return JSONResponse({"status": "unreachable", "reason": reason, "error": type(error).__name__}, 503)
+        if bot_health is not None:
+            report["bots"] = bot_health.report().to_json()
         return JSONResponse(report, status_code=200 if report["status"] == "ok" else 503)
 
     def wants_json(request: Request) -> bool:

@@ -16,6 +16,7 @@ from starlette.responses import HTMLResponse, Response
 
 import pbm.games
 from pbm import languages
+from pbm.bot_health import BotHealth
 from pbm.facts import Fact
 from pbm.records.keys import SigningKeys
 from pbm.templating import Templates
@@ -56,6 +57,7 @@ class Pages:
         changes: GameChanges,
         address: str,
         signing: SigningKeys | None = None,
+        bot_health: BotHealth | None = None,
     ) -> None:
         self.reads = reads
         self.templates = templates
@@ -63,6 +65,8 @@ class Pages:
         self.address = address
         self.signing = signing
         """The server's signing keys: the pages show the public one receipts and records are checked by."""
+        self.bot_health = bot_health
+        """Whether the server's bots think normally, for ``/bots`` (None: a web app with no bots of its own)."""
 
     def language(self, request: Request) -> tuple[str, bool]:
         """The language `request`'s visitor reads (`page_language`), and whether they just chose it."""
@@ -129,7 +133,8 @@ class Pages:
 
     async def bots(self, request: Request) -> Response:
         ladders = await self.reads.run(self.reads.bots)
-        return self.render(request, "bots.html", ladders=ladders)
+        thinking = self.bot_health.report() if self.bot_health is not None else None
+        return self.render(request, "bots.html", ladders=ladders, thinking=thinking)
 
     async def player(self, request: Request) -> Response:
         userid = request.path_params["userid"]
