@@ -7,7 +7,13 @@ copied by ``pg_dump`` (one snapshot of the whole database, in its custom format)
 be installed: it comes with PostgreSQL's client programs.
 
 A copy is written under a temporary name and renamed once complete, so a crash leaves no
-half copy under a backup's name; only files with a backup's name are ever pruned.
+half copy under a backup's name; only files with a backup's name are ever pruned. Every file
+is made readable by the server's user alone, whatever the umask: it holds the players' data and
+the server's keys.
+
+A backup carries the server's keys (`pbm.store.backup_keys`), and with `seal_to` is encrypted
+to an administrator's public key (`pbm.sealed`); `opened` undoes both before a restore, and
+still takes a backup made before backups carried keys: a plain database copy.
 
 Restoring checks the copy before touching anything: that it is whole (the integrity check,
 or ``pg_restore --list``) and that it is a pbm database at a migration this code knows. It
@@ -23,20 +29,30 @@ import shutil
 import sqlite3
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from alembic.config import Config
 from alembic.script import ScriptDirectory
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from sqlalchemy.engine import URL, make_url
 
+from pbm import sealed
 from pbm.resources import resource_dir
-from pbm.store.database import Database
+from pbm.store import backup_keys
+from pbm.store.backup_keys import Bundle
+from pbm.store.database import Database, create_private
 
 SQLITE_SUFFIX = ".sqlite3"
 POSTGRES_SUFFIX = ".pgdump"
-_NAMED = re.compile(r"^pbm-\d{8}T\d{6}(\d{6})?Z\.(sqlite3|pgdump)$")
+PACKED_SUFFIX = ".tar"
+"""After ``.pgdump``: the dump and the keys, in one tar."""
+SEALED_SUFFIX = ".sealed"
+"""After the rest: encrypted to an administrator's key."""
+_NAMED = re.compile(r"^pbm-\d{8}T\d{6}(\d{6})?Z\.(sqlite3|pgdump|pgdump\.tar)(\.sealed)?$")
 """What a backup's own file name looks like: only such files are pruned."""
 PAGES_PER_STEP = 1024
 """SQLite pages copied per step of the backup API (4 MiB): between steps a writer may commit."""
@@ -65,33 +81,66 @@ class Checked:
     head: str
 
 
-def backup_name(url: str, now: datetime) -> str:
-    """``pbm-20261126T142500123456Z.sqlite3``: sortable, and telling which database made it."""
+def backup_name(url: str, now: datetime, *, keys: bool = True, sealed: bool = False) -> str:
+    """``pbm-20261126T142500123456Z.sqlite3``: sortable, and telling which database made it, and
+    how (``.pgdump.tar`` a dump with its keys, ``.sealed`` encrypted)."""
     suffix = SQLITE_SUFFIX if url.startswith("sqlite") else POSTGRES_SUFFIX
+    if keys and suffix == POSTGRES_SUFFIX:
+        suffix += PACKED_SUFFIX
+    if sealed:
+        suffix += SEALED_SUFFIX
     return f"pbm-{now.astimezone(timezone.utc):%Y%m%dT%H%M%S%fZ}{suffix}"
 
 
-def backup(database: Database, target: Path, *, keep: int | None = None) -> Made:
+def backup(
+    database: Database,
+    target: Path,
+    *,
+    keep: int | None = None,
+    keys: Bundle | None = None,
+    seal_to: X25519PublicKey | None = None,
+) -> Made:
     """Copy `database` to `target`: a file, or a directory to write a newly named backup in
-    (then the newest `keep` backups there are kept, and the older ones deleted)."""
+    (then the newest `keep` backups there are kept, and the older ones deleted). `keys`: the
+    server's key files, carried in the copy; `seal_to`: a public key to encrypt the copy to."""
     started = time.monotonic()
     if target.is_dir():
-        path = target / backup_name(database.url, datetime.now(timezone.utc))
+        now = datetime.now(timezone.utc)
+        path = target / backup_name(database.url, now, keys=keys is not None, sealed=seal_to is not None)
     else:
         path = target
         keep = None  # a file named by hand is not one of a series
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     partial = path.with_name(path.name + ".partial")
+    plain = path.with_name(path.name + ".plain.partial")
     try:
-        if database.is_sqlite:
-            _copy_sqlite(_sqlite_path(database.url), partial)
-        else:
-            _dump_postgres(database.url, partial)
+        _write_copy(database, plain if seal_to is not None else partial, keys)
+        if seal_to is not None:
+            sealed.seal(plain, partial, seal_to)
         os.replace(partial, path)
     finally:
         partial.unlink(missing_ok=True)
+        plain.unlink(missing_ok=True)
     pruned = prune(path.parent, keep) if keep is not None else ()
     return Made(path, path.stat().st_size, time.monotonic() - started, pruned)
+
+
+def _write_copy(database: Database, destination: Path, keys: Bundle | None) -> None:
+    """The database's copy at `destination`, with `keys` in it unless None."""
+    if database.is_sqlite:
+        _copy_sqlite(_sqlite_path(database.url), destination)
+        if keys is not None:
+            backup_keys.embed_in_sqlite(destination, keys)
+        return
+    if keys is None:
+        _dump_postgres(database.url, destination)
+        return
+    dump = destination.with_name(destination.name + ".dump")
+    try:
+        _dump_postgres(database.url, dump)
+        backup_keys.pack_with_dump(dump, keys, destination)
+    finally:
+        dump.unlink(missing_ok=True)
 
 
 def prune(folder: Path, keep: int) -> tuple[Path, ...]:
@@ -115,6 +164,8 @@ def _copy_sqlite(source: Path, destination: Path) -> None:
     made a database of one file (no write-ahead log beside it)."""
     if not source.is_file():
         raise BackupError(f"there is no database at {source}")
+    destination.unlink(missing_ok=True)
+    create_private(destination)  # before SQLite opens it: it would make it as the umask says
     reading = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
     copy = sqlite3.connect(destination)
     try:
@@ -170,6 +221,8 @@ def _run(arguments: list[str], environment: dict[str, str]) -> subprocess.Comple
 
 def _dump_postgres(url: str, destination: Path) -> None:
     target, environment = _libpq(url)
+    destination.unlink(missing_ok=True)
+    create_private(destination)  # pg_dump writes into it, keeping its mode
     _run([postgres_tool("pg_dump"), "--format=custom", "--no-owner", f"--file={destination}", target], environment)
 
 
@@ -261,6 +314,67 @@ def holds_data(database: Database) -> bool:
         )
 
 
+@dataclass(frozen=True)
+class Opened:
+    """A backup made ready to restore: a plain database copy, and the keys it carried (None: a
+    backup made before backups carried keys)."""
+
+    database: Path
+    keys: Bundle | None
+
+
+@contextmanager
+def opened(
+    copy: Path, *, sqlite: bool, scratch: Path, decrypt_with: X25519PrivateKey | None = None
+) -> Iterator[Opened]:
+    """The backup at `copy` decrypted and its keys taken out, in files under `scratch` (readable by
+    the server's user alone, deleted afterwards); `BackupError` when it cannot be."""
+    if not copy.is_file():
+        raise BackupError(f"there is no file at {copy}")
+    scratch.mkdir(parents=True, exist_ok=True, mode=0o700)
+    stem = scratch / f".restore-{os.getpid()}-{time.monotonic_ns()}"
+    made = [stem.with_suffix(suffix) for suffix in (".plain", ".work")]
+    try:
+        plain = _decrypted(copy, made[0], decrypt_with)
+        yield _without_keys(plain, made[1], sqlite=sqlite)
+    except ValueError as error:
+        raise BackupError(f"{copy}: {error}") from None
+    finally:
+        for path in made:
+            path.unlink(missing_ok=True)
+
+
+def _decrypted(copy: Path, into: Path, key: X25519PrivateKey | None) -> Path:
+    if not sealed.is_sealed(copy):
+        return copy
+    if key is None:
+        raise BackupError(
+            f"{copy} is encrypted: give the private key it was encrypted to with --decrypt-with PRIVATE_KEY_FILE"
+        )
+    try:
+        sealed.unseal(copy, into, key)
+    except sealed.SealError as error:
+        raise BackupError(str(error)) from None
+    return into
+
+
+def _without_keys(plain: Path, work: Path, *, sqlite: bool) -> Opened:
+    """The database copy of `plain` apart from its keys (in `work` when they had to be taken out)."""
+    if sqlite:
+        check_copy(plain, sqlite=True)  # before anything reads it: a copy that is no pbm database is said so
+        create_private(work)
+        source, into = sqlite3.connect(f"{plain.resolve().as_uri()}?mode=ro", uri=True), sqlite3.connect(work)
+        try:
+            source.backup(into)
+        finally:
+            into.close()
+            source.close()
+        return Opened(work, backup_keys.take_from_sqlite(work))
+    if not backup_keys.is_packed(plain):
+        return Opened(plain, None)
+    return Opened(work, backup_keys.unpack_dump(plain, work))
+
+
 def restore(database: Database, copy: Path) -> Checked:
     """Put the checked `copy` in place of `database`'s contents, then bring it to this code's
     migration. The caller has checked the copy (`check_copy`) and decided about a live database."""
@@ -269,6 +383,7 @@ def restore(database: Database, copy: Path) -> Checked:
     if database.is_sqlite:
         path = _sqlite_path(database.url)
         path.parent.mkdir(parents=True, exist_ok=True)
+        create_private(path)
         # The backup API again, the other way: it writes through SQLite's locks and log, so the
         # restored database is whole even for a process that still had the old one open.
         source = sqlite3.connect(f"{copy.resolve().as_uri()}?mode=ro", uri=True)
