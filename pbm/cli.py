@@ -65,12 +65,19 @@ def _database(settings: Settings) -> Database:
     return database
 
 
-def _server(settings: Settings) -> Server:
-    """The whole server as `pbm serve` wires it (not listening): for commands that process or send mail."""
+def _server(settings: Settings, *, agree: bool = True) -> Server:
+    """The whole server as `pbm serve` wires it (not listening): for commands that process or send mail.
+    Its keys are the club's (`Server.agree_on_keys`) unless `agree` is False (a rehearsal changes nothing)."""
     from pbm.server import Server
 
     server = Server(settings)
-    server.database.check_schema()
+    try:
+        server.database.check_schema()
+        if agree:
+            server.agree_on_keys()
+    except BaseException:
+        server.close()
+        raise
     return server
 
 
@@ -292,7 +299,7 @@ def _db(args: argparse.Namespace) -> int:
 
 def _tick(args: argparse.Namespace) -> int:
     """``pbm tick``: the time pass once, and delivery; with ``--now``, a rehearsal that changes nothing."""
-    server = _server(load_settings())
+    server = _server(load_settings(), agree=args.now is None)
     at: datetime | None = args.now
     time_pass = server.processor.time_pass
     now = time_pass.now()
@@ -354,6 +361,7 @@ def _process(args: argparse.Namespace) -> int:
 
     def store() -> Stored:
         server.database.check_schema()
+        server.agree_on_keys()  # a worker with other keys than the club's stores nothing: the MTA keeps it
         return save_inbound(server.database, raw, envelope_from=sender, envelope_to=recipients, peer="pbm process")
 
     try:
@@ -574,12 +582,23 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _keys(args: argparse.Namespace) -> int:
-    """``pbm keys show|rotate``: the signing keys in var/signing."""
-    from pbm.config import signing_keys
+    """``pbm keys show|rotate``: the signing keys in PBM_HOME/signing; rotating records the new key
+    in the database as the club's, so that every worker takes it up."""
+    from pbm.config import secret_key, signing_keys
+    from pbm.store.club_keys import KeysDisagree, rotate, secret_source
 
-    keys = signing_keys(load_settings())
+    settings = load_settings()
+    keys = signing_keys(settings)
     if args.keys_command == "rotate":
-        keys = keys.rotate()
+        database = _database(settings)
+        try:
+            source = secret_source(settings.home, bool(settings.secret_key))
+            keys = rotate(database, secret_key(settings), keys, secret_source=source)
+        except KeysDisagree as error:
+            print(f"pbm keys: {error}", file=sys.stderr)
+            return 1
+        finally:
+            database.dispose()
     print(f"{keys.key_id} {keys.public_keys()[keys.key_id]} current")
     for identifier, public in keys.public_keys().items():
         if identifier != keys.key_id:

@@ -49,7 +49,8 @@ from pbm.mail.unsubscribe import Unsubscribing
 from pbm.mail.worker import Worker
 from pbm.metrics import DatabaseState, Metrics, MetricsServer
 from pbm.passwords import Passwords
-from pbm.store import board_lists, inbox, outbox
+from pbm.store import board_lists, club_keys, inbox, outbox
+from pbm.store.club_keys import secret_source
 from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
 from pbm.store.models import utcnow
@@ -116,7 +117,8 @@ class Server:
         how bots answer (`pbm.mail.bot_turns.answer` somewhere), instead of a process of the
         server's own."""
         self.settings = settings
-        key = secret_key(settings, var_dir)
+        key = self._secret_key = secret_key(settings, var_dir)
+        self._secret_source = secret_source(settings.home if var_dir is None else var_dir, bool(settings.secret_key))
         self.database = Database(settings.database_url, timeout=settings.database_timeout)
         self.addressing = Addressing(settings.address)
         tokens = ReplyTokens(key)
@@ -269,6 +271,7 @@ class Server:
         """Listen and start the workers; returns once both listeners are bound."""
         await asyncio.to_thread(self.database.check_schema)
         await self.delivery.transport.check()  # stops us here if replies could never be written
+        await asyncio.to_thread(self.agree_on_keys)  # before anything is signed or a reply address made
         settings = self.settings
         allow_open_files(
             settings.smtp_max_connections + settings.http_max_connections,
@@ -357,6 +360,14 @@ class Server:
         self.smtp_limits.close()
         self.http_limits.close()
         self.close()
+
+    def agree_on_keys(self) -> None:
+        """Make this worker's keys the club's, as its database names them (`pbm.store.club_keys`):
+        `ConfigError` telling the administrator what to copy where when they are not."""
+        try:
+            club_keys.agree(self.database, self._secret_key, self.signing, secret_source=self._secret_source)
+        except club_keys.KeysDisagree as error:
+            raise ConfigError(str(error)) from None
 
     def close(self) -> None:
         """Let go of what the server holds: the metrics listener, the mail reader's process (when it
