@@ -417,16 +417,18 @@ def _restore(args: argparse.Namespace) -> int:
     from pbm import sealed
     from pbm.store.backup import BackupError, opened
     from pbm.store.database import Database
+    from pbm.store.holding import Held, exclusively
 
     settings = load_settings()
     database = Database(settings.database_url, timeout=settings.database_timeout)
     try:
         key = sealed.private_key(args.decrypt_with) if args.decrypt_with is not None else None
         with opened(args.path, sqlite=database.is_sqlite, scratch=settings.home, decrypt_with=key) as copy:
-            if not _restore_database(settings, database, args, copy.database):
-                return 1
-            _put_keys_back(settings, copy.keys)
-    except (BackupError, sealed.SealError) as error:
+            with exclusively(database):  # no server writes into the database while it is replaced
+                if not _restore_database(settings, database, args, copy.database):
+                    return 1
+                _put_keys_back(settings, copy.keys)
+    except (BackupError, sealed.SealError, Held) as error:
         print(f"pbm restore: {error}", file=sys.stderr)
         return 1
     finally:
@@ -436,7 +438,7 @@ def _restore(args: argparse.Namespace) -> int:
 
 def _restore_database(settings: Settings, database: Database, args: argparse.Namespace, copy: Path) -> bool:
     """The checks before a restore, and the restore: False when refused (said on stderr)."""
-    from pbm.store.backup import backup, check_copy, holds_data, restore
+    from pbm.store.backup import backup, check_copy, drop_foreign_objects, holds_data, restore
     from pbm.store.backup_keys import gather
 
     checked = check_copy(copy, sqlite=database.is_sqlite)
@@ -453,6 +455,8 @@ def _restore_database(settings: Settings, database: Database, args: argparse.Nam
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         kept = backup(database, folder, keys=gather(settings.home, settings.secret_key))
         print(f"backed up the database it replaces, and the keys, to {kept.path}")
+    for dropped in drop_foreign_objects(database):  # they would act on the restored data
+        print(f"dropped the {dropped} left in the database, which pbm does not make")
     restore(database, copy)
     upgraded = " and migrated it to the newest schema" if checked.revision != checked.head else ""
     print(f"restored {args.path}{upgraded}")

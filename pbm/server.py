@@ -53,6 +53,7 @@ from pbm.store import board_lists, club_keys, inbox, outbox
 from pbm.store.club_keys import secret_source
 from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
+from pbm.store.holding import Held, Hold
 from pbm.store.models import utcnow
 from pbm.systemd import notify
 from pbm.templating import Templates
@@ -200,6 +201,7 @@ class Server:
         self._metrics_server: MetricsServer | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = False
+        self._hold: Hold | None = None
         self._smtp: list[asyncio.Server] = []
         self._http: _EmbeddedUvicorn | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -271,6 +273,7 @@ class Server:
         """Listen and start the workers; returns once both listeners are bound."""
         await asyncio.to_thread(self.database.check_schema)
         await self.delivery.transport.check()  # stops us here if replies could never be written
+        await asyncio.to_thread(self._hold_the_database)
         await asyncio.to_thread(self.agree_on_keys)  # before anything is signed or a reply address made
         settings = self.settings
         allow_open_files(
@@ -369,9 +372,20 @@ class Server:
         except club_keys.KeysDisagree as error:
             raise ConfigError(str(error)) from None
 
+    def _hold_the_database(self) -> None:
+        """Say, for as long as this server runs, that it holds its database (`pbm.store.holding`):
+        a restore refuses to run under it."""
+        try:
+            self._hold = Hold(self.database, exclusive=False)
+        except Held as error:
+            raise ConfigError(str(error)) from None
+
     def close(self) -> None:
         """Let go of what the server holds: the metrics listener, the mail reader's process (when it
-        is the server's own), the database connections."""
+        is the server's own), the database connections and its hold on the database."""
+        if self._hold is not None:
+            self._hold.release()
+            self._hold = None
         if self._metrics_server is not None:
             self._metrics_server.close()
             self._metrics_server = None

@@ -16,9 +16,11 @@ to an administrator's public key (`pbm.sealed`); `opened` undoes both before a r
 still takes a backup made before backups carried keys: a plain database copy.
 
 Restoring checks the copy before touching anything: that it is whole (the integrity check,
-or ``pg_restore --list``) and that it is a pbm database at a migration this code knows. It
-never replaces a database that holds data unless asked to (``force``), and then it first takes
-a backup of what it replaces.
+or ``pg_restore --list``), that it is a pbm database at a migration this code knows, and that it
+holds no trigger, view, rule or function pbm does not make (one could rewrite a password hash on
+each update). It never replaces a database that holds data unless asked to (``force``), and then
+it first takes a backup of what it replaces; it never runs while a server holds the database
+(`pbm.store.holding`).
 """
 
 from __future__ import annotations
@@ -244,6 +246,13 @@ def check_copy(path: Path, *, sqlite: bool) -> Checked:
             f"{path} is at migration {revision}, which this version of pbm does not know: "
             "restore it with the version that made it, or a newer one"
         )
+    foreign = _sqlite_foreign_objects(path) if sqlite else _dump_foreign_objects(path)
+    if foreign:
+        raise BackupError(
+            f"{path} holds what pbm does not make: {', '.join(foreign[:10])}. A trigger, view, rule or function "
+            "left in a database would run on the server's data (one rewriting a password hash, one showing "
+            "hashes): restore a copy without them, or drop them from a copy of this one and restore that"
+        )
     return Checked(revision, script.get_current_head() or revision)
 
 
@@ -252,6 +261,37 @@ def _scripts() -> ScriptDirectory:
     config = Config()
     config.set_main_option("script_location", str(resource_dir("migrations")))
     return ScriptDirectory.from_config(config)
+
+
+OWN_OBJECTS: frozenset[str] = frozenset()
+"""The triggers, views, rules and functions pbm's migrations make (``kind name``): none. A migration
+that makes one names it here, or no backup of a database it migrated restores (tests/test_backup.py
+restores such backups on both engines)."""
+FOREIGN_KINDS = ("TRIGGER", "VIEW", "MATERIALIZED VIEW", "RULE", "FUNCTION", "PROCEDURE", "EVENT TRIGGER", "POLICY")
+_LISTED = re.compile(r"^\d+; \d+ \d+ (" + "|".join(sorted(FOREIGN_KINDS, key=len, reverse=True)) + r") (.*)$")
+
+
+def _sqlite_foreign_objects(path: Path) -> list[str]:
+    """The triggers and views in the SQLite copy at `path` that pbm does not make."""
+    connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        rows = connection.execute("SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view')")
+        found = [f"{kind} {name}" for kind, name in rows]
+    finally:
+        connection.close()
+    return sorted(name for name in found if name not in OWN_OBJECTS)
+
+
+def _dump_foreign_objects(path: Path) -> list[str]:
+    """The triggers, views, rules, functions... in the pg_dump archive at `path` that pbm does not make."""
+    listed = _run([postgres_tool("pg_restore"), "--list", str(path)], dict(os.environ)).stdout
+    found = []
+    for line in listed.splitlines():
+        match = _LISTED.match(line)
+        if match:
+            name = " ".join(match.group(2).split()[:-1])  # schema, (table,) name; the owner dropped
+            found.append(f"{match.group(1).lower()} {name}")
+    return sorted(name for name in found if name not in OWN_OBJECTS)
 
 
 def _sqlite_revision(path: Path) -> str | None:
@@ -288,6 +328,36 @@ def _dump_revision(path: Path) -> str | None:
         return None
     first = rows[1].split("\n", 1)[0].strip()
     return first if first and first != "\\." else None
+
+
+_LIVE_FOREIGN = {
+    "trigger": "SELECT 'trigger', format('%I ON %s', tgname, tgrelid::regclass) FROM pg_trigger WHERE NOT tgisinternal",
+    "view": "SELECT 'view', format('%I.%I', schemaname, viewname) FROM pg_views WHERE schemaname = current_schema()",
+    "materialized view": (
+        "SELECT 'materialized view', format('%I.%I', schemaname, matviewname) FROM pg_matviews "
+        "WHERE schemaname = current_schema()"
+    ),
+    "event trigger": "SELECT 'event trigger', quote_ident(evtname) FROM pg_event_trigger",
+}
+"""What a PostgreSQL restore must not leave in place: objects ``pg_restore --clean`` does not drop
+(it drops only what the archive holds), and that would go on acting on the restored data."""
+
+
+def drop_foreign_objects(database: Database) -> list[str]:
+    """Drop the triggers and views of the PostgreSQL `database` that pbm does not make; returns
+    what was dropped. (An SQLite restore replaces the whole file: nothing of the old one stays.)"""
+    if database.is_sqlite:
+        return []
+    from sqlalchemy import text
+
+    dropped = []
+    with database.engine.begin() as connection:
+        for query in _LIVE_FOREIGN.values():
+            for kind, name in connection.execute(text(query)).all():
+                if f"{kind} {name}" not in OWN_OBJECTS:
+                    connection.execute(text(f"DROP {kind.upper()} IF EXISTS {name} CASCADE"))
+                    dropped.append(f"{kind} {name}")
+    return dropped
 
 
 def holds_data(database: Database) -> bool:
