@@ -202,6 +202,7 @@ class Server:
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = False
         self._hold: Hold | None = None
+        self._following = Wakeup()
         self._smtp: list[asyncio.Server] = []
         self._http: _EmbeddedUvicorn | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -332,6 +333,7 @@ class Server:
             self._tasks.append(asyncio.create_task(self._process_forever(), name="process"))
             self._tasks.append(asyncio.create_task(self._play_bots_forever(), name="bots"))
         self._tasks.append(asyncio.create_task(self._deliver_forever(), name="deliver"))
+        self._tasks.append(asyncio.create_task(self._follow_club_keys_forever(), name="keys"))
         log.info(
             "listening: SMTP on %s:%s, HTTP on %s:%s",
             settings.smtp_listen.host,
@@ -353,6 +355,7 @@ class Server:
         self._processing.set()
         self._delivering.set()
         self._botting.set()
+        self._following.set()
         done, pending = await asyncio.wait(self._tasks, timeout=STOP_GRACE_SECONDS)
         for task in pending:
             task.cancel()
@@ -471,6 +474,21 @@ class Server:
                 await self._botting.wait(LONGEST_OUTAGE_WAIT)
                 continue
             await self._botting.wait(IDLE_POLL_SECONDS)
+
+    def follow_club_keys(self) -> None:
+        """Sign with the club's current key when another worker rotated it (`pbm keys rotate`)."""
+        if club_keys.current_signing_key(self.database) != self.signing.key_id:
+            self.agree_on_keys()
+
+    async def _follow_club_keys_forever(self) -> None:
+        while not self._stopping:
+            await self._following.wait(2 * IDLE_POLL_SECONDS)
+            if self._stopping:
+                return
+            try:
+                await asyncio.to_thread(self.follow_club_keys)
+            except Exception as error:  # the database is away, or the keys no longer agree: said, tried again
+                log.warning("the club's signing key could not be checked (%s): this worker signs as before", error)
 
     async def _deliver_forever(self) -> None:
         while not self._stopping:

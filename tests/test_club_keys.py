@@ -87,3 +87,18 @@ def test_the_database_never_holds_a_private_key_in_clear(database_url, tmp_path)
     assert {row.kind for row in rows} == {"secret", "signing"}
     assert private not in stored and CLUB_SECRET not in stored
     assert server.signing.private_bytes().hex() == private
+
+
+def test_a_running_worker_signs_with_the_key_another_host_rotated_to(database_url, tmp_path, monkeypatch, capsys):
+    started(worker(database_url, tmp_path / "host-a"))
+    running = worker(database_url, tmp_path / "host-b")
+    with ServerThread(running):
+        old = running.signing.key_id
+        monkeypatch.setenv("PBM_HOME", str(tmp_path / "host-a"))
+        monkeypatch.setenv("PBM_DATABASE_URL", database_url)
+        monkeypatch.setenv("PBM_SECRET_KEY", CLUB_SECRET)
+        assert main(["keys", "rotate"]) == 0
+        new = capsys.readouterr().out.split()[0]
+        running.follow_club_keys()  # what the running worker does every minute
+        assert (old, running.signing.key_id) == (old, new)
+        assert running.signing.sign(b"a receipt").key_id == new

@@ -16,8 +16,8 @@ starts (`agree`):
   key, or a key the club rotated away, takes the club's current key from the database; one
   with a key the club does not know refuses to start. Every worker lists every public key
   the club ever signed with, so ``pbm verify --keys`` with any worker's folder verifies all.
-- **Rotating** (`rotate`, ``pbm keys rotate``) records the new key as current: each worker
-  takes it up as it next starts.
+- **Rotating** (`rotate`, ``pbm keys rotate``) records the new key as current: each running
+  ``pbm serve`` takes it up within a minute (`pbm.server`), any other worker as it starts.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
-from collections.abc import Sequence
 from pathlib import Path
 
 from cryptography.exceptions import InvalidTag
@@ -173,11 +172,10 @@ def _raw_public(private: Ed25519PrivateKey) -> bytes:
     return private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
 
 
-def public_keys(database: Database) -> dict[str, str]:
-    """Every signing key the club has recorded: key id -> public key (`b64`)."""
+def current_signing_key(database: Database) -> str | None:
+    """The key id of the club's current signing key, or None before any worker recorded one."""
     with database.reading() as session:
-        rows: Sequence[ClubKey] = session.scalars(select(ClubKey).where(ClubKey.kind == SIGNING)).all()
-        return {row.key_id: row.public_key for row in rows if row.public_key}
+        return session.scalar(select(ClubKey.key_id).where(ClubKey.kind == SIGNING, ClubKey.current))
 
 
 def secret_source(home: Path, from_setting: bool) -> str:
