@@ -385,10 +385,7 @@ class Server:
 
     def close(self) -> None:
         """Let go of what the server holds: the metrics listener, the mail reader's process (when it
-        is the server's own), the database connections and its hold on the database."""
-        if self._hold is not None:
-            self._hold.release()
-            self._hold = None
+        is the server's own), the database connections and then its hold on the database."""
         if self._metrics_server is not None:
             self._metrics_server.close()
             self._metrics_server = None
@@ -397,6 +394,9 @@ class Server:
         if self._thinking is not None:
             self._thinking.close()
         self.database.dispose()
+        if self._hold is not None:
+            self._hold.release()
+            self._hold = None
 
     def warm_up(self) -> None:
         """Do now what the first mail and the first page would otherwise wait for: start the

@@ -7,8 +7,11 @@ database, and a server does not start during a restore. The holds are locks the 
 system or the database server ends with the process, a crash included, so a dead server never
 leaves a stale hold behind (as a pid file would):
 
-- SQLite: ``flock`` on a file beside the database (``pbm.db.serving``), whoever's data folder
-  names it: two servers with other ``PBM_HOME`` on one file hold the same lock.
+- SQLite: ``flock`` on the database file itself, whoever's data folder names it: two servers
+  with other ``PBM_HOME`` on one file hold the same lock. (SQLite locks with ``fcntl``, which on
+  Linux is apart from ``flock``. But closing any descriptor of the file ends every ``fcntl``
+  lock the process holds on it, SQLite's included: a hold is let go only once the process's
+  connections are closed, see `release`.)
 - PostgreSQL: an advisory lock of the database, held by a connection of its own for as long as
   the server runs (``pg_try_advisory_lock_shared`` / ``pg_try_advisory_lock``).
 """
@@ -55,10 +58,10 @@ class Hold:
         name = make_url(url).database
         if not name or name == ":memory:":
             return  # nothing on disk that another process could open
-        path = Path(name).with_name(Path(name).name + ".serving")
+        path = Path(name)
         path.parent.mkdir(parents=True, exist_ok=True)
         create_private(path)
-        fd = os.open(path, os.O_RDWR)
+        fd = os.open(path, os.O_RDONLY)
         try:
             fcntl.flock(fd, (fcntl.LOCK_EX if self.exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -78,8 +81,11 @@ class Hold:
         self._connection = connection
 
     def release(self) -> None:
+        """Let go of the hold: call it after closing the database's connections (`Database.dispose`),
+        whose SQLite locks closing the file would end."""
         if self._fd is not None:
-            os.close(self._fd)  # closing the file ends its lock
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
             self._fd = None
         if self._connection is not None:
             self._connection.close()  # ending the session ends its advisory locks
@@ -93,4 +99,5 @@ def exclusively(database: Database) -> Iterator[None]:
     try:
         yield
     finally:
+        database.dispose()
         hold.release()
