@@ -210,3 +210,17 @@ def test_an_encrypted_backup_is_refused_with_another_key_or_changed_by_one_byte(
     assert main(["restore", "--decrypt-with", str(admin_keys[0]), str(copy)]) == 1
     assert "changed or damaged" in capsys.readouterr().err
     assert json.loads(club.record.read_text())  # the reader's record is untouched by all this
+
+
+def test_a_backup_naming_a_key_file_pbm_does_not_make_is_refused_and_writes_nothing(club, monkeypatch, capsys):
+    copy = club.folder / "club.backup"
+    assert main(["backup", str(copy)]) == 0
+    with sqlite3.connect(copy) as connection:
+        connection.execute("INSERT INTO pbm_backup_keys VALUES ('../outside.txt', 'planted')")
+    new_home = club.folder / "new-host"
+    use_home(monkeypatch, new_home)
+    capsys.readouterr()
+    assert main(["restore", str(copy)]) == 1
+    assert "names a key file pbm does not make: '../outside.txt'" in capsys.readouterr().err
+    assert not (club.folder / "outside.txt").exists() and not (new_home / "secret.key").exists()
+    assert [path.name for path in new_home.iterdir() if path.name.startswith(".restore")] == []

@@ -30,6 +30,7 @@ import re
 import shutil
 import sqlite3
 import subprocess
+import tarfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -331,7 +332,11 @@ def _dump_revision(path: Path) -> str | None:
 
 
 _LIVE_FOREIGN = {
-    "trigger": "SELECT 'trigger', format('%I ON %s', tgname, tgrelid::regclass) FROM pg_trigger WHERE NOT tgisinternal",
+    "trigger": (
+        "SELECT 'trigger', format('%I ON %s', t.tgname, t.tgrelid::regclass) FROM pg_trigger t "
+        "JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE NOT t.tgisinternal AND n.nspname = current_schema()"
+    ),
     "view": "SELECT 'view', format('%I.%I', schemaname, viewname) FROM pg_views WHERE schemaname = current_schema()",
     "materialized view": (
         "SELECT 'materialized view', format('%I.%I', schemaname, matviewname) FROM pg_matviews "
@@ -405,10 +410,12 @@ def opened(
     stem = scratch / f".restore-{os.getpid()}-{time.monotonic_ns()}"
     made = [stem.with_suffix(suffix) for suffix in (".plain", ".work")]
     try:
-        plain = _decrypted(copy, made[0], decrypt_with)
-        yield _without_keys(plain, made[1], sqlite=sqlite)
-    except ValueError as error:
-        raise BackupError(f"{copy}: {error}") from None
+        try:
+            plain = _decrypted(copy, made[0], decrypt_with)
+            unpacked = _without_keys(plain, made[1], sqlite=sqlite)
+        except (ValueError, tarfile.TarError, sqlite3.DatabaseError) as error:
+            raise BackupError(f"{copy} cannot be read as a pbm backup: {error}") from None
+        yield unpacked
     finally:
         for path in made:
             path.unlink(missing_ok=True)
