@@ -224,3 +224,30 @@ def test_a_backup_naming_a_key_file_pbm_does_not_make_is_refused_and_writes_noth
     assert "names a key file pbm does not make: '../outside.txt'" in capsys.readouterr().err
     assert not (club.folder / "outside.txt").exists() and not (new_home / "secret.key").exists()
     assert [path.name for path in new_home.iterdir() if path.name.startswith(".restore")] == []
+
+
+def test_keys_come_back_with_a_database_of_either_engine(database_url, tmp_path, monkeypatch, postgres_databases):
+    for name in ("PBM_SECRET_KEY", "PBM_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PBM_DATABASE_URL", database_url)
+    use_home(monkeypatch, tmp_path / "old-host")
+    assert main(["keys", "rotate"]) == 0  # a secret key, and a signing key rotated away and a current one
+    copy = tmp_path / "club.backup"
+    assert main(["backup", str(copy)]) == 0
+    target = f"sqlite:///{tmp_path / 'new.db'}" if database_url.startswith("sqlite") else postgres_databases.create()
+    try:
+        monkeypatch.setenv("PBM_DATABASE_URL", target)
+        use_home(monkeypatch, tmp_path / "new-host")
+        assert main(["restore", str(copy)]) == 0
+    finally:
+        if not target.startswith("sqlite"):
+            postgres_databases.drop(target)
+
+    def files(home: Path) -> dict[str, str]:
+        return {
+            str(path.relative_to(home)): path.read_text()
+            for path in sorted([home / "secret.key", *(home / "signing").iterdir()])
+        }
+
+    assert files(tmp_path / "new-host") == files(tmp_path / "old-host")
+    assert len(files(tmp_path / "new-host")) == 4
