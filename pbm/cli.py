@@ -65,12 +65,19 @@ def _database(settings: Settings) -> Database:
     return database
 
 
-def _server(settings: Settings) -> Server:
-    """The whole server as `pbm serve` wires it (not listening): for commands that process or send mail."""
+def _server(settings: Settings, *, agree: bool = True) -> Server:
+    """The whole server as `pbm serve` wires it (not listening): for commands that process or send mail.
+    Its keys are the club's (`Server.agree_on_keys`) unless `agree` is False (a rehearsal changes nothing)."""
     from pbm.server import Server
 
     server = Server(settings)
-    server.database.check_schema()
+    try:
+        server.database.check_schema()
+        if agree:
+            server.agree_on_keys()
+    except BaseException:
+        server.close()
+        raise
     return server
 
 
@@ -195,22 +202,37 @@ def _parser() -> argparse.ArgumentParser:
         "backup",
         help="copy the database while the server runs",
         description=(
-            "Copy the database while the server runs: SQLite with its backup API, PostgreSQL with pg_dump. "
-            "Without PATH the copy goes to PBM_HOME/backups and only the newest PBM_BACKUP_KEEP are kept."
+            "Copy the database while the server runs (SQLite with its backup API, PostgreSQL with pg_dump), "
+            "with the server's secret key and signing keys: all a new machine needs to carry on. The backup "
+            "is readable by the server's user alone, and encrypted with --encrypt-to. Without PATH it goes to "
+            "PBM_HOME/backups and only the newest PBM_BACKUP_KEEP are kept."
         ),
     )
     backup.add_argument("path", nargs="?", type=Path, help="a file to write, or a folder to write a new backup in")
+    backup.add_argument(
+        "--encrypt-to",
+        metavar="PUBLIC_KEY_FILE",
+        type=Path,
+        help="encrypt the backup to this X25519 public key (PEM or DER: openssl genpkey -algorithm x25519, "
+        "then openssl pkey -pubout); keep its private key off the server",
+    )
 
     restore = commands.add_parser(
         "restore",
         help="put a backup in place of the database",
         description=(
             "Check a backup (whole, a pbm database, at a migration this version knows), then put it in place "
-            "of the database and migrate it. A database that holds data is replaced only with --force, "
-            "and is backed up first."
+            "of the database and migrate it, and put the keys it carries back into PBM_HOME. A database "
+            "that holds data is replaced only with --force, and is backed up first."
         ),
     )
     restore.add_argument("path", type=Path, help="the backup file")
+    restore.add_argument(
+        "--decrypt-with",
+        metavar="PRIVATE_KEY_FILE",
+        type=Path,
+        help="the X25519 private key an encrypted backup was made for (pbm backup --encrypt-to)",
+    )
     restore.add_argument(
         "--force", action="store_true", help="replace a database that holds data (stop pbm serve first)"
     )
@@ -277,7 +299,7 @@ def _db(args: argparse.Namespace) -> int:
 
 def _tick(args: argparse.Namespace) -> int:
     """``pbm tick``: the time pass once, and delivery; with ``--now``, a rehearsal that changes nothing."""
-    server = _server(load_settings())
+    server = _server(load_settings(), agree=args.now is None)
     at: datetime | None = args.now
     time_pass = server.processor.time_pass
     now = time_pass.now()
@@ -339,6 +361,7 @@ def _process(args: argparse.Namespace) -> int:
 
     def store() -> Stored:
         server.database.check_schema()
+        server.agree_on_keys()  # a worker with other keys than the club's stores nothing: the MTA keeps it
         return save_inbound(server.database, raw, envelope_from=sender, envelope_to=recipients, peer="pbm process")
 
     try:
@@ -359,23 +382,31 @@ def _process(args: argparse.Namespace) -> int:
 
 
 def _backup(args: argparse.Namespace) -> int:
-    """``pbm backup [PATH]``: a copy of the database now; 1 when none could be made."""
+    """``pbm backup [PATH]``: a copy of the database and the keys now; 1 when none could be made."""
+    from pbm import sealed
     from pbm.store.backup import BackupError, backup
+    from pbm.store.backup_keys import gather
     from pbm.store.database import Database
 
     settings = load_settings()
     target: Path = args.path if args.path is not None else settings.home / "backups"
-    if args.path is None:
-        target.mkdir(parents=True, exist_ok=True)
     database = Database(settings.database_url, timeout=settings.database_timeout)
     try:
-        made = backup(database, target, keep=settings.backup_keep)
-    except BackupError as error:
+        seal_to = sealed.public_key(args.encrypt_to) if args.encrypt_to is not None else None
+        if args.path is None:
+            target.mkdir(parents=True, exist_ok=True, mode=0o700)
+        keys = gather(settings.home, settings.secret_key)
+        made = backup(database, target, keep=settings.backup_keep, keys=keys, seal_to=seal_to)
+    except (BackupError, sealed.SealError) as error:
         print(f"pbm backup: {error}", file=sys.stderr)
         return 1
     finally:
         database.dispose()
     print(f"backed up to {made.path} ({made.size:,} bytes in {made.seconds:.2f} s)")
+    carried = "the secret key" if "secret.key" in keys else "no secret key"
+    signing = sum(1 for name in keys if name.startswith("signing/"))
+    sealed_to = f", encrypted to {args.encrypt_to}" if seal_to is not None else ""
+    print(f"with the database: {carried} and {signing} signing key file(s){sealed_to}")
     for old in made.pruned:
         print(f"deleted the older backup {old}")
     return 0
@@ -383,35 +414,76 @@ def _backup(args: argparse.Namespace) -> int:
 
 def _restore(args: argparse.Namespace) -> int:
     """``pbm restore PATH``: 1 when the copy is refused or the database holds data and --force is not given."""
-    from pbm.store.backup import BackupError, backup, check_copy, holds_data, restore
+    from pbm import sealed
+    from pbm.store.backup import BackupError, opened
     from pbm.store.database import Database
+    from pbm.store.holding import Held, exclusively
 
     settings = load_settings()
     database = Database(settings.database_url, timeout=settings.database_timeout)
     try:
-        checked = check_copy(args.path, sqlite=database.is_sqlite)
-        print(f"{args.path} is a pbm database at migration {checked.revision}; its integrity check passed")
-        if holds_data(database):
-            if not args.force:
-                print(
-                    "pbm restore: the database already holds data, and restoring would replace it. "
-                    "Stop pbm serve, then run this again with --force (the database is backed up first).",
-                    file=sys.stderr,
-                )
-                return 1
-            folder = settings.home / "backups"
-            folder.mkdir(parents=True, exist_ok=True)
-            kept = backup(database, folder)
-            print(f"backed up the database it replaces to {kept.path}")
-        restore(database, args.path)
-    except BackupError as error:
+        key = sealed.private_key(args.decrypt_with) if args.decrypt_with is not None else None
+        with opened(args.path, sqlite=database.is_sqlite, scratch=settings.home, decrypt_with=key) as copy:
+            with exclusively(database):  # no server writes into the database while it is replaced
+                if not _restore_database(settings, database, args, copy.database):
+                    return 1
+                _put_keys_back(settings, copy.keys)
+    except (BackupError, sealed.SealError, Held) as error:
         print(f"pbm restore: {error}", file=sys.stderr)
         return 1
     finally:
         database.dispose()
+    return 0
+
+
+def _restore_database(settings: Settings, database: Database, args: argparse.Namespace, copy: Path) -> bool:
+    """The checks before a restore, and the restore: False when refused (said on stderr)."""
+    from pbm.store.backup import backup, check_copy, drop_foreign_objects, holds_data, restore
+    from pbm.store.backup_keys import gather
+
+    checked = check_copy(copy, sqlite=database.is_sqlite)
+    print(f"{args.path} is a pbm database at migration {checked.revision}; its integrity check passed")
+    if holds_data(database):
+        if not args.force:
+            print(
+                "pbm restore: the database already holds data, and restoring would replace it. "
+                "Stop pbm serve, then run this again with --force (the database is backed up first).",
+                file=sys.stderr,
+            )
+            return False
+        folder = settings.home / "backups"
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        kept = backup(database, folder, keys=gather(settings.home, settings.secret_key))
+        print(f"backed up the database it replaces, and the keys, to {kept.path}")
+    for dropped in drop_foreign_objects(database):  # they would act on the restored data
+        print(f"dropped the {dropped} left in the database, which pbm does not make")
+    restore(database, copy)
     upgraded = " and migrated it to the newest schema" if checked.revision != checked.head else ""
     print(f"restored {args.path}{upgraded}")
-    return 0
+    return True
+
+
+def _put_keys_back(settings: Settings, keys: dict[str, str] | None) -> None:
+    """The keys a backup carried, back in PBM_HOME, and what was (or was not) restored, said."""
+    from pbm.store.backup_keys import put_back
+
+    home = settings.home
+    if keys is None:
+        print(
+            "the keys were not in it (a backup made before pbm carried them): copy secret.key and signing/ "
+            f"from the old machine's data folder into {home}, or reply addresses in mail sent before and "
+            "records signed before will not be accepted"
+        )
+        return
+    put = put_back(home, keys)
+    if put.secret_key:
+        print(f"restored the secret key to {home / 'secret.key'}")
+        if settings.secret_key and settings.secret_key + "\n" != keys["secret.key"]:
+            print("warning: PBM_SECRET_KEY is set and differs from it, and the setting wins: unset it", file=sys.stderr)
+    if put.signing_keys:
+        print(f"restored the signing keys to {home / 'signing'} ({put.signing_keys} files)")
+    if not put.secret_key and not put.signing_keys:
+        print("the backup holds no keys: the server it was taken from had made none yet")
 
 
 def _config(args: argparse.Namespace) -> int:
@@ -514,12 +586,23 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _keys(args: argparse.Namespace) -> int:
-    """``pbm keys show|rotate``: the signing keys in var/signing."""
-    from pbm.config import signing_keys
+    """``pbm keys show|rotate``: the signing keys in PBM_HOME/signing; rotating records the new key
+    in the database as the club's, so that every worker takes it up."""
+    from pbm.config import secret_key, signing_keys
+    from pbm.store.club_keys import KeysDisagree, rotate, secret_source
 
-    keys = signing_keys(load_settings())
+    settings = load_settings()
+    keys = signing_keys(settings)
     if args.keys_command == "rotate":
-        keys = keys.rotate()
+        database = _database(settings)
+        try:
+            source = secret_source(settings.home, bool(settings.secret_key))
+            keys = rotate(database, secret_key(settings), keys, secret_source=source)
+        except KeysDisagree as error:
+            print(f"pbm keys: {error}", file=sys.stderr)
+            return 1
+        finally:
+            database.dispose()
     print(f"{keys.key_id} {keys.public_keys()[keys.key_id]} current")
     for identifier, public in keys.public_keys().items():
         if identifier != keys.key_id:

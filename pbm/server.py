@@ -51,9 +51,11 @@ from pbm.mail.unsubscribe import Unsubscribing
 from pbm.mail.worker import Worker
 from pbm.metrics import DatabaseState, Metrics, MetricsServer
 from pbm.passwords import Passwords
-from pbm.store import board_lists, inbox, outbox
+from pbm.store import board_lists, club_keys, inbox, outbox
+from pbm.store.club_keys import secret_source
 from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
+from pbm.store.holding import Held, Hold
 from pbm.store.models import utcnow
 from pbm.systemd import notify
 from pbm.templating import Templates
@@ -121,7 +123,8 @@ class Server:
         how bots answer (`pbm.mail.bot_turns.answer` somewhere), instead of a process of the
         server's own."""
         self.settings = settings
-        key = secret_key(settings, var_dir)
+        key = self._secret_key = secret_key(settings, var_dir)
+        self._secret_source = secret_source(settings.home if var_dir is None else var_dir, bool(settings.secret_key))
         self.database = Database(settings.database_url, timeout=settings.database_timeout)
         self.addressing = Addressing(settings.address)
         tokens = ReplyTokens(key)
@@ -212,6 +215,8 @@ class Server:
         self._metrics_server: MetricsServer | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = False
+        self._hold: Hold | None = None
+        self._following = Wakeup()
         self._smtp: list[asyncio.Server] = []
         self._http: _EmbeddedUvicorn | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -283,6 +288,8 @@ class Server:
         """Listen and start the workers; returns once both listeners are bound."""
         await asyncio.to_thread(self.database.check_schema)
         await self.delivery.transport.check()  # stops us here if replies could never be written
+        await asyncio.to_thread(self._hold_the_database)
+        await asyncio.to_thread(self.agree_on_keys)  # before anything is signed or a reply address made
         settings = self.settings
         allow_open_files(
             settings.smtp_max_connections + settings.http_max_connections,
@@ -340,6 +347,7 @@ class Server:
             self._tasks.append(asyncio.create_task(self._process_forever(), name="process"))
             self._tasks.append(asyncio.create_task(self._play_bots_forever(), name="bots"))
         self._tasks.append(asyncio.create_task(self._deliver_forever(), name="deliver"))
+        self._tasks.append(asyncio.create_task(self._follow_club_keys_forever(), name="keys"))
         log.info(
             "listening: SMTP on %s:%s, HTTP on %s:%s",
             settings.smtp_listen.host,
@@ -361,6 +369,7 @@ class Server:
         self._processing.set()
         self._delivering.set()
         self._botting.set()
+        self._following.set()
         done, pending = await asyncio.wait(self._tasks, timeout=STOP_GRACE_SECONDS)
         for task in pending:
             task.cancel()
@@ -372,9 +381,25 @@ class Server:
         self.http_limits.close()
         self.close()
 
+    def agree_on_keys(self) -> None:
+        """Make this worker's keys the club's, as its database names them (`pbm.store.club_keys`):
+        `ConfigError` telling the administrator what to copy where when they are not."""
+        try:
+            club_keys.agree(self.database, self._secret_key, self.signing, secret_source=self._secret_source)
+        except club_keys.KeysDisagree as error:
+            raise ConfigError(str(error)) from None
+
+    def _hold_the_database(self) -> None:
+        """Say, for as long as this server runs, that it holds its database (`pbm.store.holding`):
+        a restore refuses to run under it."""
+        try:
+            self._hold = Hold(self.database, exclusive=False)
+        except Held as error:
+            raise ConfigError(str(error)) from None
+
     def close(self) -> None:
         """Let go of what the server holds: the metrics listener, the mail reader's process (when it
-        is the server's own), the database connections."""
+        is the server's own), the database connections and then its hold on the database."""
         if self._metrics_server is not None:
             self._metrics_server.close()
             self._metrics_server = None
@@ -383,6 +408,9 @@ class Server:
         if self._thinking is not None:
             self._thinking.close()
         self.database.dispose()
+        if self._hold is not None:
+            self._hold.release()
+            self._hold = None
 
     def warm_up(self) -> None:
         """Do now what the first mail and the first page would otherwise wait for: start the
@@ -462,6 +490,21 @@ class Server:
                 await self._botting.wait(LONGEST_OUTAGE_WAIT)
                 continue
             await self._botting.wait(IDLE_POLL_SECONDS)
+
+    def follow_club_keys(self) -> None:
+        """Sign with the club's current key when another worker rotated it (`pbm keys rotate`)."""
+        if club_keys.current_signing_key(self.database) != self.signing.key_id:
+            self.agree_on_keys()
+
+    async def _follow_club_keys_forever(self) -> None:
+        while not self._stopping:
+            await self._following.wait(2 * IDLE_POLL_SECONDS)
+            if self._stopping:
+                return
+            try:
+                await asyncio.to_thread(self.follow_club_keys)
+            except Exception as error:  # the database is away, or the keys no longer agree: said, tried again
+                log.warning("the club's signing key could not be checked (%s): this worker signs as before", error)
 
     async def _deliver_forever(self) -> None:
         while not self._stopping:

@@ -226,3 +226,126 @@ def test_a_postgresql_backup_without_pg_dump_says_so(monkeypatch, capsys, tmp_pa
     err = capsys.readouterr().err
     assert "pg_dump is not installed" in err
     assert "secret" not in err
+
+
+# -- what a restore must not run over ----------------------------------------------------
+
+
+@pytest.fixture
+def club_url(database_url, tmp_path, monkeypatch):
+    """`database_url` as the club's database (a player in it), with PBM_HOME in `tmp_path`."""
+    monkeypatch.delenv("PBM_CONFIG", raising=False)
+    monkeypatch.setenv("PBM_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("PBM_DATABASE_URL", database_url)
+    monkeypatch.setenv("PBM_SECRET_KEY", "k" * 40)
+    database = Database(database_url)
+    with database.engine.begin() as connection:
+        connection.exec_driver_sql(
+            "INSERT INTO players (userid, password_hash, created_at) VALUES ('alice', 'x', '2026-01-01 00:00:00')"
+        )
+    database.dispose()
+    return database_url
+
+
+def userids(url: str) -> list[str]:
+    database = Database(url)
+    try:
+        with database.engine.connect() as connection:
+            return [row[0] for row in connection.exec_driver_sql("SELECT userid FROM players ORDER BY userid")]
+    finally:
+        database.dispose()
+
+
+def test_a_restore_refuses_to_run_while_a_server_holds_the_database(club_url, tmp_path, capsys):
+    from pbm.config import load_settings
+    from pbm.server import Server, ServerThread
+
+    copy = tmp_path / "copy"
+    assert main(["backup", str(copy)]) == 0
+    database = Database(club_url)
+    with database.engine.begin() as connection:
+        connection.exec_driver_sql("UPDATE players SET userid = 'bob'")
+    database.dispose()
+    settings = load_settings(smtp_listen="127.0.0.1:0", http_listen="127.0.0.1:0")
+    with ServerThread(Server(settings)):
+        capsys.readouterr()
+        assert main(["restore", "--force", str(copy)]) == 1
+        assert "a server holds the database" in capsys.readouterr().err
+        assert userids(club_url) == ["bob"], "nothing was restored under the running server"
+    assert main(["restore", "--force", str(copy)]) == 0, "once it stopped"
+    assert userids(club_url) == ["alice"]
+
+
+def test_a_server_does_not_start_while_a_restore_holds_the_database(club_url):
+    from pbm.config import ConfigError, load_settings
+    from pbm.server import Server, ServerThread
+    from pbm.store.holding import exclusively
+
+    database = Database(club_url)
+    try:
+        with exclusively(database), pytest.raises(ConfigError, match="a restore of the database is under way"):
+            ServerThread(Server(load_settings(smtp_listen="127.0.0.1:0", http_listen="127.0.0.1:0"))).start()
+    finally:
+        database.dispose()
+
+
+FOREIGN = {
+    "sqlite": [
+        "CREATE TRIGGER keep_my_hash AFTER UPDATE ON players BEGIN "
+        "UPDATE players SET password_hash = 'attacker' WHERE id = NEW.id; END",
+        "CREATE VIEW hashes AS SELECT userid, password_hash FROM players",
+    ],
+    "postgresql": [
+        "CREATE FUNCTION keep_my_hash() RETURNS trigger LANGUAGE plpgsql AS "
+        "$$ BEGIN NEW.password_hash := 'attacker'; RETURN NEW; END $$",
+        "CREATE TRIGGER keep_my_hash BEFORE UPDATE ON players FOR EACH ROW EXECUTE FUNCTION keep_my_hash()",
+        "CREATE VIEW hashes AS SELECT userid, password_hash FROM players",
+    ],
+}
+
+
+def test_a_restore_refuses_a_copy_with_triggers_or_views_pbm_does_not_make(
+    club_url, tmp_path, capsys, monkeypatch, postgres_databases
+):
+    database = Database(club_url)
+    backend = "sqlite" if database.is_sqlite else "postgresql"
+    with database.engine.begin() as connection:
+        for statement in FOREIGN[backend]:
+            connection.exec_driver_sql(statement)
+    database.dispose()
+    copy = tmp_path / "copy"
+    assert main(["backup", str(copy)]) == 0
+    capsys.readouterr()
+    target = an_empty_database_beside(club_url, tmp_path, postgres_databases)
+    try:
+        monkeypatch.setenv("PBM_DATABASE_URL", target)
+        assert main(["restore", str(copy)]) == 1
+        err = capsys.readouterr().err
+        assert "keep_my_hash" in err and "hashes" in err and "pbm does not make" in err
+    finally:
+        if not target.startswith("sqlite"):
+            postgres_databases.drop(target)
+
+
+def test_a_forced_restore_drops_the_triggers_and_views_it_would_leave_in_the_database(club_url, tmp_path, capsys):
+    """pg_restore --clean drops what the archive holds; a trigger or view added to the live
+    database would stay, and act on the restored data (or stop the restore). An SQLite restore
+    replaces the whole file."""
+    if club_url.startswith("sqlite"):
+        pytest.skip("an SQLite restore keeps nothing of the database it replaces")
+    copy = tmp_path / "copy"
+    assert main(["backup", str(copy)]) == 0
+    database = Database(club_url)
+    with database.engine.begin() as connection:
+        for statement in FOREIGN["postgresql"]:
+            connection.exec_driver_sql(statement)
+        connection.exec_driver_sql("UPDATE players SET userid = 'bob'")
+    assert main(["restore", "--force", str(copy)]) == 0, capsys.readouterr().err
+    assert "dropped the trigger keep_my_hash ON players" in capsys.readouterr().out
+    with database.engine.begin() as connection:
+        connection.exec_driver_sql("UPDATE players SET password_hash = 'new'")
+        hashes = [row[0] for row in connection.exec_driver_sql("SELECT password_hash FROM players")]
+        views = connection.exec_driver_sql("SELECT viewname FROM pg_views WHERE schemaname = 'public'").all()
+    database.dispose()
+    assert hashes == ["new"] and views == []
+    assert userids(club_url) == ["alice"]

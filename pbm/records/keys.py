@@ -124,6 +124,34 @@ class SigningKeys:
             found[key_id(unb64(text))] = text
         return found
 
+    def on_disk(self) -> Ed25519PrivateKey | None:
+        """The current private key if the folder has one; nothing is made."""
+        path = self.folder / CURRENT
+        if not path.exists():
+            return None
+        return Ed25519PrivateKey.from_private_bytes(bytes.fromhex(path.read_text().strip()))
+
+    def private_bytes(self) -> bytes:
+        """The current private key, raw: for sealing it where other workers find it (`pbm.store.club_keys`)."""
+        return self._private.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+
+    def adopt(self, private: bytes, public_keys: dict[str, str]) -> None:
+        """Make the raw `private` key the current one, and list every key of `public_keys` (key id
+        -> `b64` public key): the keys another worker made, taken from the club's database."""
+        for text in public_keys.values():
+            self._write_public_text(text)
+        adopted = Ed25519PrivateKey.from_private_bytes(private)
+        self._write_public(adopted)
+        temporary = self.folder / (CURRENT + ".new")
+        _write_private(temporary, adopted)
+        os.replace(temporary, self.folder / CURRENT)
+        self._loaded = adopted
+
+    def list_public(self, public_keys: dict[str, str]) -> None:
+        """List the public keys of `public_keys` beside this folder's own (what `pbm verify --keys` reads)."""
+        for text in public_keys.values():
+            self._write_public_text(text)
+
     def rotate(self) -> SigningKeys:
         """A new current key; the old public key stays listed, its private key is gone."""
         self._write_public(self._private)  # the folder, and the key rotated away, exist first
@@ -144,10 +172,12 @@ class SigningKeys:
         return private
 
     def _write_public(self, private: Ed25519PrivateKey) -> None:
-        public = _raw_public(private)
-        path = self.folder / f"{key_id(public)}.pub"
+        self._write_public_text(b64(_raw_public(private)))
+
+    def _write_public_text(self, public: str) -> None:
+        path = self.folder / f"{key_id(unb64(public))}.pub"
         if not path.exists():
-            create_once(path, b64(public) + "\n", mode=0o644)
+            create_once(path, public + "\n", mode=0o644)
 
 
 def _private_text(private: Ed25519PrivateKey) -> str:

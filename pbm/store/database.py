@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -71,10 +72,21 @@ class DatabaseTimeout(Exception):
     """The database did not answer within the time a waiting client is given."""
 
 
+def create_private(path: Path) -> None:
+    """Make `path` an empty file readable by its owner alone, unless it exists. SQLite makes a
+    database as the umask says, and its log and index as the database is (`-wal`, `-shm`): made
+    first, the database and all beside it hold the players' data for the server's user alone."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+
+
 def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
     parsed = make_url(url)
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        create_private(Path(parsed.database))
     engine = create_engine(url, connect_args={"timeout": 30}, hide_parameters=True)
 
     @event.listens_for(engine, "connect")
