@@ -213,8 +213,8 @@ def create_app(
         Route("/api/players/{userid:path}", json_api.player),
         Route("/api/{game}", json_api.boards),
         Route("/api/{game}/standings", json_api.standings),
-        Route("/api/{game}/{board:int}", json_api.board),
-        Route("/api/{game}/{board:int}/dice", json_api.dice),
+        Route("/api/{game}/{board:board}", json_api.board),
+        Route("/api/{game}/{board:board}/dice", json_api.dice),
         Route("/players/{userid}/deadlines.ics", calendar.endpoint(reads, now, templates.default_language)),
         *_unsubscribe_routes(database, unsubscribing, pages, now),
         Route("/players/{userid:path}", pages.player),
@@ -222,8 +222,8 @@ def create_app(
         Route("/{game}", pages.boards),
         Route("/{game}/standings", pages.standings),
         Route("/{game}/rules", pages.rules),
-        Route("/{game}/{board:int}", pages.board),
-        Route("/{game}/{board:int}/record.json", json_api.record),
+        Route("/{game}/{board:board}", pages.board),
+        Route("/{game}/{board:board}/record.json", json_api.record),
     ]
     app = Starlette(
         routes=routes,
