@@ -97,6 +97,9 @@ HTTP_REFUSALS = Refusals(
     listener_full=_refusal("Too many connections just now"),
 )
 """What the web server answers a connection past its caps (`pbm.listeners`), before closing it."""
+HEALTH_REQUESTS = (b"GET /healthz ", b"GET /healthz?", b"HEAD /healthz ")
+"""The first bytes of a request for ``/healthz``: answered past the caps too, so that a monitor
+tells a busy server from a dead one."""
 
 
 def health(database: Database, *, stuck_after: float) -> dict[str, object]:
@@ -153,6 +156,7 @@ def create_app(
     stuck_after: float = 600.0,
     time_control: TimeControl = DEFAULT_TIME,
     idle_seconds: float = 60.0,
+    event_streams_per_client: int = 10,
     now: Callable[[], datetime] = utcnow,
     unsubscribing: Unsubscribing | None = None,
     signing: SigningKeys | None = None,
@@ -163,13 +167,21 @@ def create_app(
     ``/healthz`` waits for the database at most `database.timeout` seconds and
     counts mail as stuck after `stuck_after` seconds (`Settings.stuck_after`);
     an event stream with nothing to send ends after `idle_seconds`
-    (`Settings.http_idle_seconds`). With `unsubscribing` (the server has a public address), the
-    one-click unsubscribe URLs of watchers' mails answer (`pbm.web.unsubscribe`).
+    (`Settings.http_idle_seconds`), and one client holds `event_streams_per_client` at most.
+    With `unsubscribing` (the server has a public address), the one-click unsubscribe URLs of
+    watchers' mails answer (`pbm.web.unsubscribe`).
     """
     reads = Reads(database, time_control=time_control, now=now)
     pages = Pages(reads, templates, changes, address, signing)
     site_name = site or address.partition("@")[2] or address
-    json_api = Api(reads, changes, idle_seconds=idle_seconds, site=site_name, signing=signing)
+    json_api = Api(
+        reads,
+        changes,
+        idle_seconds=idle_seconds,
+        event_streams_per_client=event_streams_per_client,
+        site=site_name,
+        signing=signing,
+    )
 
     async def healthz(request: Request) -> JSONResponse:
         try:
