@@ -264,6 +264,33 @@ def kinds_of(session: Session, message_ids: Collection[str]) -> dict[str, str]:
     return {message_id: kind for message_id, kind in session.execute(query)}
 
 
+@dataclass(frozen=True)
+class Answerable:
+    """One of our mails, as much as an answer to it needs: its template, its game, its recipient."""
+
+    kind: str
+    game_id: int | None
+    player_id: int | None
+    recipient: str
+
+
+def answerable(session: Session, message_ids: Collection[str]) -> dict[str, Answerable]:
+    """Our mails among `message_ids`, by Message-ID (`kinds_of`, with the game and the recipient)."""
+    if not message_ids:
+        return {}
+    query = select(
+        OutboxMessage.message_id,
+        OutboxMessage.kind,
+        OutboxMessage.game_id,
+        OutboxMessage.player_id,
+        OutboxMessage.recipient,
+    ).where(OutboxMessage.message_id.in_(message_ids))
+    return {
+        row.message_id: Answerable(row.kind, row.game_id, row.player_id, row.recipient)
+        for row in session.execute(query)
+    }
+
+
 def held_for(session: Session, recipients: Collection[str]) -> dict[str, Hold]:
     """By the comparable form of each of `recipients` that has mail held back by the hourly limit:
     how the latest is held (later mail waits behind it). Mail waiting for a confirmation holds up
