@@ -329,6 +329,35 @@ def due_held(session: Session, now: datetime, *, limit: int) -> list[str]:
     return list(session.scalars(query))
 
 
+def held_till_later(session: Session, now: datetime, *, limit: int) -> list[str]:
+    """The comparable forms of (at most `limit`) addresses with mail the hourly limit holds back
+    until later than `now`."""
+    query = (
+        select(_RECIPIENT)
+        .where(*_HELD_TILL_LATER, OutboxMessage.release_at > now)
+        .group_by(_RECIPIENT)
+        .order_by(func.min(OutboxMessage.release_at))
+        .limit(limit)
+    )
+    return list(session.scalars(query))
+
+
+def bring_forward(session: Session, keys: Collection[str], now: datetime) -> None:
+    """The mail the hourly limit holds back for the addresses whose comparable forms are `keys`
+    goes at `now` instead (`pbm.mail.held`: the hour has room for it)."""
+    if keys:
+        statement = (
+            update(OutboxMessage)
+            .where(*_HELD_TILL_LATER, OutboxMessage.release_at > now, _RECIPIENT.in_(sorted(keys)))
+            .values(release_at=now)
+            .execution_options(synchronize_session=False)
+        )
+        session.execute(statement)
+
+
+_HELD_TILL_LATER = (OutboxMessage.status == OutboxStatus.HELD, OutboxMessage.hold_reason == HoldReason.HOURLY_LIMIT)
+
+
 def claim_held(session: Session, key: str, now: datetime) -> list[OutboxMessage]:
     """The mail held back for the address whose comparable form is `key` whose time has come,
     oldest first and locked; none when another worker is letting some of it go just now (all of
