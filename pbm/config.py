@@ -37,7 +37,7 @@ from pydantic import BeforeValidator, Field, ValidationError, field_validator, m
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from pbm import clocks, languages
-from pbm.durations import DAY, HOUR, SECOND, in_units_of, parse_duration
+from pbm.durations import DAY, HOUR, SECOND, in_units_of, parse_duration, written
 from pbm.keyfiles import create_once
 from pbm.mail import headers
 from pbm.mail.authentication import is_authserv_id
@@ -593,8 +593,13 @@ def shown(name: str, value: Any) -> str:
         return "(unset)"
     if isinstance(value, frozenset):
         return ",".join(sorted(value)) or "(none)"
+    # as the settings are written (PBM_NAGTIME=7d, PBM_CONFIRM_ADDRESSES=on), not as Python prints them
+    if isinstance(value, bool):
+        return "on" if value else "off"
     if isinstance(value, timedelta):
-        return str(value)
+        return written(value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
     text = str(value)
     return _without_password(text) if "://" in text else text
 
