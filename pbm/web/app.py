@@ -12,6 +12,7 @@ Routes (the design's HTTP contract, and what the pages link to):
   ``/api/events``, the live changes the pages follow
 - ``/static/...``: the stylesheet and script
 - ``/healthz``: for monitors (see `health`)
+- ``/favicon.ico``: the site's icon (an SVG), which browsers ask every site for
 
 `create_app` is the one place the web side is put together; `pbm.server`
 hands it the database, a template environment of its own and the change feed.
@@ -26,7 +27,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -48,6 +49,8 @@ from pbm.web.pages import Pages
 from pbm.web.reads import DEFAULT_TIME, Reads
 
 STATIC = resource_dir("templates") / "web" / "static"
+FAVICON_HEADERS = {"Cache-Control": "public, max-age=604800"}
+"""The site's icon changes with a release at most: a browser keeps it a week."""
 
 SECURITY_HEADERS = [
     (
@@ -191,6 +194,10 @@ def create_app(
             return JSONResponse({"status": "unreachable", "reason": reason, "error": type(error).__name__}, 503)
         return JSONResponse(report, status_code=200 if report["status"] == "ok" else 503)
 
+    async def favicon(request: Request) -> Response:
+        # Browsers ask every site for /favicon.ico; an SVG at that address is one they show.
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml", headers=FAVICON_HEADERS)
+
     def wants_json(request: Request) -> bool:
         return request.url.path.startswith("/api/") or request.url.path.endswith(".json")
 
@@ -218,6 +225,7 @@ def create_app(
     routes = [
         Route("/", pages.index),
         Route("/healthz", healthz),
+        Route("/favicon.ico", favicon),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
         Route("/api/games", json_api.games),
         Route("/api/bots", json_api.bots),
