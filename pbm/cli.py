@@ -292,6 +292,8 @@ def _tick(args: argparse.Namespace) -> int:
     print(f"time pass {'rehearsed as if at' if rehearsal else 'at'} {report.at:%Y-%m-%d %H:%M:%S} UTC")
     for line in report.done:
         print(f"  {'would queue' if rehearsal else 'queued'} {line}")
+    for note in report.held:
+        print(f"  {note.replace(' was held back', ' would be held back', 1)}")
     for what in report.failed:
         print(f"  failed at {what} (logged; the next pass tries again)")
     if report.pruned is not None:
