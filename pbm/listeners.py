@@ -11,7 +11,11 @@ listener's own words (SMTP 421, HTTP 503) and closed at once. The caps
 together stay inside the open-file limit (`allow_open_files`), and idle
 connections are closed after a while: aiosmtpd and uvicorn time out the idle
 sessions they know of, and the caps close an HTTP connection that never sends
-a request, which uvicorn leaves open.
+a request, which uvicorn leaves open. (Places held without being idle are
+bounded where the talk is understood: an SMTP session's lifetime and commands
+in `pbm.mail.inbound`, a client's event streams in `pbm.web.api`.) Past the
+caps, a small reserve still answers ``/healthz``, so that a monitor tells a
+full listener from a dead server.
 
 Refusals come in floods, so they reach the log at a bounded rate
 (`RefusalLog`). Binding is done here too (`bind`), so that an address in use
