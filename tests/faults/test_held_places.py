@@ -11,6 +11,7 @@ holds fewer places under lower caps and a shorter idle time.
 
 from __future__ import annotations
 
+import re
 import shutil
 import socket
 import threading
@@ -150,13 +151,28 @@ def open_streams(port: int, address: str, count: int) -> tuple[list[socket.socke
         try:
             client.connect(("127.0.0.1", port))
             client.sendall(EVENTS_REQUEST)
-            first = client.recv(4096)
+            first = first_event(client)
         except OSError:
             client.close()
             continue
         clients.append(client)
         kept += b"retry: 3000" in first
     return clients, kept
+
+
+def first_event(client: socket.socket) -> bytes:
+    """What the server sends until its first event (``retry: ``), or closes, or stops for 2 s."""
+    received = b""
+    client.settimeout(2)
+    while not re.search(rb"retry: \d+\n", received):
+        try:
+            chunk = client.recv(4096)
+        except TimeoutError:
+            break
+        if not chunk:
+            break
+        received += chunk
+    return received
 
 
 def test_event_streams_from_many_clients_leave_health_checks_answered(server, holding, figures):
