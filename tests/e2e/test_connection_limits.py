@@ -219,3 +219,14 @@ def test_one_client_holds_so_many_event_streams_and_the_next_is_told_to_come_bac
     assert b"retry: 3000" in again, "a place is free once a stream ends"
     for client in (other, held[1][0]):
         client.close()
+
+
+def test_a_mail_takes_at_most_a_hundred_recipients(server_with):
+    """Each recipient taken is a step of a mail that keeps the session open: their number is bounded."""
+    running = server_with()
+    client = connect(running.smtp_port)
+    assert greeting(client).startswith(b"220")
+    assert say(client, b"EHLO relay.example.org").startswith(b"250")
+    assert say(client, b"MAIL FROM:<alice@example.org>").startswith(b"250")
+    replies = [say(client, b"RCPT TO:<pbm@localhost>")[:3] for _ in range(101)]
+    assert replies == [b"250"] * 100 + [b"452"]
