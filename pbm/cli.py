@@ -314,6 +314,8 @@ def _tick(args: argparse.Namespace) -> int:
     print(f"time pass {'rehearsed as if at' if rehearsal else 'at'} {report.at:%Y-%m-%d %H:%M:%S} UTC")
     for line in report.done:
         print(f"  {'would queue' if rehearsal else 'queued'} {line}")
+    for note in report.held:
+        print(f"  {note.replace(' was held back', ' would be held back', 1)}")
     for what in report.failed:
         print(f"  failed at {what} (logged; the next pass tries again)")
     if report.pruned is not None:
@@ -533,17 +535,20 @@ def _perft(args: argparse.Namespace) -> int:
 
 def _verify_dice(args: argparse.Namespace) -> int:
     """``pbm verify-dice``: 0 when every roll matches, 1 on a mismatch, 2 on a record that cannot be read."""
-    import json
-
     from pbm.games import fairdice
+    from pbm.records.reading import Unreadable, read_json
+    from pbm.words import Words
 
     try:
-        text = sys.stdin.read() if args.record == "-" else Path(args.record).read_text(encoding="utf-8")
-        record = json.loads(text)
+        record = read_json(args.record)
+    except Unreadable as unreadable:
+        print("verify-dice: " + Words().say(unreadable.fact), file=sys.stderr)
+        return 2
+    try:
         if not isinstance(record, dict):
             raise fairdice.RecordError("the record must be a JSON object")
         result = fairdice.verify(record)
-    except (OSError, json.JSONDecodeError, fairdice.RecordError) as error:
+    except fairdice.RecordError as error:
         print(f"verify-dice: {error}", file=sys.stderr)
         return 2
     if args.list:
@@ -561,19 +566,16 @@ def _verify_dice(args: argparse.Namespace) -> int:
 
 def _verify(args: argparse.Namespace) -> int:
     """``pbm verify``: 0 when the record is genuine, 1 naming the first thing wrong, 2 unreadable."""
-    import json
-
-    from pbm.facts import Fact
     from pbm.records import verify
     from pbm.records.keys import SigningKeys
+    from pbm.records.reading import Unreadable, read_json
     from pbm.words import Words
 
     words = Words()
     try:
-        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
-        record = json.loads(text)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        print("pbm verify: " + words.say(Fact("record-unreadable", why=type(error).__name__)), file=sys.stderr)
+        record = read_json(args.file)
+    except Unreadable as error:
+        print("pbm verify: " + words.say(error.fact), file=sys.stderr)
         return 2
     known = SigningKeys.known(args.keys) if args.keys is not None else None
     verdict = verify.verify(record, known_keys=known)

@@ -37,7 +37,7 @@ from pydantic import BeforeValidator, Field, ValidationError, field_validator, m
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from pbm import clocks, languages
-from pbm.durations import DAY, HOUR, SECOND, in_units_of, parse_duration
+from pbm.durations import DAY, HOUR, SECOND, in_units_of, parse_duration, written
 from pbm.keyfiles import create_once
 from pbm.mail import headers
 from pbm.mail.authentication import is_authserv_id
@@ -266,13 +266,25 @@ class Settings(BaseSettings):
     to pbm on loopback opens up to 20 at once (its default_destination_concurrency_limit): keep
     this at least that."""
     smtp_idle_seconds: Annotated[int, Seconds] = Field(default=60, ge=1)
-    """An SMTP session that sends no command for this long is closed."""
+    """An SMTP session that takes no step of a mail (MAIL, RCPT, DATA) for this long is closed:
+    NOOP, RSET and the like do not keep it open."""
+    smtp_max_session_seconds: Annotated[int, Seconds] = Field(default=600, ge=1)
+    """An SMTP session ends after this long whatever it does (after the mail under way), with a
+    421 that makes the sending MTA open a new one: nobody holds a place for good."""
+    smtp_max_commands_without_mail: int = Field(default=20, ge=1)
+    """Commands other than MAIL, RCPT and DATA (EHLO, NOOP, RSET...) an SMTP session may send
+    between two mails; past it, 421 and the session ends. A relaying MTA sends two or three."""
     http_max_connections: int = Field(default=400, ge=1)
     """HTTP connections held at once (open pages keep one each for their live updates); past it a
     new one is answered 503 and closed."""
     http_max_connections_per_client: int = Field(default=40, ge=1)
     """HTTP connections one client (an IP address; for IPv6 a /64) may hold. Behind a reverse
     proxy every connection comes from the proxy: there, set it to PBM_HTTP_MAX_CONNECTIONS."""
+    http_max_event_streams_per_client: int = Field(default=10, ge=1)
+    """Live-update streams (``/api/events``, one per open page) one client may hold; past it a
+    page is told to try again in a minute. Well under the connection caps, so one client cannot
+    fill the listener with streams. Behind a reverse proxy, it counts the proxy's clients
+    (uvicorn reads X-Forwarded-For from a proxy on loopback)."""
     http_idle_seconds: Annotated[int, Seconds] = Field(default=60, ge=1)
     """An HTTP connection without a request for this long is closed, and a page's event stream
     that has carried no change for this long ends (the page opens it again where it left off)."""
@@ -581,8 +593,13 @@ def shown(name: str, value: Any) -> str:
         return "(unset)"
     if isinstance(value, frozenset):
         return ",".join(sorted(value)) or "(none)"
+    # as the settings are written (PBM_NAGTIME=7d, PBM_CONFIRM_ADDRESSES=on), not as Python prints them
+    if isinstance(value, bool):
+        return "on" if value else "off"
     if isinstance(value, timedelta):
-        return str(value)
+        return written(value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
     text = str(value)
     return _without_password(text) if "://" in text else text
 

@@ -55,6 +55,19 @@ def parse_duration(value: str | float | timedelta, *, bare: timedelta) -> timede
     return UNITS[match[2]] * float(match[1]) if match[2] else bare * float(match[1])
 
 
+def written(span: timedelta) -> str:
+    """`span` as a setting is written: in the largest unit it is a whole number of.
+
+    >>> written(timedelta(days=7)), written(timedelta(hours=36)), written(timedelta(seconds=1.5))
+    ('7d', '36h', '1.5s')
+    """
+    for letter, unit in UNITS.items():
+        if span and span % unit == timedelta(0):
+            return f"{span // unit}{letter}"
+    seconds = span.total_seconds()
+    return f"{seconds:g}s"
+
+
 def in_units_of(unit: timedelta) -> Callable[[Any], Any]:
     """A settings validator: a span in any spelling, as a number of `unit` (what a setting named
     for `unit` holds). Anything else is passed on, for the field's own validation to refuse."""

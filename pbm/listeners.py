@@ -11,7 +11,11 @@ listener's own words (SMTP 421, HTTP 503) and closed at once. The caps
 together stay inside the open-file limit (`allow_open_files`), and idle
 connections are closed after a while: aiosmtpd and uvicorn time out the idle
 sessions they know of, and the caps close an HTTP connection that never sends
-a request, which uvicorn leaves open.
+a request, which uvicorn leaves open. (Places held without being idle are
+bounded where the talk is understood: an SMTP session's lifetime and commands
+in `pbm.mail.inbound`, a client's event streams in `pbm.web.api`.) Past the
+caps, a small reserve still answers ``/healthz``, so that a monitor tells a
+full listener from a dead server.
 
 Refusals come in floods, so they reach the log at a bounded rate
 (`RefusalLog`). Binding is done here too (`bind`), so that an address in use
@@ -41,6 +45,17 @@ FILES_BESIDE_CONNECTIONS = 400
 """Open files a server needs besides the connections it holds: refused connections not yet closed
 (a flood on both listeners at once kept some 300), database connections and files, the mail
 reader's pipes, outgoing SMTP, the listening sockets, the log."""
+RESERVE = 8
+"""Connections past the caps a listener still lets in for the requests it keeps a place for
+(`ConnectionLimits.reserved_for`), at most two from one client."""
+RESERVE_PER_CLIENT = 2
+RESERVE_SECONDS = 10.0
+"""How long a connection let in on the reserve stays: one answer's time."""
+RESERVE_FIRST_LINE_SECONDS = 1.0
+"""How long a connection on the reserve has to send its first line; after it, the refusal. (An
+HTTP client sends its request at once.)"""
+FIRST_LINE = 512
+"""The most bytes read of a reserve connection before it must have said what it asks."""
 REFUSALS_LOGGED_EVERY = 60.0
 """Seconds between two log lines about refused connections while refusals go on."""
 
@@ -117,6 +132,12 @@ class ConnectionLimits:
     `first_bytes_within`, a connection that has sent nothing that many seconds
     after it opened is closed. The caps are named in the log after their
     settings, ``PBM_<LISTENER>_MAX_CONNECTIONS[_PER_CLIENT]``.
+
+    With `reserved_for` (first bytes of requests, ``b"GET /healthz "``), a
+    connection past a cap is still let in, on a small reserve of its own, if
+    its first line is one of those; anything else gets the refusal. A monitor
+    then hears from the server whatever the load, as a flood of event streams
+    once kept ``/healthz`` at 503.
     """
 
     def __init__(
@@ -127,14 +148,18 @@ class ConnectionLimits:
         per_client: int,
         refusals: Refusals,
         first_bytes_within: float | None = None,
+        reserved_for: tuple[bytes, ...] = (),
     ) -> None:
         self.listener = listener
         self.total = total
         self.per_client = per_client
         self.refusals = refusals
         self.first_bytes_within = first_bytes_within
+        self.reserved_for = reserved_for
         self._held: Counter[str] = Counter()
         """Open connections by client."""
+        self._reserve: Counter[str] = Counter()
+        """Connections let in on the reserve, by client."""
         self.refusal_log = RefusalLog(listener, every=REFUSALS_LOGGED_EVERY)
 
     def guard(self, factory: Callable[..., asyncio.Protocol]) -> Callable[..., asyncio.Protocol]:
@@ -163,6 +188,22 @@ class ConnectionLimits:
         if self._held[client] <= 0:
             del self._held[client]
 
+    def reserve(self, client: str) -> bool:
+        """Take a place on the reserve for a connection from `client` the caps refused; whether there was one."""
+        if not self.reserved_for or self._reserve.total() >= RESERVE or self._reserve[client] >= RESERVE_PER_CLIENT:
+            return False
+        self._reserve[client] += 1
+        return True
+
+    def release_reserve(self, client: str) -> None:
+        self._reserve[client] -= 1
+        if self._reserve[client] <= 0:
+            del self._reserve[client]
+
+    def reserved(self, first_line: bytes) -> bool:
+        """Whether a request beginning `first_line` may use the reserve."""
+        return first_line.startswith(self.reserved_for)
+
     def close(self) -> None:
         self.refusal_log.close()
 
@@ -183,7 +224,8 @@ def client_of(peer: object) -> str:
 
 class _Guarded(asyncio.Protocol):
     """A listener's protocol, made once `ConnectionLimits` admits the connection; until then, and
-    for a refused one, nothing of it exists."""
+    for a refused one, nothing of it exists. A connection on the reserve passes its bytes on only
+    once its first line is one the reserve is for."""
 
     def __init__(self, limits: ConnectionLimits, make: Callable[[], asyncio.Protocol]) -> None:
         self._limits = limits
@@ -191,26 +233,59 @@ class _Guarded(asyncio.Protocol):
         self._inner: asyncio.Protocol | None = None
         self._client = ""
         self._silence: asyncio.TimerHandle | None = None
+        self._refusal: bytes | None = None
+        """For a connection on the reserve: what it gets unless its first line is one the reserve is for."""
+        self._head: bytearray | None = None
+        """A reserve connection's first bytes, until its first line is whole."""
+        self._transport: asyncio.WriteTransport | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.WriteTransport)
+        self._transport = transport
         self._client = client_of(transport.get_extra_info("peername"))
         refusal = self._limits.admit(self._client)
         if refusal is not None:
-            assert isinstance(transport, asyncio.WriteTransport)
-            transport.write(refusal)
-            transport.close()
-            return
-        if self._limits.first_bytes_within is not None:
-            self._silence = asyncio.get_running_loop().call_later(self._limits.first_bytes_within, transport.close)
+            if not self._limits.reserve(self._client):
+                transport.write(refusal)
+                transport.close()
+                return
+            self._refusal, self._head = refusal, bytearray()
+        loop = asyncio.get_running_loop()
+        if self._refusal is not None:
+            self._silence = loop.call_later(RESERVE_FIRST_LINE_SECONDS, self._refuse)
+        elif self._limits.first_bytes_within is not None:
+            self._silence = loop.call_later(self._limits.first_bytes_within, transport.close)
         self._inner = self._make()
         self._inner.connection_made(transport)
 
     def data_received(self, data: bytes) -> None:
-        if self._silence is not None:
+        if self._head is not None:
+            self._head += data
+            if b"\n" not in self._head and len(self._head) < FIRST_LINE:
+                return
+            data, self._head = bytes(self._head), None
+            if not self._limits.reserved(data):
+                self._refuse()
+                return
+            self._silence_for(RESERVE_SECONDS)  # one answer's time, then the place is free again
+        elif self._silence is not None and self._refusal is None:
             self._silence.cancel()
             self._silence = None
         if self._inner is not None:
             self._inner.data_received(data)
+
+    def _silence_for(self, seconds: float) -> None:
+        assert self._transport is not None
+        if self._silence is not None:
+            self._silence.cancel()
+        self._silence = asyncio.get_running_loop().call_later(seconds, self._transport.close)
+
+    def _refuse(self) -> None:
+        """A connection on the reserve that asks for something else, or nothing: the refusal."""
+        assert self._transport is not None and self._refusal is not None
+        if not self._transport.is_closing():
+            self._transport.write(self._refusal)
+            self._transport.close()
 
     def eof_received(self) -> bool | None:
         return self._inner.eof_received() if self._inner is not None else None
@@ -219,7 +294,10 @@ class _Guarded(asyncio.Protocol):
         if self._silence is not None:
             self._silence.cancel()
         if self._inner is not None:
-            self._limits.release(self._client)
+            if self._refusal is not None:
+                self._limits.release_reserve(self._client)
+            else:
+                self._limits.release(self._client)
             self._inner.connection_lost(exc)
 
     def pause_writing(self) -> None:

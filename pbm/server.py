@@ -59,7 +59,7 @@ from pbm.store.holding import Held, Hold
 from pbm.store.models import utcnow
 from pbm.systemd import notify
 from pbm.templating import Templates
-from pbm.web.app import HTTP_REFUSALS, create_app
+from pbm.web.app import HEALTH_REQUESTS, HTTP_REFUSALS, create_app
 from pbm.web.links import Links
 from pbm.web.live import GameChanges
 
@@ -189,6 +189,7 @@ class Server:
             stuck_after=settings.stuck_after,
             time_control=settings.club.time_control,
             idle_seconds=settings.http_idle_seconds,
+            event_streams_per_client=settings.http_max_event_streams_per_client,
             now=now,
             unsubscribing=unsubscribing,
             signing=self.signing,
@@ -208,6 +209,7 @@ class Server:
             refusals=HTTP_REFUSALS,
             # uvicorn times out a connection only between requests, not before its first
             first_bytes_within=settings.http_idle_seconds,
+            reserved_for=HEALTH_REQUESTS,
         )
         self.smtp_port: int | None = None
         self.http_port: int | None = None
@@ -320,6 +322,8 @@ class Server:
                 hostname=self.addressing.domain,
                 max_size=settings.max_message_size,
                 idle_seconds=settings.smtp_idle_seconds,
+                lifetime=settings.smtp_max_session_seconds,
+                commands_without_mail=settings.smtp_max_commands_without_mail,
             )
         )
         self._smtp = [await loop.create_server(smtp, sock=listener, backlog=BACKLOG) for listener in smtp_sockets]

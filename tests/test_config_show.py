@@ -131,3 +131,20 @@ def test_no_file_and_no_variables_give_the_defaults_under_var(capsys):
     assert rows["PBM_DATABASE_URL"] == ("sqlite:///var/pbm.db", "default")
     assert rows["PBM_METRICS_LISTEN"] == ("(unset)", "default")
     assert not Path("var").exists()  # showing the settings makes nothing
+
+
+def test_config_show_writes_spans_and_switches_as_settings_are_written(capsys):
+    with environment(PBM_NAGTIME="36h", PBM_RATE_BOT_GAMES="on"):
+        rows = shown(capsys)
+    assert rows["PBM_NAGTIME"] == ("36h", "environment")
+    assert rows["PBM_FORFEITTIME"] == ("21d", "default")
+    assert rows["PBM_RATE_BOT_GAMES"] == ("on", "environment")
+    assert rows["PBM_CONFIRM_ADDRESSES"] == ("on", "default")
+    assert rows["PBM_OPEN_CHALLENGE_HOURS"] == ("168", "default")
+
+
+def test_what_config_show_prints_reads_back_as_the_same_settings(capsys):
+    printed = {name: value for name, (value, _) in shown(capsys).items() if not value.startswith("(")}
+    with environment(**printed):
+        again = load().settings
+    assert again == load().settings

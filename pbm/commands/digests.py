@@ -15,7 +15,7 @@ one is never sent (`pbm.commands.accounts`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from pbm import clocks
 from pbm.commands.context import Context
@@ -35,6 +35,8 @@ class DigestGame:
     view: BoardView
     reply_as: ReplyAs
     forfeit_at: datetime
+    left: timedelta | None = None
+    """The time left to move before the forfeit, when the game has one."""
 
 
 def due(ctx: Context) -> list[OutgoingMail]:
@@ -81,5 +83,6 @@ def waiting_games(ctx: Context, player: Player) -> list[DigestGame]:
             continue
         view = ctx.view(board, viewer=seat)
         forfeit_at = view.time.forfeit_at if view.time is not None and view.time.forfeit_at else clocks.FOREVER
-        games.append(DigestGame(view, ReplyAs(row.id, player.id, row.move_count), forfeit_at))
+        left = max(forfeit_at - ctx.now(), timedelta(0)) if forfeit_at != clocks.FOREVER else None
+        games.append(DigestGame(view, ReplyAs(row.id, player.id, row.move_count), forfeit_at, left))
     return sorted(games, key=lambda game: (game.forfeit_at, game.view.game_type, game.view.board))

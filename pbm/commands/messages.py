@@ -101,6 +101,11 @@ PARSING: Catalogue = {
         "{game} move {board} {userid} PASSWORD MOVE. To write to the other players, send {game} chat "
         "{board} {userid} PASSWORD, with your words below it"
     ),
+    "answers-board-shown": (
+        "Your mail answers a mail about {title} board {board}, but it came to the server's own address, "
+        "which reads commands only, so nothing was done. To see the board again, send: {game} show {board}. "
+        "To write to a player, send: message YOURID PASSWORD USERID, with your words below it, after a blank line"
+    ),
     "answers-message": (
         "Your mail answers a message the server passed on to you, but it came to the server, which reads "
         "commands only, so nothing was passed on. To answer its author, send: message YOURID PASSWORD "

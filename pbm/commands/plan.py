@@ -78,7 +78,8 @@ class AnsweredFacts:
     or a ``message`` or a ``broadcast`` passed on by the server (`kind`)."""
 
     kind: str
-    """``board``, ``message`` or ``broadcast``."""
+    """``board``, ``message`` or ``broadcast``; or ``board-shown``, a board mailed to someone who
+    plays no part in it (the answer to their ``show``)."""
     game_type: str = ""
     board: int = 0
     userid: str = ""
@@ -318,6 +319,9 @@ def _not_to_the_reply_address(answered: AnsweredFacts, line: str) -> lang.Comman
         game, board, userid = answered.game_type, answered.board, answered.userid
         title = pbm.games.get(game).title
         return lang.CommandError("answers-board-mail", line, title=title, game=game, board=board, userid=userid)
+    if answered.kind == "board-shown":
+        game, board = answered.game_type, answered.board
+        return lang.CommandError("answers-board-shown", line, title=pbm.games.get(game).title, game=game, board=board)
     return lang.CommandError("answers-message" if answered.kind == "message" else "answers-announcement", line)
 
 

@@ -2,7 +2,8 @@
 
 A mail past the hourly limit of its address waits in the outbox
 (`pbm.mail.outgoing`). The time pass looks for addresses whose held mail may
-go and, where the hour has room, lets it go: one mail waiting goes as it
+go (its time come, or room made by a limit raised since it was held) and,
+where the hour has room, lets it go: one mail waiting goes as it
 was, its reply address and thread kept, under a line saying it was held back
 and why; several go out gathered into one mail that says the same and then
 gives each in full, subject and text, oldest first. The gathered mail counts
@@ -61,6 +62,7 @@ class HeldMail:
         """Let go the held mail whose time has come, where the hour has room for it; a line per
         address on what went (no address in it)."""
         done = []
+        self._bring_forward_where_room(session, now)
         for key in outbox.due_held(session, now, limit=ADDRESSES_PER_PASS):
             session.flush()  # what was let go before counts in the plain statements below
             held = outbox.claim_held(session, key, now)
@@ -80,6 +82,15 @@ class HeldMail:
                 self._gather(session, going, now)
                 done.append(f"held mail: {len(going)} mails let go, gathered into one")
         return done
+
+    def _bring_forward_where_room(self, session: Session, now: datetime) -> None:
+        """Mail the hourly limit held was given its time to go when it was held, under the limit
+        of then: where the hour has room under today's (raised since, and the server restarted),
+        its time is now."""
+        keys = outbox.held_till_later(session, now, limit=ADDRESSES_PER_PASS)
+        recent = outbox.recent_counts(session, keys, now - WINDOW, kinds=())
+        most = self.limits.mails_per_address_per_hour
+        outbox.bring_forward(session, [key for key in keys if key not in recent or recent[key].mails < most], now)
 
     @staticmethod
     def _awake(session: Session, rows: list[OutboxMessage], now: datetime) -> list[OutboxMessage]:

@@ -38,6 +38,9 @@ log = logging.getLogger(__name__)
 AIOSMTPD_LOGGER = "mail.log"
 
 
+MAX_RECIPIENTS = 100
+"""Recipients one mail may have (RFC 5321 asks servers to take at least 100): the server's own
+address in its forms, which a relaying MTA may put in one mail."""
 MAX_GROUP = 64
 """Most mails stored in one transaction."""
 
@@ -104,6 +107,8 @@ class InboundHandler:
         if not self.addressing.accepts(address):
             self.metrics.mails_refused.labels("not_ours").inc()
             return f"550 5.1.1 <{address}>: this server takes mail only for {self.addressing.address}"
+        if len(envelope.rcpt_tos) >= MAX_RECIPIENTS:  # each one taken is a step of the mail (`BoundedSMTP`)
+            return f"452 4.5.3 At most {MAX_RECIPIENTS} recipients a mail; send the rest in another"
         envelope.rcpt_tos.append(address)
         return "250 2.1.5 OK"
 
@@ -130,13 +135,115 @@ class InboundHandler:
         return "250 2.0.0 Message accepted"
 
 
-def smtp_factory(handler: InboundHandler, *, hostname: str, max_size: int, idle_seconds: float) -> Callable[[], Any]:
+TRANSACTION = frozenset({"MAIL", "RCPT", "DATA"})
+"""The commands that carry a mail; every other one (EHLO, NOOP, RSET, VRFY...) is talk around it."""
+
+
+class BoundedSMTP(SMTP):
+    """aiosmtpd's session, which no client holds for long without sending mail.
+
+    aiosmtpd restarts its idle clock at every command it knows: 100 sessions
+    from five addresses, each sending NOOP every 20 s, held every place of the
+    listener for as long as they liked, and a sixth sender got 421. Here:
+
+    - the idle clock (`timeout`) restarts only at a step of a mail (a MAIL or
+      RCPT taken, DATA begun and ended), never at NOOP, RSET, EHLO...;
+    - commands that carry no mail have a budget (`commands_without_mail`),
+      filled again when a mail's DATA ends; past it, 421 and the end;
+    - a session ends after `lifetime` seconds whatever it does (after the
+      command under way, so no mail is cut in two), with 421: the sending
+      MTA opens another when it has more to send.
+    """
+
+    def __init__(self, *args: Any, lifetime: float, commands_without_mail: int, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lifetime = lifetime
+        self.commands_without_mail = commands_without_mail
+        self._commands_left = commands_without_mail
+        self._in_command = False
+        self._lifetime_over = False
+        self._end: asyncio.TimerHandle | None = None
+        self._smtp_methods = {name: self._bounded(name, method) for name, method in self._smtp_methods.items()}
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        self._end = self.loop.call_later(self.lifetime, self._at_lifetime)
+
+    def connection_lost(self, error: Exception | None) -> None:
+        if self._end is not None:
+            self._end.cancel()
+        super().connection_lost(error)
+
+    def _reset_timeout(self, duration: float | None = None) -> None:
+        # aiosmtpd calls this when the connection opens and before every command it knows, NOOP
+        # included: only the first call starts the clock; a step of a mail restarts it (`_progress`)
+        if self._timeout_handle is None:
+            super()._reset_timeout(duration)
+
+    def _progress(self) -> None:
+        SMTP._reset_timeout(self)
+
+    def _bounded(self, name: str, method: Callable[[str], Any]) -> Callable[[str], Any]:
+        async def run(arg: str) -> None:
+            if name not in TRANSACTION:
+                if self._commands_left <= 0:
+                    self._goodbye("Too many commands without a mail")
+                    return
+                self._commands_left -= 1
+            before = self._steps()
+            if name == "DATA" and before[2]:
+                self._progress()  # the mail's lines have the idle time to come
+            self._in_command = True
+            try:
+                await method(arg)
+            finally:
+                self._in_command = False
+            after = self._steps()
+            if name == "DATA" and after[0] is not before[0]:  # the mail ended: the next has its own budget
+                self._commands_left = self.commands_without_mail
+                self._progress()
+            elif name in TRANSACTION and after[1:] > before[1:]:  # a sender or a recipient taken
+                self._progress()
+            if self._lifetime_over:
+                self._goodbye("Session too long")
+
+        return run
+
+    def _steps(self) -> tuple[Envelope | None, bool, int]:
+        """How far the mail under way has come: its envelope, whether it has a sender, its recipients."""
+        envelope = self.envelope
+        if envelope is None:
+            return None, False, 0
+        return envelope, envelope.mail_from is not None, len(envelope.rcpt_tos)
+
+    def _at_lifetime(self) -> None:
+        self._lifetime_over = True
+        if not self._in_command:
+            self._goodbye("Session too long")
+
+    def _goodbye(self, reason: str) -> None:
+        """421 and close: the sending MTA tries again in a new session."""
+        transport = self.transport
+        if isinstance(transport, asyncio.WriteTransport) and not transport.is_closing():
+            transport.write(f"421 4.7.0 {self.hostname} {reason}; closing\r\n".encode())
+            transport.close()
+
+
+def smtp_factory(
+    handler: InboundHandler,
+    *,
+    hostname: str,
+    max_size: int,
+    idle_seconds: float,
+    lifetime: float = 600.0,
+    commands_without_mail: int = 20,
+) -> Callable[[], Any]:
     """The protocol factory for `loop.create_server`: our handler, SMTPUTF8, a size limit, and
-    sessions closed after `idle_seconds` without a command."""
+    sessions bounded in time and in talk (`BoundedSMTP`)."""
     logging.getLogger(AIOSMTPD_LOGGER).setLevel(logging.WARNING)
 
     def make() -> SMTP:
-        return SMTP(
+        return BoundedSMTP(
             handler,
             hostname=hostname,
             ident="pbm",
@@ -144,6 +251,8 @@ def smtp_factory(handler: InboundHandler, *, hostname: str, max_size: int, idle_
             enable_SMTPUTF8=True,
             decode_data=False,
             timeout=idle_seconds,
+            lifetime=lifetime,
+            commands_without_mail=commands_without_mail,
         )
 
     return make

@@ -46,7 +46,8 @@ ANSWERS: Catalogue = {
         "Reply to this mail with one line per game you move in, its board and your move ({example} c3), "
         "and each is played; or mail a game's own reply address below."
     ),
-    "digest-reply-address": "To move here, mail your move alone on the first line to: {address}",
+    "digest-reply-address": "To move here, mail your move alone on the first line to:",
+    "digest-time-left": "Time left: {left}; you forfeit on {when:moment} unless you move first.",
     "too-many-answers": (
         "Your mail caused {count} answers, more than the {limit} one mail may; only the first {sent} were sent"
     ),

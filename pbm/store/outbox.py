@@ -264,6 +264,33 @@ def kinds_of(session: Session, message_ids: Collection[str]) -> dict[str, str]:
     return {message_id: kind for message_id, kind in session.execute(query)}
 
 
+@dataclass(frozen=True)
+class Answerable:
+    """One of our mails, as much as an answer to it needs: its template, its game, its recipient."""
+
+    kind: str
+    game_id: int | None
+    player_id: int | None
+    recipient: str
+
+
+def answerable(session: Session, message_ids: Collection[str]) -> dict[str, Answerable]:
+    """Our mails among `message_ids`, by Message-ID (`kinds_of`, with the game and the recipient)."""
+    if not message_ids:
+        return {}
+    query = select(
+        OutboxMessage.message_id,
+        OutboxMessage.kind,
+        OutboxMessage.game_id,
+        OutboxMessage.player_id,
+        OutboxMessage.recipient,
+    ).where(OutboxMessage.message_id.in_(message_ids))
+    return {
+        row.message_id: Answerable(row.kind, row.game_id, row.player_id, row.recipient)
+        for row in session.execute(query)
+    }
+
+
 def held_for(session: Session, recipients: Collection[str]) -> dict[str, Hold]:
     """By the comparable form of each of `recipients` that has mail held back by the hourly limit:
     how the latest is held (later mail waits behind it). Mail waiting for a confirmation holds up
@@ -300,6 +327,35 @@ def due_held(session: Session, now: datetime, *, limit: int) -> list[str]:
         .limit(limit)
     )
     return list(session.scalars(query))
+
+
+def held_till_later(session: Session, now: datetime, *, limit: int) -> list[str]:
+    """The comparable forms of (at most `limit`) addresses with mail the hourly limit holds back
+    until later than `now`."""
+    query = (
+        select(_RECIPIENT)
+        .where(*_HELD_TILL_LATER, OutboxMessage.release_at > now)
+        .group_by(_RECIPIENT)
+        .order_by(func.min(OutboxMessage.release_at))
+        .limit(limit)
+    )
+    return list(session.scalars(query))
+
+
+def bring_forward(session: Session, keys: Collection[str], now: datetime) -> None:
+    """The mail the hourly limit holds back for the addresses whose comparable forms are `keys`
+    goes at `now` instead (`pbm.mail.held`: the hour has room for it)."""
+    if keys:
+        statement = (
+            update(OutboxMessage)
+            .where(*_HELD_TILL_LATER, OutboxMessage.release_at > now, _RECIPIENT.in_(sorted(keys)))
+            .values(release_at=now)
+            .execution_options(synchronize_session=False)
+        )
+        session.execute(statement)
+
+
+_HELD_TILL_LATER = (OutboxMessage.status == OutboxStatus.HELD, OutboxMessage.hold_reason == HoldReason.HOURLY_LIMIT)
 
 
 def claim_held(session: Session, key: str, now: datetime) -> list[OutboxMessage]:

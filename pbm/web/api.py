@@ -20,6 +20,8 @@ the dice seed only as the engine's public notes reveal it once a game is over.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Any
 
@@ -30,6 +32,7 @@ from pbm.bot_health import BotHealth
 from pbm.clocks import FOREVER
 from pbm.facts import Fact
 from pbm.games import BoardCell
+from pbm.listeners import client_of
 from pbm.records.keys import SigningKeys
 from pbm.store.models import BoardStatus
 from pbm.views import (
@@ -47,6 +50,10 @@ from pbm.web import params
 from pbm.web.live import GameChanges, Interest, event_stream
 from pbm.web.reads import BoardList, GamePage, PlayerPage, Reads, Standings, TypeOverview
 from pbm.words import Words
+
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+STREAMS_FULL = "retry: 60000\n\n"
+"""All an event stream past its client's cap says: open me again in a minute."""
 
 
 def _time(value: datetime | None) -> str | None:
@@ -283,6 +290,7 @@ class Api:
         changes: GameChanges,
         *,
         idle_seconds: float,
+        event_streams_per_client: int = 10,
         site: str = "pbm",
         signing: SigningKeys | None = None,
         bot_health: BotHealth | None = None,
@@ -297,6 +305,10 @@ class Api:
         """The keys records are signed with (none: unsigned records, for tests of the rest)."""
         self.idle_seconds = idle_seconds
         """How long an event stream with nothing to send lasts (`pbm.web.live.event_stream`)."""
+        self.event_streams_per_client = event_streams_per_client
+        """Event streams one client may hold at once (`Settings.http_max_event_streams_per_client`)."""
+        self._streams: Counter[str] = Counter()
+        """Open event streams by client."""
 
     async def games(self, request: Request) -> Response:
         position = await self.changes.settled_position()
@@ -360,9 +372,21 @@ class Api:
         board = params.number(request, "board", minimum=1)
         player = (request.query_params.get("player") or "").lower() or None
         after = request.headers.get("last-event-id") or request.query_params.get("after")
+        client = client_of((request.client.host, 0) if request.client is not None else None)
+        if self._streams[client] >= self.event_streams_per_client:
+            # A page's EventSource gives up for good on anything but a 200: this one ends at once
+            # and tells it to come back in a minute, by which time another of its pages may have closed.
+            return StreamingResponse(iter([STREAMS_FULL]), media_type="text/event-stream", headers=STREAM_HEADERS)
+        self._streams[client] += 1
         stream = event_stream(self.changes, after, Interest(game, board, player), idle_seconds=self.idle_seconds)
-        return StreamingResponse(
-            stream,
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-        )
+        return StreamingResponse(self._counted(client, stream), media_type="text/event-stream", headers=STREAM_HEADERS)
+
+    async def _counted(self, client: str, stream: AsyncIterator[str]) -> AsyncIterator[str]:
+        """`stream`, holding one of `client`'s places until it ends (or the client goes)."""
+        try:
+            async for event in stream:
+                yield event
+        finally:
+            self._streams[client] -= 1
+            if self._streams[client] <= 0:
+                del self._streams[client]

@@ -13,6 +13,7 @@ Routes (the design's HTTP contract, and what the pages link to):
 - ``/static/...``: the stylesheet and script
 - ``/healthz``: for monitors (see `health`), with whether the bots think normally (``bots``:
   `pbm.bot_health.BotsThinking.to_json`; an incident of its own, it does not make the status 503)
+- ``/favicon.ico``: the site's icon (an SVG), which browsers ask every site for
 
 `create_app` is the one place the web side is put together; `pbm.server`
 hands it the database, a template environment of its own and the change feed.
@@ -27,7 +28,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -50,6 +51,8 @@ from pbm.web.pages import Pages
 from pbm.web.reads import DEFAULT_TIME, Reads
 
 STATIC = resource_dir("templates") / "web" / "static"
+FAVICON_HEADERS = {"Cache-Control": "public, max-age=604800"}
+"""The site's icon changes with a release at most: a browser keeps it a week."""
 
 SECURITY_HEADERS = [
     (
@@ -99,6 +102,9 @@ HTTP_REFUSALS = Refusals(
     listener_full=_refusal("Too many connections just now"),
 )
 """What the web server answers a connection past its caps (`pbm.listeners`), before closing it."""
+HEALTH_REQUESTS = (b"GET /healthz ", b"GET /healthz?", b"HEAD /healthz ")
+"""The first bytes of a request for ``/healthz``: answered past the caps too, so that a monitor
+tells a busy server from a dead one."""
 
 
 def health(database: Database, *, stuck_after: float) -> dict[str, object]:
@@ -155,6 +161,7 @@ def create_app(
     stuck_after: float = 600.0,
     time_control: TimeControl = DEFAULT_TIME,
     idle_seconds: float = 60.0,
+    event_streams_per_client: int = 10,
     now: Callable[[], datetime] = utcnow,
     unsubscribing: Unsubscribing | None = None,
     signing: SigningKeys | None = None,
@@ -166,15 +173,23 @@ def create_app(
     ``/healthz`` waits for the database at most `database.timeout` seconds and
     counts mail as stuck after `stuck_after` seconds (`Settings.stuck_after`);
     an event stream with nothing to send ends after `idle_seconds`
-    (`Settings.http_idle_seconds`). With `unsubscribing` (the server has a public address), the
-    one-click unsubscribe URLs of watchers' mails answer (`pbm.web.unsubscribe`). With
-    `bot_health` (the server's, `pbm.bot_health`), ``/healthz`` and ``/bots`` say whether the
-    bots are thinking normally.
+    (`Settings.http_idle_seconds`), and one client holds `event_streams_per_client` at most.
+    With `unsubscribing` (the server has a public address), the one-click unsubscribe URLs of
+    watchers' mails answer (`pbm.web.unsubscribe`). With `bot_health` (the server's,
+    `pbm.bot_health`), ``/healthz`` and ``/bots`` say whether the bots are thinking normally.
     """
     reads = Reads(database, time_control=time_control, now=now)
     pages = Pages(reads, templates, changes, address, signing, bot_health)
     site_name = site or address.partition("@")[2] or address
-    json_api = Api(reads, changes, idle_seconds=idle_seconds, site=site_name, signing=signing, bot_health=bot_health)
+    json_api = Api(
+        reads,
+        changes,
+        idle_seconds=idle_seconds,
+        event_streams_per_client=event_streams_per_client,
+        site=site_name,
+        signing=signing,
+        bot_health=bot_health,
+    )
 
     async def healthz(request: Request) -> JSONResponse:
         try:
@@ -185,6 +200,10 @@ def create_app(
         if bot_health is not None:
             report["bots"] = bot_health.report().to_json()
         return JSONResponse(report, status_code=200 if report["status"] == "ok" else 503)
+
+    async def favicon(request: Request) -> Response:
+        # Browsers ask every site for /favicon.ico; an SVG at that address is one they show.
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml", headers=FAVICON_HEADERS)
 
     def wants_json(request: Request) -> bool:
         return request.url.path.startswith("/api/") or request.url.path.endswith(".json")
@@ -213,6 +232,7 @@ def create_app(
     routes = [
         Route("/", pages.index),
         Route("/healthz", healthz),
+        Route("/favicon.ico", favicon),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
         Route("/api/games", json_api.games),
         Route("/api/bots", json_api.bots),
@@ -220,8 +240,8 @@ def create_app(
         Route("/api/players/{userid:path}", json_api.player),
         Route("/api/{game}", json_api.boards),
         Route("/api/{game}/standings", json_api.standings),
-        Route("/api/{game}/{board:int}", json_api.board),
-        Route("/api/{game}/{board:int}/dice", json_api.dice),
+        Route("/api/{game}/{board:board}", json_api.board),
+        Route("/api/{game}/{board:board}/dice", json_api.dice),
         Route("/players/{userid}/deadlines.ics", calendar.endpoint(reads, now, templates.default_language)),
         *_unsubscribe_routes(database, unsubscribing, pages, now),
         Route("/players/{userid:path}", pages.player),
@@ -229,8 +249,8 @@ def create_app(
         Route("/{game}", pages.boards),
         Route("/{game}/standings", pages.standings),
         Route("/{game}/rules", pages.rules),
-        Route("/{game}/{board:int}", pages.board),
-        Route("/{game}/{board:int}/record.json", json_api.record),
+        Route("/{game}/{board:board}", pages.board),
+        Route("/{game}/{board:board}/record.json", json_api.record),
     ]
     app = Starlette(
         routes=routes,

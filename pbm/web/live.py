@@ -216,7 +216,10 @@ class GameChanges:
         if not after:
             return []
         epoch, _, number = after.partition("-")
-        if epoch != self.epoch or not number.isdigit() or int(number) > self._seq:
+        # ASCII digits of a sequence's length: isdigit() alone takes "²", and int() fails on 4 300 digits
+        if epoch != self.epoch or not (number.isascii() and number.isdigit()) or len(number) > 18:
+            return None
+        if int(number) > self._seq:
             return None
         seq = int(number)
         if seq < self._seq and (not self._recent or self._recent[0].seq > seq + 1):

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import Request
 
 import pbm.games
@@ -21,6 +22,37 @@ from pbm.web.reads import FILTERS, BoardList, GamePage, PlyOutOfRange, Reads
 
 MAX_BOARD = 2**31 - 1
 """Board numbers are stored as 32-bit integers: a larger one names no board."""
+MAX_DIGITS = len(str(MAX_BOARD))
+"""The most digits a number in an address or a query may have: Python's int() refuses 4 300 digits
+with a ValueError (and a longer number only costs time), and no stored number has more than this."""
+SHOWN_TEXT = 24
+"""How much of a query's wrong value an error repeats: enough to recognise, never a page of digits."""
+
+
+def ascii_number(text: str) -> int | None:
+    """`text` as a number when it is ASCII digits alone, at most `MAX_DIGITS` of them; else None.
+
+    ``str.isdigit`` also takes ``²`` and ``٣``, which int() refuses or reads as another digit.
+    """
+    if not (text.isascii() and text.isdigit()) or len(text) > MAX_DIGITS:
+        return None
+    return int(text)
+
+
+class BoardNumber(Convertor[int]):
+    """A board's number in a path (``/cephalopod/101``): ASCII digits, at most `MAX_DIGITS`; a longer
+    one matches no route (a 404), instead of int() failing on thousands of digits (a 500)."""
+
+    regex = f"[0-9]{{1,{MAX_DIGITS}}}"
+
+    def convert(self, value: str) -> int:
+        return int(value)
+
+    def to_string(self, value: int) -> str:
+        return str(value)
+
+
+register_url_convertor("board", BoardNumber())
 
 
 class WebError(Factual):
@@ -61,9 +93,11 @@ def number(request: Request, name: str, *, minimum: int = 0) -> int | None:
     text = request.query_params.get(name)
     if text is None or text == "":
         return None
-    if not text.isdigit() or not minimum <= int(text) <= MAX_BOARD:
-        raise BadRequest("web-not-a-number", name=name, minimum=minimum, text=text)
-    return int(text)
+    value = ascii_number(text)
+    if value is None or not minimum <= value <= MAX_BOARD:
+        shown = text if len(text) <= SHOWN_TEXT else text[:SHOWN_TEXT] + "…"
+        raise BadRequest("web-not-a-number", name=name, minimum=minimum, text=shown)
+    return value
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@ that floods, 127.0.0.1 the honest sender or the monitor.
 
 from __future__ import annotations
 
+import re
+import select
 import smtplib
 import socket
 import time
@@ -98,3 +100,133 @@ def test_an_event_stream_with_nothing_to_send_ends_after_the_idle_time(server_wi
         body = b"".join(stream.iter_bytes())
     assert time.monotonic() - started < 4
     assert body.startswith(b"retry: ")
+
+
+def say(client: socket.socket, command: bytes) -> bytes:
+    """Send an SMTP command line; the server's reply (b"" once it has closed)."""
+    reply = b""
+    try:
+        client.sendall(command + b"\r\n")
+        while not re.search(rb"(^|\n)\d{3} [^\n]*\r\n$", reply):  # until its last line (a space after the code)
+            chunk = client.recv(1024)
+            if not chunk:
+                break
+            reply += chunk
+    except OSError:
+        pass
+    return reply
+
+
+def test_noop_and_rset_do_not_keep_an_idle_smtp_session_open(server_with):
+    """The audit held every place with sessions sending NOOP every 20 s: only a step of a mail
+    restarts the idle clock now."""
+    running = server_with(smtp_idle_seconds=1)
+    client = connect(running.smtp_port)
+    assert greeting(client).startswith(b"220")
+    started, replies = time.monotonic(), []
+    while time.monotonic() - started < 6:
+        reply = say(client, b"NOOP" if len(replies) % 2 else b"RSET")
+        replies.append(reply)
+        if not reply:
+            break
+        time.sleep(0.3)
+    assert not replies[-1], "the session was still open after 6 s of NOOP and RSET"
+    assert time.monotonic() - started < 3
+
+
+def test_steps_of_a_mail_keep_an_smtp_session_open_past_the_idle_time(server_with):
+    running = server_with(smtp_idle_seconds=1)
+    client = connect(running.smtp_port)
+    assert greeting(client).startswith(b"220")
+    assert say(client, b"EHLO relay.example.org").startswith(b"250")
+    assert say(client, b"MAIL FROM:<alice@example.org>").startswith(b"250")
+    for _ in range(5):
+        time.sleep(0.5)
+        assert say(client, b"RCPT TO:<pbm@localhost>").startswith(b"250")
+
+
+def test_an_smtp_session_has_a_budget_of_commands_without_a_mail(server_with):
+    running = server_with(smtp_max_commands_without_mail=5)
+    client = connect(running.smtp_port)
+    assert greeting(client).startswith(b"220")
+    assert [say(client, command)[:3] for command in (b"EHLO relay.example.org", b"NOOP", b"RSET", b"NOOP")] == [
+        b"250"
+    ] * 4
+    assert say(client, b"MAIL FROM:<alice@example.org>").startswith(b"250")
+    assert say(client, b"RCPT TO:<pbm@localhost>").startswith(b"250")
+    assert say(client, b"DATA").startswith(b"354")
+    assert say(client, mail(ALICE, "help").replace(b"\n", b"\r\n") + b"\r\n.").startswith(b"250")
+    for _ in range(5):  # a mail fills the budget again
+        assert say(client, b"NOOP").startswith(b"250")
+    over = say(client, b"NOOP")
+    assert over.startswith(b"421 4.7.0") and b"Too many commands without a mail" in over
+    assert closed_within(client, 5) is not None
+
+
+def test_an_smtp_session_ends_after_its_lifetime_whatever_it_does(server_with):
+    running = server_with(smtp_max_session_seconds=2)
+    opened = time.monotonic()
+    client = connect(running.smtp_port)
+    assert greeting(client).startswith(b"220")
+    assert say(client, b"EHLO relay.example.org").startswith(b"250")
+    assert say(client, b"MAIL FROM:<alice@example.org>").startswith(b"250")
+    last = b""
+    while time.monotonic() - opened < 6:
+        if select.select([client], [], [], 0.3)[0]:  # the server spoke first: its goodbye
+            last = client.recv(1024)
+            break
+        last = say(client, b"RCPT TO:<pbm@localhost>")
+        if not last.startswith(b"250"):
+            break
+    assert b"421 4.7.0" in last and b"Session too long" in last
+    assert 1.5 < time.monotonic() - opened < 4
+
+
+def test_healthz_is_answered_when_the_http_listener_is_full(server_with):
+    """A flood of event streams from many clients filled the listener and a monitor read /healthz
+    as 503 (down): a small reserve answers /healthz past the caps, and only it."""
+    running = server_with(http_max_connections=2)
+    held = [connect(running.http_port, source) for source in (FLOODER, "127.0.0.3")]
+    for client in held:
+        client.sendall(b"GET /api/events HTTP/1.1\r\nHost: pbm.test\r\n\r\n")
+        assert client.recv(1024).startswith(b"HTTP/1.1 200")
+    base = f"http://127.0.0.1:{running.http_port}"
+    assert httpx.get(f"{base}/healthz", timeout=10).status_code == 200
+    assert httpx.get(f"{base}/api/games", timeout=10).status_code == 503
+    for client in held:
+        client.close()
+
+
+def event_stream_start(port: int, source: str) -> tuple[socket.socket, bytes]:
+    """An event stream opened from `source`: the socket, and what the server sent first."""
+    client = connect(port, source)
+    client.sendall(b"GET /api/events HTTP/1.1\r\nHost: pbm.test\r\n\r\n")
+    time.sleep(0.2)
+    return client, client.recv(4096)
+
+
+def test_one_client_holds_so_many_event_streams_and_the_next_is_told_to_come_back_later(server_with):
+    running = server_with(http_max_event_streams_per_client=2)
+    held = [event_stream_start(running.http_port, FLOODER) for _ in range(2)]
+    assert all(b"retry: 3000" in first for _, first in held)
+    _, refused = event_stream_start(running.http_port, FLOODER)
+    assert refused.startswith(b"HTTP/1.1 200") and b"retry: 60000" in refused
+    other, first = event_stream_start(running.http_port, "127.0.0.3")
+    assert b"retry: 3000" in first, "another client still gets its stream"
+    held[0][0].close()
+    time.sleep(0.5)
+    _, again = event_stream_start(running.http_port, FLOODER)
+    assert b"retry: 3000" in again, "a place is free once a stream ends"
+    for client in (other, held[1][0]):
+        client.close()
+
+
+def test_a_mail_takes_at_most_a_hundred_recipients(server_with):
+    """Each recipient taken is a step of a mail that keeps the session open: their number is bounded."""
+    running = server_with()
+    client = connect(running.smtp_port)
+    assert greeting(client).startswith(b"220")
+    assert say(client, b"EHLO relay.example.org").startswith(b"250")
+    assert say(client, b"MAIL FROM:<alice@example.org>").startswith(b"250")
+    replies = [say(client, b"RCPT TO:<pbm@localhost>")[:3] for _ in range(101)]
+    assert replies == [b"250"] * 100 + [b"452"]

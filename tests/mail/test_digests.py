@@ -57,9 +57,21 @@ def test_the_moves_wait_for_the_digest_which_lists_every_waiting_game_with_its_r
     (digest,) = [m for m in room.replies_to(ALICE) if "for your move" in str(m["Subject"])]
     text = body_of(digest)
     assert "1. Cephalopod board 101" in text and "2. Cephalopod board 102" in text
-    assert text.count("To move here, mail your move alone on the first line to: pbm+") == 2
+    assert text.count("To move here, mail your move alone on the first line to:\n    pbm+") == 2
     (row,) = digests(room)
     assert row.created_at.astimezone(PARIS).strftime("%H:%M") == "07:30"
+
+
+def test_a_digest_gives_each_games_time_left_in_lines_of_mail_width(make_mailroom):
+    clock = Clock(datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc))
+    room = setup(make_mailroom, clock, forfeit="--forfeittime=3")
+    pass_hours(room, clock, 19)
+    (digest,) = [m for m in room.replies_to(ALICE) if "for your move" in str(m["Subject"])]
+    text = body_of(digest)
+    first, second = text.split("2. Cephalopod board")
+    assert "Time left: 2 days 5 hours; you forfeit on 2026-11-25 13:00 CET" in first  # board 101
+    assert "Time left: 20 days 5 hours; you forfeit on" in second  # board 102, the club's time
+    assert max(len(line) for line in text.splitlines()) <= 78
 
 
 def test_a_game_forfeited_within_a_day_is_mailed_at_once(make_mailroom):

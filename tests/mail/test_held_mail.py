@@ -130,6 +130,27 @@ def test_one_held_mail_goes_as_it_was_under_a_line_that_says_it_was_held(room, c
     )
 
 
+def test_mail_held_by_a_limit_raised_since_goes_at_the_next_pass_when_the_hour_has_room(make_mailroom, clock):
+    """Its time to go was reckoned under the old limit when it was held: an admin who raises
+    ``PBM_MAX_MAILS_PER_ADDRESS_PER_HOUR`` and restarts does not wait out the old one."""
+    before = make_mailroom(clock=clock, max_mails_per_address_per_hour=LIMIT, confirm_addresses=False)
+    for _ in range(LIMIT + 3):
+        before.send(mail(ALICE, "help"))
+    assert statuses(before, ALICE)[-3:] == ["held"] * 3
+    restarted = make_mailroom(clock=clock, max_mails_per_address_per_hour=LIMIT * 4, confirm_addresses=False)
+    assert pass_time(restarted, clock, minutes=1) == ["held mail: 3 mails let go, gathered into one"]
+    assert "held" not in statuses(restarted, ALICE)
+
+
+def test_mail_held_by_a_limit_lowered_since_waits_for_the_room_the_lower_limit_leaves(make_mailroom, clock):
+    before = make_mailroom(clock=clock, max_mails_per_address_per_hour=LIMIT, confirm_addresses=False)
+    for _ in range(LIMIT + 3):
+        before.send(mail(ALICE, "help"))
+    restarted = make_mailroom(clock=clock, max_mails_per_address_per_hour=LIMIT - 2, confirm_addresses=False)
+    assert pass_time(restarted, clock, minutes=1) == []
+    assert statuses(restarted, ALICE)[-3:] == ["held"] * 3
+
+
 def test_mail_to_an_address_whose_mail_waits_waits_behind_it(room, clock):
     for _ in range(LIMIT + 1):
         room.send(mail(ALICE, "help"))

@@ -171,11 +171,11 @@ def test_a_reply_may_greet_before_its_move(room):
 # -- a reply that reaches the plain address -------------------------------------------------
 
 
-def to_the_plain_address(message, sender: str, text: str) -> bytes:
+def to_the_plain_address(message, sender: str, text: str, subject: str = "") -> bytes:
     """A reply to `message` as a client that leaves Reply-To aside writes it: to the server's address,
     threaded (In-Reply-To the mail, References its References and the mail)."""
     references = " ".join(filter(None, [message["References"], message["Message-ID"]]))
-    return mail(sender, text, headers={"In-Reply-To": message["Message-ID"], "References": references})
+    return mail(sender, text, subject=subject, headers={"In-Reply-To": message["Message-ID"], "References": references})
 
 
 def test_a_reply_to_a_board_mail_that_reaches_the_plain_address_says_how_to_play(room):
@@ -186,6 +186,31 @@ def test_a_reply_to_a_board_mail_that_reaches_the_plain_address_says_how_to_play
     assert "Your mail answers a mail about Cephalopod board 101, but it came to the server's own address" in text
     assert "cephalopod move 101 bob PASSWORD MOVE" in text
     assert board(room).move_count == 1
+
+
+CAROL = "carol@example.com"
+
+
+def test_a_reply_to_the_board_someone_not_playing_asked_for_says_the_plain_address_reads_commands(room):
+    """Anyone may ``show`` a board: the answer is a board mail without a reply address, and a reply
+    to it at the plain address is told why nothing was done, as a reply to a player's board mail is."""
+    room.replies()
+    room.send(mail(CAROL, "cephalopod show 101"))
+    shown = the_only(room.replies())
+    room.send(to_the_plain_address(shown, CAROL, "Nice opening!", subject=f"Re: {shown['Subject']}"))
+    text = body_of(the_only(room.replies()))
+    assert "Your mail answers a mail about Cephalopod board 101" in text
+    assert "No command found" not in text
+    assert "cephalopod show 101" in text
+
+
+def test_someone_else_replying_to_a_board_someone_asked_for_learns_nothing_of_it(room):
+    room.replies()
+    room.send(mail(CAROL, "cephalopod show 101"))
+    shown = the_only(room.replies())
+    room.send(to_the_plain_address(shown, "dave@example.com", "Nice opening!"))
+    text = body_of(the_only(room.replies()))
+    assert "No command found in your mail" in text and "board 101" not in text
 
 
 def test_a_player_answering_another_players_board_mail_at_the_plain_address_learns_nothing_of_it(room):

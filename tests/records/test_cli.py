@@ -61,3 +61,45 @@ def test_keys_are_made_on_first_use_and_rotated_keeping_the_old_public_key(tmp_p
     shown = capsys.readouterr().out.splitlines()
     assert len(shown) == 2 and shown[0].endswith(" current") and shown[1] == first.removesuffix(" current")
     assert (tmp_path / "var" / "signing" / "current.key").stat().st_mode & 0o077 == 0, "readable by the server alone"
+
+
+HOSTILE_FILES = {
+    "200 000 nested brackets": "[" * 200_000,
+    "a 100 000-digit number": "1" * 100_000,
+    "a 100 000-digit number inside a record": '{"pbm": {"board": ' + "9" * 100_000 + "}}",
+    "NaN": '{"pbm": NaN}',
+}
+"""Files the audit handed `pbm verify`: each a traceback and exit 1 ("not genuine") before."""
+
+
+def test_a_hostile_file_exits_2_with_a_sentence_and_no_traceback(tmp_path, capsys):
+    for what, text in HOSTILE_FILES.items():
+        path = tmp_path / "hostile.json"
+        path.write_text(text)
+        for command in ("verify", "verify-dice"):
+            assert pbm_main([command, str(path)]) == 2, (command, what)
+            err = capsys.readouterr().err
+            assert len(err.splitlines()) == 1 and "Traceback" not in err, (command, what, err[:300])
+
+
+def test_a_record_nested_deeper_than_any_record_is_refused_before_it_is_checked(desk, keys, tmp_path, capsys):
+    """Nesting Python can read but the checks' own hashing (json.dumps) could not: refused as too deep."""
+    record = record_of(desk, keys, "cephalopod", play_game(desk, "cephalopod", 2, {}, seed=34, moves=2))
+    record["pbm"]["header"]["options"] = "NESTED"
+    path = tmp_path / "deep.json"
+    path.write_text(json.dumps(record).replace('"NESTED"', "[" * 990 + "]" * 990))
+    assert pbm_main(["verify", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        "pbm verify: the file nests arrays and objects more than 32 levels deep, which no game record does\n"
+    )
+
+
+def test_a_file_larger_than_any_record_is_not_read_whole(tmp_path, capsys, monkeypatch):
+    from pbm.records import reading
+
+    monkeypatch.setattr(reading, "MAX_BYTES", 1024 * 1024)
+    path = tmp_path / "large.json"
+    path.write_text('"' + "x" * (1024 * 1024) + '"')
+    assert pbm_main(["verify", str(path)]) == 2
+    assert "larger than 1 MB" in capsys.readouterr().err
+

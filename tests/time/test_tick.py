@@ -67,3 +67,16 @@ def test_a_timestamp_that_is_not_one_is_refused(operated: TimeClub, capsys):
     with pytest.raises(SystemExit):
         pbm_main(["tick", "--now", "next tuesday"])
     assert "not an ISO 8601 timestamp" in capsys.readouterr().err
+
+
+def test_a_rehearsal_says_what_it_would_hold_back_and_logs_no_warning_as_if_it_had(
+    operated: TimeClub, capsys, monkeypatch, caplog
+):
+    operated.send("alice", "cephalopod challenge alice bob")
+    operated.send("alice", "cephalopod move 102 alice alice-pw c3")
+    monkeypatch.setenv("PBM_MAX_MAILS_PER_ADDRESS_PER_HOUR", "1")
+    later = (utcnow() + timedelta(days=14)).strftime("%Y-%m-%dT%H:%M")
+    assert pbm_main(["tick", "--now", later]) == 0
+    out = capsys.readouterr().out
+    assert "a board mail would be held back: 1 mails were sent to this address within the hour" in out
+    assert "held back" not in caplog.text

@@ -456,6 +456,13 @@ def test_pages_link_their_own_stylesheet_and_script(client):
     assert "EventSource" in client.get("/static/live.js").text
 
 
+def test_the_site_has_an_icon_where_browsers_ask_for_it(client):
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200
+    assert icon.headers["content-type"].startswith("image/svg+xml") and icon.text.startswith("<svg")
+    assert "max-age" in icon.headers["cache-control"]
+
+
 def test_pages_load_nothing_from_other_sites(client, played):
     for url in ("/", "/cephalopod", "/dodeca/101", "/players/alice", "/cubeo/rules"):
         page = client.get(url).text

@@ -14,6 +14,7 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session
 
+from pbm.addresses import same
 from pbm.commands.effects import ReplyAs
 from pbm.commands.plan import AnsweredFacts, ConfirmFacts, DigestFacts, ReplyFacts, ResetFacts
 from pbm.mail.bounces import BounceAddresses
@@ -103,7 +104,7 @@ class ReplyAddresses:
         ours = "@" + self.addressing.domain.lower() + ">"
         named = dict.fromkeys([mail.in_reply_to, *reversed(mail.references)])
         candidates = [i for i in named if i is not None and i.lower().endswith(ours)][:ANSWERED_LOOKUPS]
-        kinds = outbox.kinds_of(session, candidates)
+        sent = outbox.answerable(session, candidates)
         for message_id in candidates:
             thread = self.composer.thread_named(message_id)
             if thread is not None:
@@ -111,6 +112,23 @@ class ReplyAddresses:
                 senders = players.with_address(session, mail.from_address) if mail.from_address else []
                 if names is not None and names.userid in {player.userid for player in senders}:
                     return AnsweredFacts("board", names.game_type, names.board, names.userid)
-            elif kinds.get(message_id) in ("message", "broadcast"):
-                return AnsweredFacts(kinds[message_id])
+            elif message_id in sent:
+                found = self._answered_unthreaded(session, sent[message_id], mail.from_address)
+                if found is not None:
+                    return found
+        return None
+
+    def _answered_unthreaded(
+        self, session: Session, mail: outbox.Answerable, sender: str | None
+    ) -> AnsweredFacts | None:
+        """A message or an announcement passed on; or a board mailed to someone who plays no part
+        in it (the answer to their ``show``), when they are the one answering."""
+        if mail.kind in ("message", "broadcast"):
+            return AnsweredFacts(mail.kind)
+        # a player's own board mails are answered through their thread, above
+        game_id = mail.game_id if mail.kind == "board" and mail.player_id is None else None
+        if game_id is not None and sender and same(mail.recipient, sender):
+            shown = boards.by_id(session, game_id)
+            if shown is not None:
+                return AnsweredFacts("board-shown", shown.game_type, shown.board)
         return None
