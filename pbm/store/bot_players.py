@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
 import pbm.bots
@@ -102,6 +102,20 @@ def rating(game_type: str, level: int) -> float:
     measured = pbm.bots.strength(game_type)
     found = next((row for row in (measured or {}).get("levels", []) if row.get("level") == level), None)
     return RANDOM_PLAY_RATING + float(found["elo"]) if found is not None else elo.START
+
+
+def live_games_with_bots(session: Session, player_id: int) -> int:
+    """The active games with a bot at them that `player_id` plays in or started (an exhibition)."""
+    with_a_bot = (
+        select(Seat.game_id).join(Player, Player.id == Seat.player_id).where(Player.bot_level.is_not(None))
+    )
+    plays_in = select(Seat.game_id).where(Seat.player_id == player_id)
+    query = select(func.count(Board.id)).where(
+        Board.status == BoardStatus.ACTIVE,
+        Board.id.in_(with_a_bot),
+        Board.id.in_(plays_in) | (Board.challenger_id == player_id),
+    )
+    return session.scalar(query) or 0
 
 
 def to_act(session: Session, bot_ids: Sequence[int], *, now: datetime, limit: int) -> list[tuple[int, int]]:
