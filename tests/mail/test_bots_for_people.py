@@ -1,7 +1,8 @@
-"""The order the bots think in (`pbm.store.bot_players.to_act`, `pbm.mail.bot_turns.BotTurns`): one
-thinker serves the whole club, so games with a person come before games of bots alone, and the
-players the games are for take turns: one player's many games hold up another's bot for one
-answer at most.
+"""Bots think for people, through the mail workers as `pbm serve` runs them: the order the bots
+think in (`pbm.store.bot_players.to_act`, `pbm.mail.bot_turns.BotTurns`), since one thinker serves
+the whole club: games with a person come before games of bots alone, and the players the games
+are for take turns, so one player's many games hold up another's bot for one answer at most; and
+what a person who takes digests is sent while bots play.
 
 Every test runs on SQLite and, when configured, on PostgreSQL.
 """
@@ -11,12 +12,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from sqlalchemy import select
 
 import pbm.bots
 import pbm.games
 from pbm.bots.answers import Question, answer
 from pbm.mail.bot_turns import BotTurns
-from pbm.store.models import Board
+from pbm.store.models import Board, HoldReason, OutboxMessage
 from tests.support import mail
 
 CEPHALOPOD = pbm.games.get("cephalopod")
@@ -83,3 +85,16 @@ def test_a_turn_that_comes_due_while_a_bot_thinks_waits_for_one_answer_at_most(r
 
     BotTurns(room.database, think, seconds=30).play_due()
     assert asked[:3] == [mallorys[0], alices[0], mallorys[1]]
+
+
+def test_a_player_who_takes_digests_is_sent_nothing_while_the_bots_play_and_finds_the_game_in_the_digest(room):
+    send(room, "alice", "digest alice alice-pw 07:30")
+    number = starts_and_moves(room, "alice", "bot1", "bot2")
+    with room.database.reading() as session:
+        before = session.scalar(select(OutboxMessage.id).order_by(OutboxMessage.id.desc()).limit(1))
+    assert room.play_bots() == 1  # bot1
+    assert room.play_bots() == 1  # bot2: alice's turn again
+    with room.database.reading() as session:
+        query = select(OutboxMessage.kind, OutboxMessage.hold_reason).where(OutboxMessage.id > before)
+        since = session.execute(query.where(OutboxMessage.recipient == ADDRESSES["alice"])).all()
+    assert since == [("board", HoldReason.DIGEST)], f"board {number}: one mail, and it waits for her digest"
