@@ -10,12 +10,13 @@ from dataclasses import replace
 import pytest
 
 import pbm.bots
+import pbm.games
 from pbm.commands import play, verbs, watching
 from pbm.commands.effects import OutgoingMail, Sender
 from pbm.facts import Fact
 from pbm.live import load
 from pbm.mail.pipeline.read import BotDecision
-from pbm.store import players
+from pbm.store import boards, players
 from pbm.store.models import BoardStatus
 from pbm.words import Words
 from tests.commands.handlers.conftest import Desk
@@ -151,3 +152,23 @@ def test_an_administrators_games_of_bots_alone_count_against_the_cap(desk: Desk)
     desk.sign_up("alice")
     desk.run(play.challenge, "cephalopod challenge bot1 bot2", sender="alice")
     assert desk.code(play.challenge, "cephalopod challenge bot3 bot4", sender="alice") == "bot-games-at-limit"
+
+
+def test_a_game_ends_when_a_bots_move_puts_its_last_person_out(desk: Desk):
+    desk.sign_up("carol")
+    desk.run(play.challenge, "cephalopod challenge bot1 bot2 carol", sender="carol")
+    bot_moves(desk, "bot1")
+    bot_moves(desk, "bot2")
+    person_moves(desk, "carol")
+    engine = pbm.games.get("cephalopod")
+    # bot1 fills the board at 9-9-7: carol, with the fewest cells, is out (the engine's own example).
+    filling = engine.from_position("a6a6a6a6a6/a6a6a6b6b6/b6b6b6b6b6/b6b6c6c6c6/c6c6c6c6. a", ply=3)
+    with desk.database.transaction() as session:
+        row = boards.find(session, "cephalopod", 101)
+        row.state, row.to_move = engine.dump(filling), 0
+    mails = bot_moves(desk, "bot1")
+    row = desk.board("cephalopod", 101).row
+    assert (row.status, row.winners) == (BoardStatus.FINISHED, [0, 1])
+    assert row.end_fact == Fact("tied-no-person-left").to_json()
+    assert people(mails) == ["carol@example.org"], "she hears of the end"
+    assert "no person was left in play" in Words().say(Fact("tied-no-person-left"))
