@@ -172,6 +172,9 @@ def join(ctx: Context, command: lang.Join) -> list[OutgoingMail]:
     full = policy.at_limit(ctx, engine.name, player)
     if full is not None:
         raise Refused(full)
+    with_bots = any(p is not None and p.is_bot for p in _players_in(ctx.session, challenge))
+    if with_bots and (too_many := policy.bot_games_full(ctx, player)) is not None:
+        raise too_many
     open_challenges.take_seat(challenge, player)
     seated = _players_in(ctx.session, challenge)
     if None in seated:

@@ -11,7 +11,7 @@ import pytest
 
 import pbm.bots
 import pbm.games
-from pbm.commands import play, verbs, watching
+from pbm.commands import finding, play, verbs, watching
 from pbm.commands.effects import OutgoingMail, Sender
 from pbm.facts import Fact
 from pbm.live import load
@@ -172,3 +172,12 @@ def test_a_game_ends_when_a_bots_move_puts_its_last_person_out(desk: Desk):
     assert row.end_fact == Fact("tied-no-person-left").to_json()
     assert people(mails) == ["carol@example.org"], "she hears of the end"
     assert "no person was left in play" in Words().say(Fact("tied-no-person-left"))
+
+
+def test_joining_an_open_challenge_with_a_bot_counts_against_the_cap(desk: Desk):
+    desk.club = replace(desk.club, bot_games_per_player=1)
+    desk.sign_up("carol", "dave")
+    desk.run(play.challenge, "cephalopod challenge dave bot1", sender="dave")
+    desk.run(play.challenge, "cephalopod challenge carol bot2 open", sender="carol")
+    assert desk.code(finding.join, "cephalopod join 102 dave dave-pw", sender="dave") == "bot-games-at-limit"
+    assert status(desk, 101) == BoardStatus.ACTIVE and desk.read(lambda s: boards.find(s, "cephalopod", 102)) is None
