@@ -176,12 +176,11 @@ class BotTurns:
         """Decide every bot turn due, one after the other, each time the one `bot_players.to_act`
         puts first now (a turn that came due meanwhile may go before those found earlier); returns
         how many decisions went into the inbox."""
-        bots = self._the_bots()
         decided = 0
         looked_at: set[bot_players.Due] = set()
-        while (due := self._next_due(bots, looked_at)) is not None:
+        while (due := self._next_due(looked_at)) is not None:
             looked_at.add(due)
-            claimed = self._claim(due.board_id, bots[due.player_id])
+            claimed = self._claim(due.board_id, self._bots[due.player_id])
             if claimed is None:
                 continue
             self._served[due.owner_id] = next(self._serving)
@@ -199,8 +198,10 @@ class BotTurns:
                     self.on_decided()
         return decided
 
-    def _next_due(self, bots: dict[int, Player], looked_at: set[bot_players.Due]) -> bot_players.Due | None:
-        """The task to think about next: the first `to_act` gives that this look did not try yet."""
+    def _next_due(self, looked_at: set[bot_players.Due]) -> bot_players.Due | None:
+        """The task to think about next: the first `to_act` gives that this look did not try yet (of
+        every bot signed up by now: a look lasts as long as turns keep coming due)."""
+        bots = self._the_bots()
         with self.database.reading() as session:
             due = bot_players.to_act(session, list(bots), now=self.now(), limit=BATCH, served=self._served)
         return next((task for task in due if task not in looked_at), None)
