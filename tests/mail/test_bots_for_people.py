@@ -79,7 +79,8 @@ def test_a_turn_that_comes_due_while_a_bot_thinks_waits_for_one_answer_at_most(r
 
     def think(question: Question, seconds: float) -> str:
         if not asked:
-            alices.append(starts_and_moves(room, "alice", "bot2"))  # while mallory's first is thought about; bot2 is new
+            # While mallory's first is thought about, with bot2, named for the first time:
+            alices.append(starts_and_moves(room, "alice", "bot2"))
         asked.append(board_of(question))
         return quick(question, seconds)
 
