@@ -115,6 +115,9 @@ class Club:
     False: a game with a bot is rated for nobody."""
     bots_answer_seeks: timedelta | None = None
     """How long a seek waits for a person before a bot takes it; None: bots take no seek."""
+    bot_games_per_player: int = 4
+    """Games with the server's bots one player may have going at once (an administrator's
+    exhibitions count for them): the bots' thinking is shared by the whole club."""
 
 
 DEFAULT_CLUB = Club()
@@ -349,6 +352,10 @@ class Settings(BaseSettings):
     rate_bot_games: bool = False
     """Whether games with a bot (``bot1`` ... ``bot4``) change the players' ratings, against the
     bot's rating from the ladder. Off: a game with a bot is rated for nobody."""
+    bot_games_per_player: int = Field(default=4, ge=1)
+    """Games with the server's bots one player may have going at once, whether they challenged
+    the bots or a bot took their seek; an administrator's games of bots alone (``challenge bot1
+    bot2``) count for the administrator. Past it a challenge is refused and a seek waits for a person."""
     bots_answer_seeks: Annotated[timedelta | None, NoDecode, BeforeValidator(_bots_answer_seeks)] = None
     """``off``, or how long a ``seek`` waits for a person before a bot takes it: the level whose
     rating is nearest the seeker's (a span: ``30m``, ``2h``; a bare number is in hours)."""
@@ -483,6 +490,7 @@ class Settings(BaseSettings):
             keep_sent=timedelta(days=self.keep_sent_days),
             rate_bot_games=self.rate_bot_games,
             bots_answer_seeks=self.bots_answer_seeks,
+            bot_games_per_player=self.bot_games_per_player,
         )
 
     @property

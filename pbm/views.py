@@ -382,6 +382,12 @@ class BoardView(Standing):
     def last_move(self) -> MoveView | None:
         return self.moves[-1] if self.moves else None
 
+    def moves_since_viewer(self) -> list[MoveView]:
+        """The moves shown after the viewer's own last one: what happened since they moved (every
+        move shown when theirs is not among them)."""
+        own = [index for index, move in enumerate(self.moves) if move.seat == self.viewer]
+        return self.moves[own[-1] + 1 :] if own else list(self.moves)
+
     @property
     def over(self) -> bool:
         return self.at_move is None and self.status != BoardStatus.ACTIVE

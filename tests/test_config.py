@@ -205,3 +205,9 @@ def test_bots_play_unrated_and_take_no_seek_unless_the_club_says_so(monkeypatch)
     assert (club.rate_bot_games, club.bots_answer_seeks) == (True, timedelta(minutes=30))
     monkeypatch.setenv("PBM_BOTS_ANSWER_SEEKS", "off")
     assert load_settings().club.bots_answer_seeks is None
+
+
+def test_one_players_games_with_bots_are_capped_at_four_unless_the_club_says_otherwise(monkeypatch):
+    assert load_settings().club.bot_games_per_player == 4
+    monkeypatch.setenv("PBM_BOT_GAMES_PER_PLAYER", "2")
+    assert load_settings().club.bot_games_per_player == 2

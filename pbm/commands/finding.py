@@ -100,7 +100,8 @@ def _pair(ctx: Context, engine: Game[Any], player: Player) -> tuple[list[Outgoin
 def bots_take_seeks(ctx: Context, waited: timedelta) -> list[OutgoingMail]:
     """Every seek that waited `waited` for a person (``PBM_BOTS_ANSWER_SEEKS``) is taken by a bot: the
     level whose rating from the ladder is nearest the seeker's, for as many games as the seek
-    wants and the seeker's ``limit`` allows. The seeker moves first. Run by the time pass."""
+    wants and the seeker's ``limit`` and the games with bots one player may have going
+    (``PBM_BOT_GAMES_PER_PLAYER``) allow. The seeker moves first. Run by the time pass."""
     mails: list[OutgoingMail] = []
     waiting = seeks.waited_since(ctx.session, ctx.now() - waited)
     bots = bot_players.sign_up_all(ctx.session, ctx.now()) if waiting else []
@@ -115,6 +116,8 @@ def bots_take_seeks(ctx: Context, waited: timedelta) -> list[OutgoingMail]:
         rating = ratings.current(ctx.session, [player.id], engine.name)[player.id]
         bot = min(playing, key=lambda b: abs(bot_players.rating(engine.name, b.bot_level or 0) - rating))
         while seek.wanted > 0 and policy.at_limit(ctx, engine.name, player) is None:
+            if policy.bot_games_full(ctx, player) is not None:
+                break  # the rest waits for a person: bots think for every player in turn
             opening = Opening("bot", (player.userid, bot.userid))
             _, started = play.start_game(ctx, engine, [player, bot], dict(seek.options), author=player, opening=opening)
             mails += started
@@ -169,6 +172,9 @@ def join(ctx: Context, command: lang.Join) -> list[OutgoingMail]:
     full = policy.at_limit(ctx, engine.name, player)
     if full is not None:
         raise Refused(full)
+    with_bots = any(p is not None and p.is_bot for p in _players_in(ctx.session, challenge))
+    if with_bots and (too_many := policy.bot_games_full(ctx, player)) is not None:
+        raise too_many
     open_challenges.take_seat(challenge, player)
     seated = _players_in(ctx.session, challenge)
     if None in seated:

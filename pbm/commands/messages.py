@@ -318,6 +318,17 @@ REFUSALS: Catalogue = {
     "challenge-not-from-player": (
         "You can only start a game you play in: the challenge must come from the registered address of one of {userids}"
     ),
+    "bots-alone-for-admins": (
+        "A game of the server's bots alone ({userids}) is an exhibition that only the server's administrators "
+        "may start: the bots play for people. To play them, name yourself among the players"
+    ),
+    "bot-games-at-limit": Plural(
+        "playing",
+        "{userid} already has {playing} game with the server's bots going, and one player may have {most} at "
+        "once: the bots' thinking is shared by the whole club. Finish or resign one first",
+        "{userid} already has {playing} games with the server's bots going, and one player may have {most} at "
+        "once: the bots' thinking is shared by the whole club. Finish or resign one first",
+    ),
     "challenge-unconfirmed": (
         "No game can start with {userids} yet: the server may not write to a player before they confirm an "
         "address (by replying to the mail the server sent them)"

@@ -22,7 +22,7 @@ from pbm.elo import RatingChange
 from pbm.facts import Fact
 from pbm.games import Game, MoveReport
 from pbm.live import LiveBoard
-from pbm.store import boards, bot_players, offers, open_challenges, players, queues
+from pbm.store import boards, bot_players, offers, open_challenges, players, queues, watchers
 from pbm.store.models import Board, Player, QueuedMove
 from pbm.views import OfferNews, open_challenge_view, report_data
 
@@ -51,14 +51,19 @@ def challenge(ctx: Context, command: lang.Challenge) -> list[OutgoingMail]:
     if unable:
         raise Refused("bots-do-not-play", userids=listed(unable), title=engine.title)
     challenger = next((p for p in named.values() if p in ctx.sender.players), None)
+    exhibition = challenger is None and all(p.is_bot for p in named.values())
+    if exhibition:
+        challenger = policy.exhibition_host(ctx, named_ids)
     if challenger is None:
-        raise Refused("challenge-not-from-player", userids=listed(named_ids))
+        people = [u for u in named_ids if not named[u].is_bot]  # a bot has no address to mail from
+        raise Refused("challenge-not-from-player", userids=listed(people))
     ctx.check_confirmed(challenger)
     unconfirmed = ctx.unconfirmed([p for p in named.values() if p != challenger])
     if unconfirmed:
         raise Refused(
             "challenge-unconfirmed", userids=listed([p.userid for p in unconfirmed]), headline="invalid-challenge"
         )
+    policy.check_bot_games(ctx, challenger, list(named.values()))
     refused = policy.refusals(ctx, engine.name, challenger, list(named.values()))
     if refused:
         raise Refused("challenge-policies", refusals=listed(refused, "semicolon-list"), headline="invalid-challenge")
@@ -74,8 +79,27 @@ def challenge(ctx: Context, command: lang.Challenge) -> list[OutgoingMail]:
     rules = time_control(ctx, command.time_words)
     if command.is_open:
         return _open(ctx, engine, command, [named.get(u) for u in userids], challenger, rules)
-    _, mails = start_game(ctx, engine, [named[u] for u in userids], command.options, author=challenger, rules=rules)
+    seated = [named[u] for u in userids]
+    if exhibition:
+        return _exhibition(ctx, engine, seated, command.options, host=challenger, rules=rules)
+    _, mails = start_game(ctx, engine, seated, command.options, author=challenger, rules=rules)
     return mails
+
+
+def _exhibition(
+    ctx: Context,
+    engine: Game[Any],
+    seated: Sequence[Player],
+    options: dict[str, Any],
+    *,
+    host: Player,
+    rules: clocks.TimeControl,
+) -> list[OutgoingMail]:
+    """A game of bots alone, started by an administrator (`host`) to be watched: it plays on with no
+    person in it. The host is sent its first board and told of its end; ``subscribe`` mails every move."""
+    board, _ = start_game(ctx, engine, seated, options, author=host, rules=rules, exhibition=True)
+    watchers.notify_at_end(ctx.session, host, engine.name, [board.row], ctx.now())
+    return [recipients.board_for_sender(ctx, board, ctx.view(board))]
 
 
 def time_control(ctx: Context, words: Sequence[str]) -> clocks.TimeControl:
@@ -97,10 +121,11 @@ def start_game(
     opening: Opening | None = None,
     number: int | None = None,
     created_at: datetime | None = None,
+    exhibition: bool = False,
 ) -> tuple[LiveBoard, list[OutgoingMail]]:
     """A new game of `seated`, in order of play, under time `rules` (the club's when None), and its
     first board mailed to each; `opening` is the line the mails start with when `author` did not
-    simply challenge the others."""
+    simply challenge the others; `exhibition`: a game of bots alone that plays on without people."""
     state = engine.new(players=len(seated), options=options)
     board = boards.start(
         ctx.session,
@@ -115,6 +140,7 @@ def start_game(
         time_control=rules or ctx.club.time_control,
         number=number,
         created_at=created_at,
+        exhibition=exhibition,
     )
     live = LiveBoard(board, engine, state)
     comment = "" if opening else None  # a seek's or a join's words were not written to the others
@@ -173,8 +199,8 @@ def play(
     _record(ctx, board.row, seat, notation, report, comment=comment, auto=auto)
     board.advance(after)
     result = engine.result(after)
-    if result is not None:
-        ratings = _finish_by_rules(ctx, board.row, result)
+    if result is not None or no_person_left(board, after):
+        ratings = _finish_by_rules(ctx, board.row, result) if result else _finish_for_want_of_people(ctx, board)
         return recipients.board_mails(ctx, board, author=player, announce=True, ratings=ratings, offer_news=news)
     turn = _queued_turn(ctx, board)
     mails = recipients.board_mails(
@@ -266,16 +292,21 @@ def resign(ctx: Context, command: lang.Resign) -> list[OutgoingMail]:
 def leave(ctx: Context, board: LiveBoard, player: Player, leaving: Leaving) -> list[OutgoingMail]:
     """`player` leaves the game at `board` (locked): in a game of two the others win; in a bigger
     one, if the game allows it, the others play on. Nobody plays on in the first round: the game
-    ends there, called off, unrated (`boards.finish`)."""
+    ends there, called off, unrated (`boards.finish`). Bots do not play on among themselves: when
+    the last person in play leaves, the bots still in play share the win, as the others of a game
+    that cannot go on do (`no_person_left`)."""
     seat = ctx.seat_in_play(board, player)
     row = board.row
     ratings: list[RatingChange] = []
     news = _withdraw_offer(ctx, row)
     did = Fact("player-did", userid=player.userid, did=leaving.did)
     after = board.engine.resign(board.state, seat)
-    if after is None or not boards.everyone_moved(ctx.session, row):
+    bots_alone = after is not None and no_person_left(board, after)
+    if after is None or bots_alone or not boards.everyone_moved(ctx.session, row):
         _record(ctx, row, seat, leaving.notation, report_data(MoveReport(leaving.did)), comment=leaving.comment)
         others = [s.seat for s in row.seats if s.seat != seat]
+        if bots_alone and boards.everyone_moved(ctx.session, row):
+            others = [s for s in board.engine.seats_in_play(after) if s != seat]
         reason = Fact("won-when-left" if len(others) == 1 else "tied-when-left", userid=player.userid, did=leaving.did)
         ratings = boards.finish(
             ctx.session,
@@ -295,6 +326,33 @@ def leave(ctx: Context, board: LiveBoard, player: Player, leaving: Leaving) -> l
     if result is not None:
         ratings = _finish_by_rules(ctx, row, result)
     return recipients.board_mails(ctx, board, author=player, announce=True, ratings=ratings, offer_news=news)
+
+
+def no_person_left(board: LiveBoard, state: Any) -> bool:
+    """Whether only bots would be left in play at `board` in `state`. Bots think for people: such a
+    game ends (`leave`, `play`), unless an administrator started it for bots alone (an exhibition).
+    A game of people alone always has a person in play."""
+    if board.row.exhibition:
+        return False
+    return all(board.player_at(seat).is_bot for seat in board.engine.seats_in_play(state))
+
+
+def _finish_for_want_of_people(ctx: Context, board: LiveBoard) -> list[RatingChange]:
+    """End the game at `board` (locked), whose last move put its last person out of play: the bots
+    still in play share the win, as the players left do when a game cannot go on."""
+    winners = list(board.seats_in_play())
+    reason = Fact("won-no-person-left" if len(winners) == 1 else "tied-no-person-left")
+    userids = [board.player_at(seat).userid for seat in winners]
+    return boards.finish(
+        ctx.session,
+        board.row,
+        winners=winners,
+        code=boards.NO_PERSON_LEFT,
+        reason=reason,
+        called_off=Fact("winners-result", winners=userids, result=reason),
+        now=ctx.now(),
+        rate_bots=ctx.club.rate_bot_games,
+    )
 
 
 def _finish_by_rules(ctx: Context, board: Board, result: pbm.games.Result) -> list[RatingChange]:

@@ -13,9 +13,9 @@ import pbm.games
 from pbm.commands import language as lang
 from pbm.commands import recipients
 from pbm.commands.context import Context
-from pbm.commands.effects import OutgoingMail
+from pbm.commands.effects import OutgoingMail, Refused, listed
 from pbm.facts import Fact
-from pbm.store import policies
+from pbm.store import bot_players, policies
 from pbm.store.models import Player
 
 
@@ -60,6 +60,36 @@ def at_limit(ctx: Context, game_type: str, player: Player) -> Fact | None:
         return None
     title = pbm.games.get(game_type).title
     return Fact("at-game-limit", userid=player.userid, playing=playing, title=title)
+
+
+def exhibition_host(ctx: Context, bots: Sequence[str]) -> Player:
+    """The administrator among the sender's players, who may start a game of the bots alone (an
+    exhibition); refused to anyone else, since bots think for people."""
+    host = next((p for p in ctx.sender.players if p.userid in ctx.club.admins), None)
+    if host is None:
+        raise Refused("bots-alone-for-admins", userids=listed(list(bots)), headline="invalid-challenge")
+    return host
+
+
+def check_bot_games(ctx: Context, challenger: Player, named: Sequence[Player]) -> None:
+    """Refuse a game with bots that would take a person past the games with bots one player may
+    have going (``PBM_BOT_GAMES_PER_PLAYER``): the people it seats, or the host of an exhibition."""
+    if not any(p.is_bot for p in named):
+        return
+    people = [p for p in named if not p.is_bot] or [challenger]
+    for person in people:
+        full = bot_games_full(ctx, person)
+        if full is not None:
+            raise full
+
+
+def bot_games_full(ctx: Context, person: Player) -> Refused | None:
+    """Why `person` may start no more games with bots now, or None."""
+    most = ctx.club.bot_games_per_player
+    playing = bot_players.live_games_with_bots(ctx.session, person.id)
+    if playing < most:
+        return None
+    return Refused("bot-games-at-limit", userid=person.userid, playing=playing, most=most, headline="invalid-challenge")
 
 
 def _told(ctx: Context, player: Player, game_type: str) -> list[OutgoingMail]:

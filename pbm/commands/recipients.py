@@ -20,7 +20,7 @@ from pbm.commands.effects import OutgoingMail
 from pbm.elo import RatingChange
 from pbm.live import LiveBoard, Snapshot
 from pbm.store import queues, watchers
-from pbm.store.models import Player, QueuedMove
+from pbm.store.models import Player, QueuedMove, Seat
 from pbm.views import BoardView, OfferNews, queue_text
 
 ANNOUNCED_ROWS = 4
@@ -119,9 +119,11 @@ def to_everyone(
     active = snapshot.board.active
     told = news.context()
     mails = []
-    for seat in row.seats:
+    for seat in _seats_told(ctx, snapshot.board, news):
         own = queue_text(queued[seat.player_id].lines) if seat.player_id in queued else ()
         context = {"view": snapshot.view(seat.seat, queued=own), "ratings": list(ratings), **told}
+        if news.author.is_bot and not seat.player.is_bot:
+            context["gathered"] = True  # the bots' moves since theirs mailed nobody: all are news
         mails.append(
             OutgoingMail(
                 "board",
@@ -154,6 +156,28 @@ def to_everyone(
         OutgoingMail("game_over", p.primary_address, {"view": unseated}, player_id=p.id, to_watcher=True) for p in ended
     ]
     return mails
+
+
+def _seats_told(ctx: Context, board: LiveBoard, news: News) -> list[Seat]:
+    """The seats that hear of this news of `board` now: every seat, but in a game with bots, where
+    a person is told what another person would tell them, no more.
+
+    A bot's move that gives the turn to another bot is news nobody needs yet: the people hear of
+    it with the move that gives a person the turn, whose mail lists every move since theirs
+    (``gathered``). A person out of play (resigned, out by the rules) hears of the game's end
+    alone, unless they watch the game. A game's end is everyone's news; a game of people alone
+    mails every seat as it always did.
+    """
+    seats = board.row.seats
+    if not board.active or not any(seat.player.is_bot for seat in seats):
+        return list(seats)
+    to_move = board.row.to_move
+    if news.announce and news.author.is_bot and to_move is not None and seats[to_move].player.is_bot:
+        return [seat for seat in seats if seat.player.is_bot]
+    in_play = set(board.seats_in_play())
+    out = [seat for seat in seats if seat.seat not in in_play and not seat.player.is_bot]
+    watching = watchers.watchers_among(ctx.session, board.row, [seat.player_id for seat in out])
+    return [seat for seat in seats if seat.seat in in_play or seat.player.is_bot or seat.player_id in watching]
 
 
 def board_for_sender(ctx: Context, board: LiveBoard, view: BoardView) -> OutgoingMail:

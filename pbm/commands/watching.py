@@ -59,7 +59,9 @@ def _watched_board(ctx: Context, game_type: str, number: int | None, player: Pla
     if number is None:
         return None
     board = ctx.board(game_type, number)
-    if board.seat_of(player) is not None:
+    seat = board.seat_of(player)
+    if seat is not None and (not board.active or seat in board.seats_in_play()):
+        # Out of play (resigned, or out by the rules), a player of a game going on may watch the rest.
         raise Refused("plays-there", userid=player.userid, title=board.title, board=number)
     return board.row
 

@@ -31,6 +31,7 @@ yes when the move is the proposer's own (a slip), and no to taking back anyone e
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import multiprocessing
@@ -300,18 +301,22 @@ class BotTurns:
         """Told of each answer, searched or not: one without searching is an incident."""
         self.lease = timedelta(seconds=2 * seconds + START_SECONDS)
         self._bots: dict[int, Player] = {}
+        self._served: dict[int | None, int] = {}
+        """When each owner's game was last thought about here, by `_serving`'s count (`to_act`)."""
+        self._serving = itertools.count()
 
     def play_due(self) -> int:
-        """Decide every bot turn due, one after the other; returns how many decisions went into the inbox."""
-        bots = self._the_bots()
-        with self.database.reading() as session:
-            due = bot_players.to_act(session, list(bots), now=self.now(), limit=BATCH)
-            tasks = [(board_id, player_id) for board_id, player_id in due if _task(session, board_id, bots[player_id])]
+        """Decide every bot turn due, one after the other, each time the one `bot_players.to_act`
+        puts first now (a turn that came due meanwhile may go before those found earlier); returns
+        how many decisions went into the inbox."""
         decided = 0
-        for board_id, player_id in tasks:
-            claimed = self._claim(board_id, bots[player_id])
+        looked_at: set[bot_players.Due] = set()
+        while (due := self._next_due(looked_at)) is not None:
+            looked_at.add(due)
+            claimed = self._claim(due.board_id, self._bots[due.player_id])
             if claimed is None:
                 continue
+            self._served[due.owner_id] = next(self._serving)
             if claimed.question is None:
                 said = ACCEPT if claimed.vote else REJECT
             else:
@@ -325,6 +330,14 @@ class BotTurns:
                 if self.on_decided is not None:
                     self.on_decided()
         return decided
+
+    def _next_due(self, looked_at: set[bot_players.Due]) -> bot_players.Due | None:
+        """The task to think about next: the first `to_act` gives that this look did not try yet (of
+        every bot signed up by now: a look lasts as long as turns keep coming due)."""
+        bots = self._the_bots()
+        with self.database.reading() as session:
+            due = bot_players.to_act(session, list(bots), now=self.now(), limit=BATCH, served=self._served)
+        return next((task for task in due if task not in looked_at), None)
 
     def _the_bots(self) -> dict[int, Player]:
         """The club's bots by player id: those signed up so far (the first game with one signs it up)."""

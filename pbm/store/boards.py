@@ -32,6 +32,8 @@ from pbm.store.models import Board, BoardCounter, BoardEvent, BoardStatus, MoveR
 FIRST_BOARD = 101
 RESIGNED = "resigned"
 """The end code of a game a resignation ended (the others come from the engine's `Result.code`)."""
+NO_PERSON_LEFT = "no-person-left"
+"""The end of a game with bots whose last person in play was put out by a move: the bots share it."""
 FORFEIT = "forfeit"
 """The end code of a game a player forfeited (by signing off; later, by running out of time)."""
 CANCELLED = "cancelled"
@@ -177,10 +179,11 @@ def start(
     time_control: clocks.TimeControl,
     number: int | None = None,
     created_at: datetime | None = None,
+    exhibition: bool = False,
 ) -> Board:
     """A new board of `game_type` with `players` seated in order, numbered next for its type (or
     `number`, taken before by `next_number` for an open challenge made at `created_at`), played
-    under `time_control`."""
+    under `time_control`; `exhibition`: see `Board.exhibition`."""
     board = Board(
         game_type=game_type,
         board=number if number is not None else next_number(session, game_type),
@@ -193,6 +196,7 @@ def start(
         created_at=created_at or now,
         updated_at=now,
         challenger_id=challenger.id,
+        exhibition=exhibition,
     )
     board.seats = [Seat(seat=i, player=player) for i, player in enumerate(players)]
     board.chain_head = chain.header_hash(header_of(board))

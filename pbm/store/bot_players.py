@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
 import pbm.bots
@@ -104,15 +105,53 @@ def rating(game_type: str, level: int) -> float:
     return RANDOM_PLAY_RATING + float(found["elo"]) if found is not None else elo.START
 
 
-def to_act(session: Session, bot_ids: Sequence[int], *, now: datetime, limit: int) -> list[tuple[int, int]]:
-    """(board id, bot player id) of active boards where a bot may have something to do: it is its
-    turn, or a proposal waits for votes; and no worker is thinking about it, and no decision of
-    its waits in the inbox. Those that waited longest first. Whether the bot has a vote to cast,
-    or decided this very task already, `claim` works out."""
+def live_games_with_bots(session: Session, player_id: int) -> int:
+    """The active games with a bot at them that `player_id` plays in or started (an exhibition)."""
+    with_a_bot = select(Seat.game_id).join(Player, Player.id == Seat.player_id).where(Player.bot_level.is_not(None))
+    plays_in = select(Seat.game_id).where(Seat.player_id == player_id)
+    query = select(func.count(Board.id)).where(
+        Board.status == BoardStatus.ACTIVE,
+        Board.id.in_(with_a_bot),
+        Board.id.in_(plays_in) | (Board.challenger_id == player_id),
+    )
+    return session.scalar(query) or 0
+
+
+@dataclass(frozen=True)
+class Due:
+    """A board where a bot may have something to do (`to_act`)."""
+
+    board_id: int
+    player_id: int
+    """The bot's."""
+    at_ply: int
+    """The moves made at the board so far: the task is about the position after them."""
+    owner_id: int | None
+    """Whom the game is played for: the player who started it (an exhibition's host too)."""
+
+
+def to_act(
+    session: Session,
+    bot_ids: Sequence[int],
+    *,
+    now: datetime,
+    limit: int,
+    served: Mapping[int | None, int] | None = None,
+) -> list[Due]:
+    """Active boards where a bot may have something to do: it is its turn, or a proposal waits for
+    votes; and no worker is thinking about it, and no decision of its waits in the inbox. Whether
+    the bot has a vote to cast, or decided this very task already, `claim` works out.
+
+    In the order to think about them, since one thinker serves the whole club: games with a person
+    before exhibitions (bots think for people); then the game's owner served longest ago first
+    (`served`: owner id -> a number the caller counts up each time it serves one; never served
+    first), a round robin, so that one player's many games hold up another player's bot for one
+    answer at most; then those that waited longest.
+    """
     if not bot_ids:
         return []
     query = (
-        select(Board.id, Seat.player_id)
+        select(Board.id, Seat.player_id, Board.move_count, Board.challenger_id, Board.exhibition)
         .join(Seat, Seat.game_id == Board.id)
         .outerjoin(Offer, Offer.game_id == Board.id)
         .outerjoin(BotTurn, (BotTurn.game_id == Board.id) & (BotTurn.player_id == Seat.player_id))
@@ -125,9 +164,11 @@ def to_act(session: Session, bot_ids: Sequence[int], *, now: datetime, limit: in
             InboundMessage.status.is_(None) | (InboundMessage.status != InboundStatus.PENDING),
         )
         .order_by(Board.updated_at, Board.id, Seat.seat)
-        .limit(limit)
     )
-    return [(board_id, player_id) for board_id, player_id in session.execute(query)]
+    last_served = served or {}
+    found = session.execute(query).all()  # as many as live games with bots: capped per player
+    ordered = sorted(found, key=lambda row: (row.exhibition, last_served.get(row.challenger_id, -1)))  # stable
+    return [Due(row.id, row.player_id, row.move_count, row.challenger_id) for row in ordered[:limit]]
 
 
 class Claim(enum.StrEnum):

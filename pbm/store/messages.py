@@ -25,6 +25,8 @@ ENDINGS: Catalogue = {
     "won-when-left": "won when {userid} {did}",
     "tied-when-left": "tied when {userid} {did}",
     "tied-by-agreement": "tied by agreement",
+    "won-no-person-left": "won: no person was left in play, and bots play only with people",
+    "tied-no-person-left": "tied: no person was left in play, and bots play only with people",
     # Why a game was called off (`pbm.store.boards.finish`): said after "cancelled: ".
     "called-off-in-the-first-round": "{what} in the first round",
     "player-did": "{userid} {did}",

@@ -330,6 +330,10 @@ class Board(Base):
     chain_head: Mapped[str | None] = mapped_column(String(64), default=None)
     """The hash of the game's move chain after its last move (`pbm.records.chain`): the header's
     hash before any. A board mail's receipt signs it; the next move links to it."""
+    exhibition: Mapped[bool] = mapped_column(default=False, server_default=false())
+    """A game of the server's bots alone that an administrator started to be watched: it plays on
+    with no person in it, where any other game with bots ends once no person is left in play
+    (`pbm.commands.bot_games`)."""
 
     seats: Mapped[list[Seat]] = relationship(order_by="Seat.seat", cascade="all, delete-orphan", lazy="selectin")
     offer: Mapped[Offer | None] = relationship(cascade="all, delete-orphan", lazy="select")

@@ -59,6 +59,15 @@ def watching(session: Session, board: Board) -> list[Player]:
     return [s.player for s in subscribed if s.player.active and s.player_id not in seated]
 
 
+def watchers_among(session: Session, board: Board, player_ids: Sequence[int]) -> set[int]:
+    """Those of `player_ids` subscribed to `board`, seated or not."""
+    if not player_ids:
+        return set()
+    subscribed = Subscription.player_id.in_(player_ids)
+    query = select(Subscription.player_id).where(Subscription.game_id == board.id, subscribed)
+    return set(session.scalars(query))
+
+
 _WATCHING = select(Subscription).where(Subscription.game_id == bindparam("board_id")).order_by(Subscription.id)
 """Built once: every move asks it."""
 

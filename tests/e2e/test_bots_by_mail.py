@@ -7,6 +7,7 @@ to hold it on purpose, in a thinking the test controls.
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import replace
 
 from sqlalchemy import select
@@ -86,3 +87,93 @@ def test_mail_is_answered_while_a_bot_thinks(database_url, sink, tmp_path):
             done.set()
         (bot_move,) = sink.wait(1)
         assert body_of(bot_move).startswith("bot1 (computer, level 1) played ")
+
+
+CAROL = "carol@example.com"
+
+
+def turn_mails(sink, mails: list, *, timeout: float = 60.0) -> list:
+    """The mails that arrive until one is carol's turn (that one last), kept in `mails` too."""
+    got = []
+    while not got or got[-1]["Subject"] != "Cephalopod Board 101 carol":
+        got += sink.wait(1, timeout=timeout)
+    mails += got
+    return got
+
+
+def until_quiet(sink, seconds: float = 5.0) -> list:
+    """Every mail that arrives until none has for `seconds`."""
+    got, more = [], sink.quiet(seconds)
+    while more:
+        got, more = got + more, sink.quiet(seconds)
+    return got
+
+
+def test_a_person_among_two_bots_hears_once_a_turn_and_at_the_end(server, sink):
+    """carol plays two rounds against bot1 and bot2 by replying to her board mails, then resigns:
+    she is mailed her own moves, one mail each time her turn comes back (naming both bots' moves),
+    and the end, which comes at once: no person is left in the game (before: 149 mails for a
+    game on the full board, most of them after she resigned)."""
+    server.send(mail(CAROL, "signup carol carol-pw"), CAROL)
+    sink.wait(1)
+    server.send(mail(CAROL, "cephalopod challenge -size=4 carol bot1 bot2"), CAROL)
+    mails = sink.wait(1)
+    latest = mails[0]
+    for _ in range(2):
+        state, _ = position(server.server)
+        move = pbm.bots.choose("cephalopod", state, 1, seed=state.ply)
+        server.send(reply_to_board(latest, CAROL, move), CAROL, [latest["Reply-To"].addresses[0].addr_spec])
+        latest = turn_mails(sink, mails)[-1]
+        said = body_of(latest)
+        assert "bot1 (computer, level 1) played " in said and "bot2 (computer, level 2) played " in said
+    server.send(reply_to_board(latest, CAROL, "resign"), CAROL, [latest["Reply-To"].addresses[0].addr_spec])
+    mails += until_quiet(sink)
+    assert {m["To"].addresses[0].addr_spec for m in mails} == {CAROL}
+    assert [m["Subject"] for m in mails] == [
+        "New Cephalopod Board 101 carol",
+        "Cephalopod Board 101 bot1",
+        "Cephalopod Board 101 carol",
+        "Cephalopod Board 101 bot1",
+        "Cephalopod Board 101 carol",
+        "Cephalopod Board 101 tie: bot1 and bot2",
+    ], f"{len(mails)} mails"
+    assert position(server.server)[1] == "finished"
+
+
+MALLORY = "mallory@example.net"
+
+
+def boards_of(server: Server) -> dict[int, tuple[str, int]]:
+    with server.database.reading() as session:
+        return {row.board: (row.status, row.move_count) for row in session.scalars(select(Board))}
+
+
+def test_a_players_games_with_bots_end_when_they_resign_and_a_fifth_is_refused(server, sink):
+    """The four-games attack: mallory plays four games against bot1 to bot4, resigns each after one
+    round, and the bots would play on among themselves (before: 55.7 s of thinking in 90 s on 9x9
+    boards). Each game ends with her resignation; no bot moves after it; a fifth is refused."""
+    server.send(mail(MALLORY, "signup mallory mallory-pw"), MALLORY)
+    sink.wait(1)
+    for _ in range(5):
+        server.send(mail(MALLORY, "cephalopod challenge -size=4 mallory bot1 bot2 bot3 bot4"), MALLORY)
+    started = sink.wait(5)
+    (refused,) = [m for m in started if "New Cephalopod" not in m["Subject"]]
+    assert "one player may have 4 at once" in body_of(refused)
+    for number in boards_of(server.server):
+        state = CEPHALOPOD.resume(*_state_and_secret(server.server, number))
+        move = pbm.bots.choose("cephalopod", state, 1, seed=number)
+        server.send(mail(MALLORY, f"cephalopod move {number} mallory mallory-pw {move}"), MALLORY)
+    deadline = time.monotonic() + 120
+    while any(moves < 5 for _, moves in boards_of(server.server).values()):  # a round: her move, four bots'
+        assert time.monotonic() < deadline, boards_of(server.server)
+        time.sleep(0.2)
+    for number in boards_of(server.server):
+        server.send(mail(MALLORY, f"cephalopod resign {number} mallory mallory-pw"), MALLORY)
+    until_quiet(sink, 3)
+    assert boards_of(server.server) == {number: ("finished", 6) for number in range(101, 105)}
+
+
+def _state_and_secret(server: Server, number: int):
+    with server.database.reading() as session:
+        row = session.scalar(select(Board).where(Board.board == number))
+        return row.state, row.secret
