@@ -58,11 +58,13 @@ class HeldMail:
     composer: Composer
     limits: Limits
 
-    def release_due(self, session: Session, now: datetime) -> list[str]:
+    def release_due(self, session: Session, now: datetime, *, bring_forward: bool = True) -> list[str]:
         """Let go the held mail whose time has come, where the hour has room for it; a line per
-        address on what went (no address in it)."""
+        address on what went (no address in it). With `bring_forward`, first the mail an hourly
+        limit raised since had held till later (`_bring_forward_where_room`)."""
         done = []
-        self._bring_forward_where_room(session, now)
+        if bring_forward:
+            self._bring_forward_where_room(session, now)
         for key in outbox.due_held(session, now, limit=ADDRESSES_PER_PASS):
             session.flush()  # what was let go before counts in the plain statements below
             held = outbox.claim_held(session, key, now)

@@ -87,9 +87,11 @@ class TimePass:
         return self._pass(at or self.now(), self.database.transaction)
 
     def let_held_go(self, at: datetime) -> PassReport:
-        """Only the first step of a pass: let go the held mail whose time has come by `at`."""
+        """Only the first step of a pass: let go the held mail whose time has come by `at`. (Mail
+        held under an hourly limit raised since is brought forward by the pass itself: it waits
+        for a restart, not for each mail applied.)"""
         report = PassReport(at)
-        self._step(report, "held mail", self.database.transaction, self._held_step(at))
+        self._step(report, "held mail", self.database.transaction, self._held_step(at, bring_forward=False))
         return report
 
     def rehearse(self, at: datetime) -> PassReport:
@@ -141,8 +143,8 @@ class TimePass:
             pruned.append(Fact("sent-mail-pruned", count=count, days=f"{self.club.keep_sent / timedelta(days=1):g}"))
         return [], []
 
-    def _held_step(self, at: datetime) -> Work:
-        return lambda session: (self.held.release_due(session, at), [])
+    def _held_step(self, at: datetime, *, bring_forward: bool = True) -> Work:
+        return lambda session: (self.held.release_due(session, at, bring_forward=bring_forward), [])
 
     def _look(self, session: Session, *, board_id: int, at: datetime) -> list[OutgoingMail]:
         board = turns.claim(session, board_id, at)
