@@ -121,12 +121,15 @@ def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fac
         if seed is None:
             checked += [genuine, Fact("record-dice-still-secret")]
             return  # without the seed, nobody can replay the rolls yet: the chain and signature are what holds
-    state, left = _replay(engine, header, links, seed)
+    replayed = _replay(engine, header, links, seed)
+    state = replayed.state
     if section.get("position") != engine.to_position(state):
         raise _Wrong(Fact("record-position-differs"))
     result = engine.result(state)
-    standing = [seat for seat in range(len(players)) if seat not in left]
-    if result is not None:
+    standing = [seat for seat in range(len(players)) if seat not in replayed.left]
+    if replayed.called_off or (not replayed.everyone_moved and (result is not None or len(standing) == 1)):
+        _check_called_off(readable)
+    elif result is not None:
         _check_result(result.winners, readable, len(players))
     elif len(standing) == 1:  # everyone else resigned or forfeited
         _check_result(standing, readable, len(players))
@@ -227,11 +230,22 @@ def _revealed_seed(committed: Any, dice: Any, status: Any) -> bytes | None:
     return seed
 
 
-def _replay(
-    engine: Any, header: dict[str, Any], links: list[dict[str, Any]], seed: bytes | None
-) -> tuple[Any, set[int]]:
+@dataclass(frozen=True)
+class _Replayed:
+    """Where a chain's moves lead: the position, the seats that left (resigned, forfeited), whether
+    every seat has a move that stands (`pbm.store.boards.everyone_moved`), and whether a seat left
+    before that, which calls the game off where it stands (`pbm.store.boards.finish`)."""
+
+    state: Any
+    left: set[int]
+    everyone_moved: bool
+    called_off: bool
+
+
+def _replay(engine: Any, header: dict[str, Any], links: list[dict[str, Any]], seed: bytes | None) -> _Replayed:
     """5. Every move replayed through the engine from the game's start: each legal, each by the seat
-    whose turn it was. Returns the position reached and the seats that left (resigned, forfeited)."""
+    whose turn it was; the server's own rule for a game left in its first round (called off, the
+    position as it stood, nothing after it)."""
     players = header["players"]
     options = header.get("options") or {}
     if not isinstance(options, dict):
@@ -242,26 +256,35 @@ def _replay(
         raise _Wrong(Fact("record-unreadable", why=str(error))) from None
     before: list[Any] = []
     left: set[int] = set()
+    standing: list[int] = []  # the seat of each move that stands, as the server counts them
+    called_off = False
     for link in links:
         number, seat, move, player = link["ply"], link["seat"], link["move"], link["player"]
         if not 0 <= seat < len(players) or players[seat] != player:
             raise _Wrong(Fact("record-header-differs"))
         try:
+            if called_off:
+                raise GameError("game-over")
             if move in LEAVING:
                 left.add(seat)
-                state = engine.resign(state, seat) or state
+                called_off = len(set(standing)) < len(players)
+                if not called_off:  # a game called off stays as it stood: nobody plays on
+                    state = engine.resign(state, seat) or state
             elif move == UNDO:
                 if not before:
                     raise GameError("no-move-to-take-back")
                 state = engine.undo(before.pop(), state)
+                if standing:
+                    standing.pop()
             else:
                 if state.to_move != seat:
                     raise _Wrong(Fact("record-not-their-turn", ply=number, player=player))
                 before.append(state)
                 state = engine.play(state, move)
+                standing.append(seat)
         except GameError as error:
             raise _Wrong(Fact("record-move-illegal", ply=number, player=player, move=move, reason=error.fact)) from None
-    return state, left
+    return _Replayed(state, left, len(set(standing)) == len(players), called_off)
 
 
 def _check_result(winners: Sequence[int], readable: dict[str, Any], seats: int) -> None:
@@ -272,6 +295,14 @@ def _check_result(winners: Sequence[int], readable: dict[str, Any], seats: int) 
     players = [p for p in readable.get("players", ()) if isinstance(p, dict)]
     said = [player.get("result") for player in players]
     if readable.get("status") != "finished" or said != [int(seat in winners) for seat in range(seats)]:
+        raise _Wrong(Fact("record-result-differs"))
+
+
+def _check_called_off(readable: dict[str, Any]) -> None:
+    """Where the game ended before every player had made a move that stands, the server called it
+    off, unrated and won by nobody (`pbm.store.boards.finish`): the readable header must say so."""
+    said = [p.get("result") for p in readable.get("players", ()) if isinstance(p, dict)]
+    if readable.get("status") != "cancelled" or len(set(map(repr, said))) > 1:
         raise _Wrong(Fact("record-result-differs"))
 
 
