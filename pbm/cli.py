@@ -129,13 +129,20 @@ def _parser() -> argparse.ArgumentParser:
         "verify",
         help="check a game record offline: every hash, the signature, every move, the dice",
         description=(
-            "Check a game record (GET /<game>/<board>/record.json, or the attachment of `GAME record BOARD`): "
-            "the hash chain, the server's signature, every move replayed through the game's engine, and for "
-            "a finished game with dice every roll against the revealed seed. Exit 0 when genuine; 1 naming "
-            "the first thing wrong; 2 when the file cannot be read."
+            "Check a game record (GET /<game>/<board>/record.json with its proof, "
+            "GET /<game>/<board>/record.proof.json; or the attachment of `GAME record BOARD`, which holds "
+            "both): the hash chain, the server's signature, every move replayed through the game's engine, "
+            "and for a finished game with dice every roll against the revealed seed. Exit 0 when genuine; 1 "
+            "naming the first thing wrong; 2 when a file cannot be read."
         ),
     )
     check.add_argument("file", help="the record (JSON); - for standard input")
+    check.add_argument(
+        "--proof",
+        metavar="FILE",
+        type=Path,
+        help="the record's proof (record.proof.json), when the record is the APGameRecord alone",
+    )
     check.add_argument(
         "--keys",
         metavar="DIR",
@@ -500,6 +507,8 @@ def _verify(args: argparse.Namespace) -> int:
     try:
         text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
         record = json.loads(text)
+        if args.proof is not None:
+            record = verify.combined(record, json.loads(args.proof.read_text(encoding="utf-8")))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         print("pbm verify: " + words.say(Fact("record-unreadable", why=type(error).__name__)), file=sys.stderr)
         return 2

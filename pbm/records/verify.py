@@ -7,7 +7,9 @@ In order, stopping at the first thing wrong (a `Fact`, said by `pbm.records.mess
 2. every link of the chain: each ply's hash recomputed from its contents and the hash before it,
    from the header's hash on (`pbm.records.chain`);
 3. the server's signature over how far the chain goes, by the key the record names (and, given
-   the server's known keys, one of them);
+   the server's known keys, one of them). Without them, any key that signs consistently passes:
+   the verdict then names the key, for the reader to compare with the one the game's page or a
+   receipt shows (``record-key-not-pinned``);
 4. the readable move list against the chain;
 5. every move replayed through the game's engine: each legal, each by the seat whose turn it
    was, ending in the position the record gives, and, where the moves end the game, in the
@@ -17,7 +19,8 @@ In order, stopping at the first thing wrong (a `Fact`, said by `pbm.records.mess
    Before its end the seed stays secret, so its rolls, and the moves that depend on them, are
    checked only when a record of the finished game is.
 
-Nothing here reads a database or a network: a player checks a record with the record alone.
+Nothing here reads a database or a network: a player checks a record with the record alone, or
+an APGameRecord with its proof read apart (`combined`).
 """
 
 from __future__ import annotations
@@ -62,6 +65,19 @@ def verify(record: Any, *, known_keys: Mapping[str, str] | None = None) -> Verdi
     return Verdict(None, checked)
 
 
+PROOF = "pbm"
+"""The key of the proof (the signed chain, the dice) in a combined record."""
+
+
+def combined(readable: Any, proof: Any) -> Any:
+    """The combined record to check, from an APGameRecord (``record.json``) and its proof
+    (``record.proof.json``) read apart; anything that is not a JSON object is left for `verify`
+    to name."""
+    if not isinstance(readable, dict):
+        return readable
+    return {**{key: value for key, value in readable.items() if key != PROOF}, PROOF: proof}
+
+
 def _need(container: Any, key: str, kind: type | tuple[type, ...], what: str | None = None) -> Any:
     value = container.get(key) if isinstance(container, dict) else None
     if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
@@ -103,6 +119,7 @@ def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fac
     if ply != len(links) or head != ends_at:
         raise _Wrong(Fact("record-head-wrong"))
     signed_by = _check_signature(signature, chain.statement(game_type, board, ply, head), known_keys)
+    pinned = [] if known_keys is not None else [_unpinned(signature)]
     _check_move_list(_need(record, "moves", list), links)
 
     # 5 and 6. the moves through the engine, the dice against the seed
@@ -119,7 +136,7 @@ def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fac
     if header.get("dice_commitment") is not None:
         seed = _revealed_seed(header["dice_commitment"], dice, readable.get("status"))
         if seed is None:
-            checked += [genuine, Fact("record-dice-still-secret")]
+            checked += [genuine, Fact("record-dice-still-secret"), *pinned]
             return  # without the seed, nobody can replay the rolls yet: the chain and signature are what holds
     replayed = _replay(engine, header, links, seed)
     state = replayed.state
@@ -139,6 +156,13 @@ def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fac
     checked.append(genuine)
     if seed is not None:
         checked.append(Fact("record-dice-genuine"))
+    checked += pinned
+
+
+def _unpinned(signature: dict[str, Any]) -> Fact:
+    """What a check without the server's keys must say: which key signed, and that only comparing
+    it with the server's tells the server's record from one re-signed by anyone."""
+    return Fact("record-key-not-pinned", key_id=signature["key_id"], public_key=signature["public_key"])
 
 
 def _check_chain(game_type: str, board: int, header: dict[str, Any], links: list[Any]) -> str:
