@@ -105,7 +105,7 @@ class Composer:
         tokens: ReplyTokens,
         key: bytes,
         *,
-        unsubscribe_url: Callable[[OutgoingMail], str | None] | None = None,
+        unsubscribe_url: Callable[[OutgoingMail, datetime], str | None] | None = None,
         signing: SigningKeys | None = None,
     ) -> None:
         if headers.mail_address(addressing.address) is None:
@@ -186,7 +186,7 @@ class Composer:
             fields += [f"In-Reply-To: {in_reply_to}", _folded("References", references)]
         if reply_to is not None:
             fields.append(f"Reply-To: {reply_to}")
-        unsubscribe = self.unsubscribe_url(mail) if self.unsubscribe_url is not None else None
+        unsubscribe = self.unsubscribe_url(mail, now) if self.unsubscribe_url is not None else None
         if unsubscribe is not None:
             assert _URL.fullmatch(unsubscribe), "an unsubscribe URL is written into its header as it is"
             # RFC 8058: a POST to the URL acts at once; the MTA's DKIM signature covers both fields.
