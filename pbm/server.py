@@ -164,6 +164,7 @@ class Server:
             first_retry=timedelta(seconds=settings.first_retry_seconds),
             worker=worker,
             metrics=self.metrics,
+            unseal=tokens.unseal,
         )
         self.web = create_app(
             self.database,
