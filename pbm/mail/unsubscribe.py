@@ -20,6 +20,9 @@ mails carry no such header.
 datetime.datetime(2026, 11, 28, 12, 0, 1, tzinfo=datetime.timezone.utc)
 >>> unsubscribing.read(token.replace("-7-", "-8-")) is None
 True
+
+The URL a mail carries is sealed in the outbox, like reply tokens (`pbm.mail.tokens`): only
+delivery writes its MAC, for the mail's own player.
 """
 
 from __future__ import annotations
@@ -46,6 +49,9 @@ EVERY_GAME = "all"
 WORKS_FOR = timedelta(days=30)
 """How long after its mail was written an unsubscribe URL acts: a newer mail carries a newer one."""
 _TOKEN = re.compile(r"([wed])-(\d{1,18})-([a-z0-9]{1,32})-(\d{1,18})-(\d{1,12})-([a-z2-7]{24})")
+_SEAL = "0" * 24
+"""What stands for a URL's MAC until its mail is handed over: no MAC has a ``0`` in it."""
+_SEALED = re.compile(rb"/unsubscribe/([wed]-\d{1,18}-[a-z0-9]{1,32}-\d{1,18}-\d{1,12}-)0{24}>")
 
 
 @dataclass(frozen=True)
@@ -89,9 +95,30 @@ class Unsubscribing:
         return stop if hmac.compare_digest(found[6], self._mac(stop, written)) else None
 
     def url_for(self, mail: OutgoingMail, now: datetime) -> str | None:
-        """The one-click URL `mail`, written `now`, carries; None for a mail that is not a watcher's."""
+        """The one-click URL `mail`, written `now`, carries, sealed as the outbox keeps it (`unseal`
+        makes it work as the mail is handed over); None for a mail that is not a watcher's."""
         stop = stop_of(mail, now)
-        return None if stop is None else f"{self.public_url}/unsubscribe/{self.token(stop)}"
+        if stop is None:
+            return None
+        token = self.token(stop)
+        return f"{self.public_url}/unsubscribe/{token[: -len(_SEAL)]}{_SEAL}"
+
+    def unseal(self, raw: bytes, player_id: int | None) -> bytes:
+        """`raw` with the sealed unsubscribe URL of its own player's made to work (a URL naming
+        another player is left sealed): the database never holds one that acts."""
+        if player_id is None or b"/unsubscribe/" not in raw:
+            return raw
+
+        def genuine(found: re.Match[bytes]) -> bytes:
+            named = _TOKEN.fullmatch(found.group(1).decode("ascii") + "a" * 24)
+            if named is None or int(named[2]) != player_id:
+                return found.group(0)
+            written = int(named[5])
+            at = datetime.fromtimestamp(written, timezone.utc)
+            stop = Stop(named[1], player_id, named[3], int(named[4]), at)
+            return b"/unsubscribe/" + found.group(1) + self._mac(stop, written).encode("ascii") + b">"
+
+        return _SEALED.sub(genuine, raw)
 
 
 def stop_of(mail: OutgoingMail, now: datetime) -> Stop | None:

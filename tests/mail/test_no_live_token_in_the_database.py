@@ -62,3 +62,24 @@ def test_no_token_a_mail_carried_is_in_the_database_file_or_its_journal(make_mai
     assert b"SQLite format 3" in database_bytes(database_url)
     found = [token for token in tokens if token in stored or token[-20:] in stored]  # whole, or its MAC
     assert found == [], f"{len(found)} of {len(tokens)} live tokens are readable in the database's bytes"
+
+
+UNSUBSCRIBE = re.compile(rb"/unsubscribe/([wed]-[0-9a-z-]+-([a-z2-7]{24}))>")
+"""A one-click unsubscribe URL that acts, as a watcher's mail handed over carries it."""
+
+
+def test_no_unsubscribe_url_a_mail_carried_is_in_the_database_file_or_its_journal(make_mailroom, database_url):
+    if not database_url.startswith("sqlite"):
+        return
+    room = make_mailroom(public_url="https://games.example.org", confirm_addresses=False)
+    for address, userid in ((ALICE, "alice"), (BOB, "bob"), ("carol@example.com", "carol")):
+        room.send(mail(address, f"signup {userid} {userid}-pw"))
+    room.send(mail("carol@example.com", "cephalopod subscribe carol carol-pw all"))
+    room.send(mail(ALICE, "cephalopod challenge alice bob"))
+    room.send(mail(ALICE, "cephalopod move 101 alice alice-pw c3"))
+    handed = Handed()
+    asyncio.run(Delivery(room.database, handed, "pbm@localhost", unseal=room.server.delivery.unseal).deliver_due())
+    urls = {found for raw in handed.raws for found in UNSUBSCRIBE.findall(raw)}
+    assert urls, "carol's copies carry one-click unsubscribe"
+    stored = database_bytes(database_url).lower()
+    assert [token for token, mac in urls if token in stored or mac in stored] == []
