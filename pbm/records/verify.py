@@ -142,14 +142,7 @@ def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fac
     state = replayed.state
     if section.get("position") != engine.to_position(state):
         raise _Wrong(Fact("record-position-differs"))
-    result = engine.result(state)
-    standing = [seat for seat in range(len(players)) if seat not in replayed.left]
-    if replayed.called_off or (not replayed.everyone_moved and (result is not None or len(standing) == 1)):
-        _check_called_off(readable)
-    elif result is not None:
-        _check_result(result.winners, readable, len(players))
-    elif len(standing) == 1:  # everyone else resigned or forfeited
-        _check_result(standing, readable, len(players))
+    _check_ending(engine, replayed, readable, len(players))
     if seed is not None:
         _check_rolls(engine, state, seed, dice)
     # Said only once everything checked: a record is genuine as a whole or not at all.
@@ -320,6 +313,19 @@ def _check_result(winners: Sequence[int], readable: dict[str, Any], seats: int) 
     said = [player.get("result") for player in players]
     if readable.get("status") != "finished" or said != [int(seat in winners) for seat in range(seats)]:
         raise _Wrong(Fact("record-result-differs"))
+
+
+def _check_ending(engine: Any, replayed: _Replayed, readable: dict[str, Any], seats: int) -> None:
+    """Where the moves end the game, the readable header must say how: called off (left, or over,
+    before every player had moved), or won by those the rules or the others' leaving make winners."""
+    result = engine.result(replayed.state)
+    standing = [seat for seat in range(seats) if seat not in replayed.left]
+    if replayed.called_off or (not replayed.everyone_moved and (result is not None or len(standing) == 1)):
+        _check_called_off(readable)
+    elif result is not None:
+        _check_result(result.winners, readable, seats)
+    elif len(standing) == 1:  # everyone else resigned or forfeited
+        _check_result(standing, readable, seats)
 
 
 def _check_called_off(readable: dict[str, Any]) -> None:
