@@ -52,19 +52,7 @@ def build(
     header = boards.header_of(board)
     userids = list(header.players)
     over = board.status != BoardStatus.ACTIVE
-    players: list[dict[str, Any]] = []
-    for seat, userid in enumerate(userids):
-        player: dict[str, Any] = {
-            "name": userid,
-            "userid": userid,
-            "seat": engine.seat_names[seat],
-            "is_ai": bool(BOT.match(userid)),
-        }
-        # The schema wants every player's result: only a finished game has winners; before its end,
-        # or called off, everyone stands the same, and the record is unrated.
-        finished = board.status == BoardStatus.FINISHED
-        player["result"] = 1 if finished and seat in (board.winners or []) else 0
-        players.append(player)
+    players = players_of(engine, board, userids)
     last_time = moves[-1].created_at if moves else board.created_at
     variants = options_text(engine, board.options).split()
     record: dict[str, Any] = {
@@ -104,6 +92,23 @@ def build(
     if board.secret is not None:
         record["pbm"]["dice"] = dice_section(engine, board, state, moves)
     return record
+
+
+def players_of(engine: Game[Any], board: Board, userids: Sequence[str]) -> list[dict[str, Any]]:
+    """The header's players in seat order, each with the result the schema wants of every one: only
+    a finished game has winners (1, the others 0); before its end, or called off, everyone stands
+    the same, and the record is unrated."""
+    finished = board.status == BoardStatus.FINISHED
+    return [
+        {
+            "name": userid,
+            "userid": userid,
+            "seat": engine.seat_names[seat],
+            "is_ai": bool(BOT.match(userid)),
+            "result": 1 if finished and seat in (board.winners or []) else 0,
+        }
+        for seat, userid in enumerate(userids)
+    ]
 
 
 def dice_section(engine: Game[Any], board: Board, state: Any, moves: Sequence[MoveRecord]) -> dict[str, Any]:
