@@ -136,13 +136,20 @@ def _parser() -> argparse.ArgumentParser:
         "verify",
         help="check a game record offline: every hash, the signature, every move, the dice",
         description=(
-            "Check a game record (GET /<game>/<board>/record.json, or the attachment of `GAME record BOARD`): "
-            "the hash chain, the server's signature, every move replayed through the game's engine, and for "
-            "a finished game with dice every roll against the revealed seed. Exit 0 when genuine; 1 naming "
-            "the first thing wrong; 2 when the file cannot be read."
+            "Check a game record (GET /<game>/<board>/record.json with its proof, "
+            "GET /<game>/<board>/record.proof.json; or the attachment of `GAME record BOARD`, which holds "
+            "both): the hash chain, the server's signature, every move replayed through the game's engine, "
+            "and for a finished game with dice every roll against the revealed seed. Exit 0 when genuine; 1 "
+            "naming the first thing wrong; 2 when a file cannot be read."
         ),
     )
     check.add_argument("file", help="the record (JSON); - for standard input")
+    check.add_argument(
+        "--proof",
+        metavar="FILE",
+        type=Path,
+        help="the record's proof (record.proof.json), when the record is the APGameRecord alone",
+    )
     check.add_argument(
         "--keys",
         metavar="DIR",
@@ -574,6 +581,8 @@ def _verify(args: argparse.Namespace) -> int:
     words = Words()
     try:
         record = read_json(args.file)
+        if args.proof is not None:
+            record = verify.combined(record, read_json(str(args.proof)))
     except Unreadable as error:
         print("pbm verify: " + words.say(error.fact), file=sys.stderr)
         return 2

@@ -180,6 +180,7 @@ class Server:
             first_retry=timedelta(seconds=settings.first_retry_seconds),
             worker=worker,
             metrics=self.metrics,
+            unseal=_unsealing(tokens, unsubscribing),
         )
         self.web = create_app(
             self.database,
@@ -557,3 +558,11 @@ class ServerThread:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _unsealing(tokens: ReplyTokens, unsubscribing: Unsubscribing | None) -> Callable[[bytes, str, int | None], bytes]:
+    """What delivery does to a mail as it hands it over: its sealed reply tokens and unsubscribe
+    URL made to work, from the key (the database holds neither)."""
+    if unsubscribing is None:
+        return tokens.unseal
+    return lambda raw, recipient, player_id: unsubscribing.unseal(tokens.unseal(raw, recipient, player_id), player_id)

@@ -21,6 +21,7 @@ from pbm import clocks
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, ReplyAs
 from pbm.store import board_lists, outbox, preferences, turns
+from pbm.store import boards as store_boards
 from pbm.store.models import Board, Player
 from pbm.views import BoardView
 
@@ -58,7 +59,8 @@ def digest_of(ctx: Context, player: Player) -> OutgoingMail | None:
     games = waiting_games(ctx, player)
     if not games:
         return None
-    context = {"player": player.userid, "games": games}
+    # The last move recorded: a reply to the digest is judged against the boards as it showed them.
+    context = {"player": player.userid, "games": games, "digest_mark": store_boards.last_move_id(ctx.session)}
     return OutgoingMail("digest", player.primary_address, context, player_id=player.id, digest_reply=True)
 
 

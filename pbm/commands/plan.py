@@ -97,10 +97,11 @@ class ConfirmFacts:
 @dataclass(frozen=True)
 class DigestFacts:
     """The reply address of a digest: the player it was mailed to, and the games waiting for their
-    move as they stand now (game, board, move number), which its lines name by board."""
+    move now (game, board, the move number the digest showed it at: None when nobody can tell),
+    which its lines name by board."""
 
     userid: str
-    games: tuple[tuple[str, int, int], ...] = ()
+    games: tuple[tuple[str, int, int | None], ...] = ()
 
 
 Step = lang.Command | lang.CommandError

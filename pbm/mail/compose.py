@@ -105,7 +105,7 @@ class Composer:
         tokens: ReplyTokens,
         key: bytes,
         *,
-        unsubscribe_url: Callable[[OutgoingMail], str | None] | None = None,
+        unsubscribe_url: Callable[[OutgoingMail, datetime], str | None] | None = None,
         signing: SigningKeys | None = None,
     ) -> None:
         if headers.mail_address(addressing.address) is None:
@@ -136,8 +136,9 @@ class Composer:
         def reply_address_of(reply_as: ReplyAs) -> str:
             """The reply address that plays the next move at a board, written in the mail's text (a
             digest gives one for each game it lists), tied to the address the mail goes to."""
-            token = self.tokens.make(reply_as.board_id, reply_as.player_id, reply_as.at_ply, mail.to)
-            return self.addressing.reply_address(token)
+            # Sealed: the outbox keeps no token that works (`pbm.mail.tokens.ReplyTokens.unseal`).
+            sealed = self.tokens.sealed(reply_as.board_id, reply_as.player_id, reply_as.at_ply)
+            return self.addressing.reply_address(sealed)
 
         context = {**mail.context, "server": self.addressing.address, "reply_address_of": reply_address_of}
         return self.render(mail.template, context, mail.language, mail.zone)
@@ -160,7 +161,7 @@ class Composer:
                 message_id = make_msgid(domain=self.addressing.domain)
                 in_reply_to, references = root, (root,)
             if mail.at_ply is not None:
-                token = self.tokens.make(mail.board_id, mail.player_id, mail.at_ply, recipient)
+                token = self.tokens.sealed(mail.board_id, mail.player_id, mail.at_ply)
                 assert _TOKEN.fullmatch(token), "a reply token is written into Reply-To as it is"
                 reply_to = f"{SERVER_NAME} <{self.addressing.reply_address(token)}>"
         else:
@@ -168,7 +169,8 @@ class Composer:
             if answering is not None:
                 in_reply_to, references = _thread_of(answering)
         if mail.digest_reply and mail.player_id is not None:
-            reply_to = f"{SERVER_NAME} <{self.addressing.reply_address(self.tokens.make_digest(mail.player_id))}>"
+            sealed = self.tokens.sealed_digest(mail.player_id, int(mail.context.get("digest_mark", 0)))
+            reply_to = f"{SERVER_NAME} <{self.addressing.reply_address(sealed)}>"
         if mail.reply_token is not None:
             assert _TOKEN.fullmatch(mail.reply_token), "a reply token is written into Reply-To as it is"
             reply_to = f"{SERVER_NAME} <{self.addressing.reply_address(mail.reply_token)}>"
@@ -186,7 +188,7 @@ class Composer:
             fields += [f"In-Reply-To: {in_reply_to}", _folded("References", references)]
         if reply_to is not None:
             fields.append(f"Reply-To: {reply_to}")
-        unsubscribe = self.unsubscribe_url(mail) if self.unsubscribe_url is not None else None
+        unsubscribe = self.unsubscribe_url(mail, now) if self.unsubscribe_url is not None else None
         if unsubscribe is not None:
             assert _URL.fullmatch(unsubscribe), "an unsubscribe URL is written into its header as it is"
             # RFC 8058: a POST to the URL acts at once; the MTA's DKIM signature covers both fields.
@@ -200,11 +202,8 @@ class Composer:
             fields.append(f'Content-Type: multipart/mixed; boundary="{boundary}"')
             payload = _with_attachment(boundary, encoding, payload, self._attached(mail.attachment))
         head = "\n".join(fields).encode("ascii")
-        raw = head + b"\n\n" + payload
-        if mail.reply_token is None:
-            return ComposedMail(message_id, recipient, raw)
-        raw_without_secret = raw.replace(mail.reply_token.encode("ascii"), REMOVED_TOKEN.encode("ascii"))
-        return ComposedMail(message_id, recipient, raw, raw_without_secret)
+        # Every token in it is sealed (a reset's and a confirmation's too): nothing to remove once sent.
+        return ComposedMail(message_id, recipient, head + b"\n\n" + payload)
 
     def _attached(self, attachment: Attachment) -> tuple[str, bytes]:
         """(file name, bytes) of `attachment`: a record signed now, as the mail leaves."""

@@ -236,6 +236,7 @@ class _Outgoing(NamedTuple):
     raw: bytes
     attempts: int
     queued_at: datetime
+    player_id: int | None = None
 
 
 @dataclass
@@ -267,8 +268,12 @@ class Delivery:
         first_retry: timedelta = FIRST_RETRY,
         worker: Worker | None = None,
         metrics: Metrics | None = None,
+        unseal: Callable[[bytes, str, int | None], bytes] | None = None,
     ) -> None:
         self.database = database
+        self.unseal = unseal or (lambda raw, recipient, player_id: raw)
+        """What a mail is as it is handed over, from the outbox's copy: its sealed tokens made
+        genuine (`pbm.mail.tokens.ReplyTokens.unseal`), which the database never holds."""
         self.metrics = metrics or Metrics()
         self.worker = worker or Worker.here()
         self.transport = transport
@@ -333,7 +338,8 @@ class Delivery:
     async def _deliver(self, message: _Outgoing) -> bool:
         """Hand `message` over; True when it went (to be recorded), False when the failure is recorded."""
         try:
-            await self.transport.send(self.envelope_sender(message.id), message.recipient, message.raw)
+            handed_over = self.unseal(message.raw, message.recipient, message.player_id)
+            await self.transport.send(self.envelope_sender(message.id), message.recipient, handed_over)
         except PermanentFailure as error:
             log.warning(
                 "outbox %s to %s failed for good: %s",
@@ -388,7 +394,8 @@ class Delivery:
         with self.database.transaction() as session:
             rows = outbox.claim_due(session, now, until, self.worker.name)
             messages = [
-                _Outgoing(row.id, row.recipient, row.raw, row.attempts, row.queued_at or row.created_at) for row in rows
+                _Outgoing(row.id, row.recipient, row.raw, row.attempts, row.queued_at or row.created_at, row.player_id)
+                for row in rows
             ]
         return _Claim(messages, until, {message.id for message in messages})
 

@@ -140,7 +140,11 @@ class HeldMail:
         )
         outbox.mark_gathered(rows, now)
         session.flush()
-        queued = outbox.Queued(gathered.recipient, gathered.message_id, gathered.raw, "held_mail")
+        # The player the held mails were for, if one: their sealed reply addresses are made whole
+        # for that player alone as the mail is handed over (`pbm.mail.tokens.ReplyTokens.unseal`).
+        players_of = {row.player_id for row in rows}
+        player_id = players_of.pop() if len(players_of) == 1 else None
+        queued = outbox.Queued(gathered.recipient, gathered.message_id, gathered.raw, "held_mail", player_id=player_id)
         outbox.enqueue(session, [queued], now=now)
 
 

@@ -1,11 +1,16 @@
-"""A game as a record: Abstract Play's APGameRecord, with a ``pbm`` section that proves it.
+"""A game as a record: Abstract Play's APGameRecord, and the proof that it is genuine.
 
-The APGameRecord part (``header``, ``moves``) is what other tools read: the game and its
+The APGameRecord (``header``, ``moves``) is what other tools read, valid against Abstract Play's
+published schema as it is (``GET /<game>/<board>/record.json``, `readable`): the game and its
 options (as variants), the site and board, the dates, the players in seat order with their
-userid, result and whether each is a bot, and the moves as rounds × seats in pbm's own
-notation (a seat out of the game leaves its place ``null``).
+userid, whether each is a bot and their result (the winners 1, the others 0; everyone the same
+while the game goes on or once it is called off, which are ``unrated``), and the moves as rounds
+× seats in pbm's own notation (a seat out of the game leaves its place ``null``). The schema
+allows no other key at its root, so the proof is a document of its own
+(``GET /<game>/<board>/record.proof.json``, `proof`), which `pbm verify` reads with it.
 
-The ``pbm`` section is what `pbm verify` checks (`pbm.records.verify`):
+The proof (the ``pbm`` section of the combined record `build` makes) is what `pbm verify`
+checks (`pbm.records.verify`):
 
 - ``header``: what the chain's first link hashes (`pbm.records.chain.Header`);
 - ``chain``: every ply as the server linked it (seat, player, move, time, hash);
@@ -15,7 +20,8 @@ The ``pbm`` section is what `pbm verify` checks (`pbm.records.verify`):
   revealed seed and every published roll. Never the seed before: it would tell the rolls
   to come.
 
-A finished game is exported whole; a current one up to its last move.
+The combined form (the APGameRecord with its ``pbm`` section, as a mail's attachment carries it)
+verifies as it is. A finished game is exported whole; a current one up to its last move.
 """
 
 from __future__ import annotations
@@ -46,17 +52,7 @@ def build(
     header = boards.header_of(board)
     userids = list(header.players)
     over = board.status != BoardStatus.ACTIVE
-    players: list[dict[str, Any]] = []
-    for seat, userid in enumerate(userids):
-        player: dict[str, Any] = {
-            "name": userid,
-            "userid": userid,
-            "seat": engine.seat_names[seat],
-            "is_ai": bool(BOT.match(userid)),
-        }
-        if board.status == BoardStatus.FINISHED:
-            player["result"] = 1 if seat in (board.winners or []) else 0
-        players.append(player)
+    players = players_of(engine, board, userids)
     last_time = moves[-1].created_at if moves else board.created_at
     variants = options_text(engine, board.options).split()
     record: dict[str, Any] = {
@@ -67,7 +63,7 @@ def build(
             "date-end": chain.time_text(board.finished_at or last_time),
             "date-generated": chain.time_text(generated),
             "players": players,
-            **({"unrated": True} if board.status == BoardStatus.CANCELLED else {}),
+            **({"unrated": True} if board.status != BoardStatus.FINISHED else {}),
             "status": board.status.value,
             **({"end": board.end_code} if over and board.end_code else {}),
         },
@@ -98,6 +94,23 @@ def build(
     return record
 
 
+def players_of(engine: Game[Any], board: Board, userids: Sequence[str]) -> list[dict[str, Any]]:
+    """The header's players in seat order, each with the result the schema wants of every one: only
+    a finished game has winners (1, the others 0); before its end, or called off, everyone stands
+    the same, and the record is unrated."""
+    finished = board.status == BoardStatus.FINISHED
+    return [
+        {
+            "name": userid,
+            "userid": userid,
+            "seat": engine.seat_names[seat],
+            "is_ai": bool(BOT.match(userid)),
+            "result": 1 if finished and seat in (board.winners or []) else 0,
+        }
+        for seat, userid in enumerate(userids)
+    ]
+
+
 def dice_section(engine: Game[Any], board: Board, state: Any, moves: Sequence[MoveRecord]) -> dict[str, Any]:
     """The commitment; once the game is over the revealed seed and every roll as published."""
     assert board.secret is not None
@@ -118,6 +131,21 @@ def rounds(seats: int, moves: Sequence[MoveRecord]) -> list[list[dict[str, str] 
         rows[-1][move.seat] = {"move": move.notation}
         last_seat = move.seat
     return rows
+
+
+PROOF = "pbm"
+"""The key of the proof in a combined record."""
+
+
+def readable(record: dict[str, Any]) -> dict[str, Any]:
+    """The APGameRecord of a combined `record`: what Abstract Play's schema allows, nothing else."""
+    return {key: value for key, value in record.items() if key != PROOF}
+
+
+def proof(record: dict[str, Any]) -> dict[str, Any]:
+    """The proof of a combined `record` (its signed ``pbm`` section), a document of its own."""
+    section: dict[str, Any] = record[PROOF]
+    return section
 
 
 def sign(record: dict[str, Any], keys: SigningKeys) -> dict[str, Any]:

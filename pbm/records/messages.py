@@ -19,6 +19,11 @@ MESSAGES: Catalogue = {
         "genuine: {game} board {board}, {plies} plies; every hash, the signature (key {key_id}) and every move check"
     ),
     "record-dice-genuine": "the dice match the revealed seed",
+    "record-key-not-pinned": (
+        "note: signed by key {key_id} ({public_key}), not checked against the server's keys, and anyone "
+        "can sign a record with a key of their own: compare this key with the one the game's page or a "
+        "move receipt shows, or check with --keys"
+    ),
     "record-dice-still-secret": "the dice seed stays secret until the game is over: its dice are checked then",
     "record-unreadable": "the record cannot be read: {why}",
     "record-too-large": "the file is larger than {megabytes} MB, which no game record is",

@@ -7,7 +7,9 @@ In order, stopping at the first thing wrong (a `Fact`, said by `pbm.records.mess
 2. every link of the chain: each ply's hash recomputed from its contents and the hash before it,
    from the header's hash on (`pbm.records.chain`);
 3. the server's signature over how far the chain goes, by the key the record names (and, given
-   the server's known keys, one of them);
+   the server's known keys, one of them). Without them, any key that signs consistently passes:
+   the verdict then names the key, for the reader to compare with the one the game's page or a
+   receipt shows (``record-key-not-pinned``);
 4. the readable move list against the chain;
 5. every move replayed through the game's engine: each legal, each by the seat whose turn it
    was, ending in the position the record gives, and, where the moves end the game, in the
@@ -17,7 +19,8 @@ In order, stopping at the first thing wrong (a `Fact`, said by `pbm.records.mess
    Before its end the seed stays secret, so its rolls, and the moves that depend on them, are
    checked only when a record of the finished game is.
 
-Nothing here reads a database or a network: a player checks a record with the record alone.
+Nothing here reads a database or a network: a player checks a record with the record alone, or
+an APGameRecord with its proof read apart (`combined`).
 """
 
 from __future__ import annotations
@@ -62,6 +65,19 @@ def verify(record: Any, *, known_keys: Mapping[str, str] | None = None) -> Verdi
     return Verdict(None, checked)
 
 
+PROOF = "pbm"
+"""The key of the proof (the signed chain, the dice) in a combined record."""
+
+
+def combined(readable: Any, proof: Any) -> Any:
+    """The combined record to check, from an APGameRecord (``record.json``) and its proof
+    (``record.proof.json``) read apart; anything that is not a JSON object is left for `verify`
+    to name."""
+    if not isinstance(readable, dict):
+        return readable
+    return {**{key: value for key, value in readable.items() if key != PROOF}, PROOF: proof}
+
+
 def _need(container: Any, key: str, kind: type | tuple[type, ...], what: str | None = None) -> Any:
     value = container.get(key) if isinstance(container, dict) else None
     if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
@@ -103,6 +119,7 @@ def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fac
     if ply != len(links) or head != ends_at:
         raise _Wrong(Fact("record-head-wrong"))
     signed_by = _check_signature(signature, chain.statement(game_type, board, ply, head), known_keys)
+    pinned = [] if known_keys is not None else [_unpinned(signature)]
     _check_move_list(_need(record, "moves", list), links)
 
     # 5 and 6. the moves through the engine, the dice against the seed
@@ -119,23 +136,26 @@ def _verify(record: Any, known_keys: Mapping[str, str] | None, checked: list[Fac
     if header.get("dice_commitment") is not None:
         seed = _revealed_seed(header["dice_commitment"], dice, readable.get("status"))
         if seed is None:
-            checked += [genuine, Fact("record-dice-still-secret")]
+            checked += [genuine, Fact("record-dice-still-secret"), *pinned]
             return  # without the seed, nobody can replay the rolls yet: the chain and signature are what holds
-    state, left = _replay(engine, header, links, seed)
+    replayed = _replay(engine, header, links, seed)
+    state = replayed.state
     if section.get("position") != engine.to_position(state):
         raise _Wrong(Fact("record-position-differs"))
-    result = engine.result(state)
-    standing = [seat for seat in range(len(players)) if seat not in left]
-    if result is not None:
-        _check_result(result.winners, readable, len(players))
-    elif len(standing) == 1:  # everyone else resigned or forfeited
-        _check_result(standing, readable, len(players))
+    _check_ending(engine, replayed, readable, len(players))
     if seed is not None:
         _check_rolls(engine, state, seed, dice)
     # Said only once everything checked: a record is genuine as a whole or not at all.
     checked.append(genuine)
     if seed is not None:
         checked.append(Fact("record-dice-genuine"))
+    checked += pinned
+
+
+def _unpinned(signature: dict[str, Any]) -> Fact:
+    """What a check without the server's keys must say: which key signed, and that only comparing
+    it with the server's tells the server's record from one re-signed by anyone."""
+    return Fact("record-key-not-pinned", key_id=signature["key_id"], public_key=signature["public_key"])
 
 
 def _check_chain(game_type: str, board: int, header: dict[str, Any], links: list[Any]) -> str:
@@ -227,11 +247,22 @@ def _revealed_seed(committed: Any, dice: Any, status: Any) -> bytes | None:
     return seed
 
 
-def _replay(
-    engine: Any, header: dict[str, Any], links: list[dict[str, Any]], seed: bytes | None
-) -> tuple[Any, set[int]]:
+@dataclass(frozen=True)
+class _Replayed:
+    """Where a chain's moves lead: the position, the seats that left (resigned, forfeited), whether
+    every seat has a move that stands (`pbm.store.boards.everyone_moved`), and whether a seat left
+    before that, which calls the game off where it stands (`pbm.store.boards.finish`)."""
+
+    state: Any
+    left: set[int]
+    everyone_moved: bool
+    called_off: bool
+
+
+def _replay(engine: Any, header: dict[str, Any], links: list[dict[str, Any]], seed: bytes | None) -> _Replayed:
     """5. Every move replayed through the engine from the game's start: each legal, each by the seat
-    whose turn it was. Returns the position reached and the seats that left (resigned, forfeited)."""
+    whose turn it was; the server's own rule for a game left in its first round (called off, the
+    position as it stood, nothing after it)."""
     players = header["players"]
     options = header.get("options") or {}
     if not isinstance(options, dict):
@@ -242,26 +273,35 @@ def _replay(
         raise _Wrong(Fact("record-unreadable", why=str(error))) from None
     before: list[Any] = []
     left: set[int] = set()
+    standing: list[int] = []  # the seat of each move that stands, as the server counts them
+    called_off = False
     for link in links:
         number, seat, move, player = link["ply"], link["seat"], link["move"], link["player"]
         if not 0 <= seat < len(players) or players[seat] != player:
             raise _Wrong(Fact("record-header-differs"))
         try:
+            if called_off:
+                raise GameError("game-over")
             if move in LEAVING:
                 left.add(seat)
-                state = engine.resign(state, seat) or state
+                called_off = len(set(standing)) < len(players)
+                if not called_off:  # a game called off stays as it stood: nobody plays on
+                    state = engine.resign(state, seat) or state
             elif move == UNDO:
                 if not before:
                     raise GameError("no-move-to-take-back")
                 state = engine.undo(before.pop(), state)
+                if standing:
+                    standing.pop()
             else:
                 if state.to_move != seat:
                     raise _Wrong(Fact("record-not-their-turn", ply=number, player=player))
                 before.append(state)
                 state = engine.play(state, move)
+                standing.append(seat)
         except GameError as error:
             raise _Wrong(Fact("record-move-illegal", ply=number, player=player, move=move, reason=error.fact)) from None
-    return state, left
+    return _Replayed(state, left, len(set(standing)) == len(players), called_off)
 
 
 def _check_result(winners: Sequence[int], readable: dict[str, Any], seats: int) -> None:
@@ -272,6 +312,27 @@ def _check_result(winners: Sequence[int], readable: dict[str, Any], seats: int) 
     players = [p for p in readable.get("players", ()) if isinstance(p, dict)]
     said = [player.get("result") for player in players]
     if readable.get("status") != "finished" or said != [int(seat in winners) for seat in range(seats)]:
+        raise _Wrong(Fact("record-result-differs"))
+
+
+def _check_ending(engine: Any, replayed: _Replayed, readable: dict[str, Any], seats: int) -> None:
+    """Where the moves end the game, the readable header must say how: called off (left, or over,
+    before every player had moved), or won by those the rules or the others' leaving make winners."""
+    result = engine.result(replayed.state)
+    standing = [seat for seat in range(seats) if seat not in replayed.left]
+    if replayed.called_off or (not replayed.everyone_moved and (result is not None or len(standing) == 1)):
+        _check_called_off(readable)
+    elif result is not None:
+        _check_result(result.winners, readable, seats)
+    elif len(standing) == 1:  # everyone else resigned or forfeited
+        _check_result(standing, readable, seats)
+
+
+def _check_called_off(readable: dict[str, Any]) -> None:
+    """Where the game ended before every player had made a move that stands, the server called it
+    off, unrated and won by nobody (`pbm.store.boards.finish`): the readable header must say so."""
+    said = [p.get("result") for p in readable.get("players", ()) if isinstance(p, dict)]
+    if readable.get("status") != "cancelled" or len(set(map(repr, said))) > 1:
         raise _Wrong(Fact("record-result-differs"))
 
 

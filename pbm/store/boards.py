@@ -339,3 +339,22 @@ def finish(
     if not rate_bots and any(player.is_bot for player in seated):
         return []
     return ratings.rate(session, seated, board.game_type, set(winners), now)
+
+
+def last_move_id(session: Session) -> int:
+    """The id of the last move recorded, in any game (0 before any): what a digest is written after."""
+    return session.scalar(select(func.max(MoveRecord.id))) or 0
+
+
+def plies_by(session: Session, board_ids: Sequence[int], mark: int) -> dict[int, int]:
+    """How many moves each of `board_ids` had once the move `mark` (an id) was recorded: the move
+    number a digest written then showed it at."""
+    if not board_ids:
+        return {}
+    query = (
+        select(MoveRecord.game_id, func.count())
+        .where(MoveRecord.game_id.in_(board_ids), MoveRecord.id <= mark)
+        .group_by(MoveRecord.game_id)
+    )
+    counted = {game_id: count for game_id, count in session.execute(query)}
+    return {board_id: counted.get(board_id, 0) for board_id in board_ids}

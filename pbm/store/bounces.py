@@ -3,13 +3,16 @@
 A permanent failure stops mail to the address at once; temporary ones stop it when
 `TEMPORARY_FAILURES_TO_STOP` come in a row. Mail from the address (or the operator) ends
 that: the address works again, and what was held back for it goes.
+
+A report counts once for the mail it names, and only within `REPORTED_WITHIN` of its sending
+(`counts`): a bounce address replayed later, after the player wrote again, stops nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -20,6 +23,25 @@ from pbm.store.models import BouncedAddress, HoldReason, OutboxMessage
 
 TEMPORARY_FAILURES_TO_STOP = 5
 """Temporary failures in a row after which mail to an address stops (a mailbox full for days)."""
+
+
+REPORTED_WITHIN = timedelta(days=7)
+"""How long after a mail was sent a report of its bounce counts: mail systems give up on a
+mail within days (Postfix after 5), so a report later than that is a replay."""
+_REPORTED = "bounced: "
+"""How a mail's `OutboxMessage.last_error` says a report of it was counted (and which kind)."""
+
+
+def counts(mail: OutboxMessage, *, permanent: bool, now: datetime) -> bool:
+    """Whether a report of `mail`'s bounce counts: the mail was sent (or made) at most
+    `REPORTED_WITHIN` ago, and no report of it counted before (but a permanent failure after a temporary one,
+    as a mail system gives up on a mail it first delayed)."""
+    if now - (mail.sent_at or mail.created_at) > REPORTED_WITHIN:
+        return False
+    said = mail.last_error or ""
+    if not said.startswith(_REPORTED):
+        return True
+    return permanent and not said.startswith(_REPORTED + "permanent")
 
 
 @dataclass(frozen=True)
@@ -37,7 +59,8 @@ def bounced_mail(session: Session, outbox_id: int) -> OutboxMessage | None:
 
 
 def record(session: Session, mail: OutboxMessage, *, permanent: bool, status: str, now: datetime) -> Recorded:
-    """A bounce of `mail` (the outbox row its address names) reported."""
+    """A bounce of `mail` (the outbox row its address names) reported, and one that `counts`."""
+    mail.last_error = f"{_REPORTED}{'permanent' if permanent else 'temporary'} {status[:16]}"
     address = comparable(mail.recipient)
     row = session.get(BouncedAddress, address)
     if row is None:

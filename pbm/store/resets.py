@@ -8,6 +8,7 @@ caller owns; nothing commits.
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 from datetime import datetime
 
@@ -21,12 +22,24 @@ TOKEN_PREFIX = "reset-"
 
 
 def _hash(token: str) -> str:
-    return hashlib.sha256(token.strip().lower().encode()).hexdigest()
+    """The hash a token is stored and found by: of its handle alone, marked sealed, for a token
+    with a MAC (which delivery writes into it, `pbm.mail.tokens`, and the mail layer checks); of
+    the whole token for one of the older kind (so a handle read in the database is none)."""
+    token = token.strip().lower()
+    mac = _WITH_MAC.search(token)
+    return hashlib.sha256((f"sealed:{token[: mac.start()]}" if mac else token).encode()).hexdigest()
+
+
+_WITH_MAC = re.compile(r"-[a-z0-9]{20}$")
+SEALED = "-" + "0" * 20
+"""What stands for a token's MAC until its mail is handed over (`pbm.mail.tokens.SEAL`)."""
 
 
 def start(session: Session, player: Player, *, now: datetime, expires_at: datetime) -> str:
     """A new reset for `player`; returns its token, which is not kept anywhere (only its hash is)."""
-    token = TOKEN_PREFIX + secrets.token_hex(16)  # 128 bits, lower-case: mail systems may fold case
+    # The handle: 128 bits, lower-case (mail systems may fold case); sealed until the mail is handed
+    # over, so the token that works is never written anywhere (its MAC is made from the key then).
+    token = TOKEN_PREFIX + secrets.token_hex(16) + SEALED
     session.add(PasswordReset(player_id=player.id, token_hash=_hash(token), created_at=now, expires_at=expires_at))
     return token
 

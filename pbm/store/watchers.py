@@ -24,10 +24,13 @@ def subscribe(session: Session, player: Player, game_type: str, board: Board | N
     return True
 
 
-def unsubscribe(session: Session, player: Player, game_type: str, board: Board | None) -> bool:
-    """Stop watching `board`, or (None) the games of `game_type` yet to start; False if not watching."""
+def unsubscribe(
+    session: Session, player: Player, game_type: str, board: Board | None, *, made_by: datetime | None = None
+) -> bool:
+    """Stop watching `board`, or (None) the games of `game_type` yet to start; False if not watching
+    (or, given `made_by`, watching since a subscription made after it, which is not the one meant)."""
     found = _subscription(session, player, game_type, board)
-    if found is None:
+    if found is None or made_by is not None and found.created_at > made_by:
         return False
     session.delete(found)
     return True
@@ -83,11 +86,13 @@ def notify_at_end(session: Session, player: Player, game_type: str, boards: Sequ
             session.add(EndNotice(player_id=player.id, game_type=game_type, game_id=game_id, created_at=now))
 
 
-def stop_notices(session: Session, player: Player, game_type: str) -> int:
-    """No more mails when games of `game_type` end; returns how many requests that ended."""
-    removed = session.execute(
-        delete(EndNotice).where(EndNotice.player_id == player.id, EndNotice.game_type == game_type)
-    )
+def stop_notices(session: Session, player: Player, game_type: str, *, made_by: datetime | None = None) -> int:
+    """No more mails when games of `game_type` end (given `made_by`, from the requests made by
+    then, not from those made after it); returns how many requests that ended."""
+    query = delete(EndNotice).where(EndNotice.player_id == player.id, EndNotice.game_type == game_type)
+    if made_by is not None:
+        query = query.where(EndNotice.created_at <= made_by)
+    removed = session.execute(query)
     return int(removed.rowcount)  # type: ignore[attr-defined]  # a DELETE gives a CursorResult
 
 

@@ -9,7 +9,9 @@ the dice seed only as the engine's public notes reveal it once a game is over.
 - ``GET /api/<game>?status=&player=&before=&after=``: a page of that type's boards
 - ``GET /api/<game>/<board>?ply=N``: one game in full, or as it stood after N plies (``ply``,
   ``plies``, ``position`` in the engine's notation, ``turn``)
-- ``GET /<game>/<board>/record.json``: the game's record (APGameRecord, signed ``pbm`` section)
+- ``GET /<game>/<board>/record.json``: the game's record, an APGameRecord valid against Abstract
+  Play's schema as it is; ``GET /<game>/<board>/record.proof.json``: its proof (the signed chain,
+  the dice), which ``pbm verify record.json --proof record.proof.json`` checks it with
 - ``GET /api/<game>/<board>/dice``: a finished game's dice record, for ``pbm verify-dice``
 - ``GET /api/<game>/standings?page=``: the type's ratings
 - ``GET /api/players/<userid>``: a player's games and ratings
@@ -21,7 +23,7 @@ the dice seed only as the engine's public notes reveal it once a game is over.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import datetime
 from typing import Any
 
@@ -33,6 +35,7 @@ from pbm.clocks import FOREVER
 from pbm.facts import Fact
 from pbm.games import BoardCell
 from pbm.listeners import client_of
+from pbm.records import document
 from pbm.records.keys import SigningKeys
 from pbm.store.models import BoardStatus
 from pbm.views import (
@@ -328,14 +331,21 @@ class Api:
         return JSONResponse(board_json(page))
 
     async def record(self, request: Request) -> Response:
-        """The game's record (`pbm.records.document`): APGameRecord with its signed ``pbm`` section."""
+        """The game's record (`pbm.records.document.readable`): an APGameRecord and nothing else."""
+        return await self._record(request, document.readable, "")
+
+    async def record_proof(self, request: Request) -> Response:
+        """The proof of the game's record (`pbm.records.document.proof`): its signed chain, its dice."""
+        return await self._record(request, document.proof, ".proof")
+
+    async def _record(self, request: Request, part: Callable[[dict[str, Any]], Any], suffix: str) -> Response:
         engine = params.engine_of(request)
         board = params.board_of(request, engine)
         record = await self.reads.run(self.reads.record, engine, board, site=self.site, signing=self.signing)
         if record is None:
             raise params.NotFound("web-no-board", game=engine.title, board=board)
-        name = f"{engine.name}-{board}.json"
-        return JSONResponse(record, headers={"Content-Disposition": f'inline; filename="{name}"'})
+        name = f"{engine.name}-{board}{suffix}.json"
+        return JSONResponse(part(record), headers={"Content-Disposition": f'inline; filename="{name}"'})
 
     async def dice(self, request: Request) -> Response:
         engine = params.engine_of(request)

@@ -5,7 +5,8 @@ Routes (the design's HTTP contract, and what the pages link to):
 - ``/``: every game type with its current games; ``/<game>``: that type's
   boards, paged and filtered; ``/<game>/<board>``: one game;
   ``/<game>/<board>?ply=N``: it as it stood after N plies; ``/<game>/<board>/record.json``:
-  its record (`pbm.records`); ``/<game>/standings``, ``/<game>/rules``; ``/players/<userid>``, and
+  its record (`pbm.records`), and ``record.proof.json`` beside it, its proof;
+  ``/<game>/standings``, ``/<game>/rules``; ``/players/<userid>``, and
   ``/players/<userid>/deadlines.ics`` (`pbm.web.calendar`); ``/bots``: the bots' levels and
   measured strength
 - ``/api/...``: the same data as JSON (see `pbm.web.api`), and
@@ -251,6 +252,7 @@ def create_app(
         Route("/{game}/rules", pages.rules),
         Route("/{game}/{board:board}", pages.board),
         Route("/{game}/{board:board}/record.json", json_api.record),
+        Route("/{game}/{board:board}/record.proof.json", json_api.record_proof),
     ]
     app = Starlette(
         routes=routes,

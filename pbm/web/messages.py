@@ -29,6 +29,10 @@ MESSAGES: Catalogue = {
     "web-unknown-status": "'status' must be one of {statuses}, not '{status}'.",
     "web-before-and-after": "Give 'before' or 'after', not both.",
     "web-no-unsubscribe": "This unsubscribe address is not one of this server's.",
+    "web-unsubscribe-lapsed": (
+        "This unsubscribe address is from a mail more than {days} days old: it ends nothing now. "
+        "Use the one in a newer mail, or the command that asked for these mails."
+    ),
     # What a player's page says of mail to them that bounces (`pbm.web.reads.PlayerPage`).
     "mail-bounces-since": (
         "Mail to one of {userid}'s addresses has bounced since {since:moment}: the server writes "

@@ -18,7 +18,7 @@ from starlette.responses import Response
 
 import pbm.games
 from pbm.facts import Fact
-from pbm.mail.unsubscribe import DIGESTS, ENDINGS, Stop, Unsubscribing
+from pbm.mail.unsubscribe import DIGESTS, ENDINGS, WORKS_FOR, Stop, Unsubscribing
 from pbm.store import outbox, preferences, watchers
 from pbm.store.database import Database
 from pbm.store.models import Board, Player
@@ -36,6 +36,8 @@ def endpoint(
         stop = unsubscribing.read(request.path_params["token"])
         if stop is None:
             raise params.NotFound("web-no-unsubscribe")
+        if stop.lapsed(now()):
+            raise params.NotFound("web-unsubscribe-lapsed", days=WORKS_FOR.days)
         acting = request.method == "POST"
         said = await database.call(lambda: _stop(database, stop, acting=acting, now=now))
         if said is None:
@@ -70,7 +72,7 @@ def _stop(database: Database, stop: Stop, *, acting: bool, now: Callable[[], dat
         if stop.kind == ENDINGS:
             if not acting:
                 return Fact("unsubscribe-endings-ask", userid=player.userid, title=title)
-            ended = watchers.stop_notices(session, player, stop.game_type)
+            ended = watchers.stop_notices(session, player, stop.game_type, made_by=stop.written_by)
             return Fact(
                 "unsubscribe-endings-done" if ended else "unsubscribe-endings-none", userid=player.userid, title=title
             )
@@ -79,8 +81,8 @@ def _stop(database: Database, stop: Stop, *, acting: bool, now: Callable[[], dat
             return None
         if not acting:
             return Fact("unsubscribe-watching-ask", userid=player.userid, title=title, board=board.board)
-        ended = watchers.unsubscribe(session, player, stop.game_type, board)
-        every = watchers.unsubscribe(session, player, stop.game_type, None)
+        ended = watchers.unsubscribe(session, player, stop.game_type, board, made_by=stop.written_by)
+        every = watchers.unsubscribe(session, player, stop.game_type, None, made_by=stop.written_by)
         code = "unsubscribe-watching-done-every" if every else "unsubscribe-watching-done"
         return Fact(
             code if ended or every else "unsubscribe-watching-none",

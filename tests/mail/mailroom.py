@@ -98,13 +98,13 @@ class Mailroom:
     def _confirm_what_was_asked(self) -> None:
         """Reply to every mail queued since the last look that asks its address to confirm itself."""
         with self.database.reading() as session:
-            since = select(OutboxMessage.id, OutboxMessage.raw).where(OutboxMessage.id > self._asked)
-            rows = session.execute(since.order_by(OutboxMessage.id)).all()
+            since = select(OutboxMessage.id, OutboxMessage.raw, OutboxMessage.recipient, OutboxMessage.player_id)
+            rows = session.execute(since.where(OutboxMessage.id > self._asked).order_by(OutboxMessage.id)).all()
         if not rows:
             return
         self._asked = rows[-1].id
         for row in rows:
-            reply = confirmation_reply(read(row.raw))
+            reply = confirmation_reply(read(self.handed_over(row)))
             if reply is not None:
                 sender = read(reply)["From"].addresses[0].addr_spec
                 to = read(reply)["To"].addresses[0].addr_spec
@@ -121,7 +121,13 @@ class Mailroom:
         to the confirmations this mailroom sent."""
         with self.database.reading() as session:
             rows = session.execute(
-                select(OutboxMessage.id, OutboxMessage.status, OutboxMessage.raw)
+                select(
+                    OutboxMessage.id,
+                    OutboxMessage.status,
+                    OutboxMessage.raw,
+                    OutboxMessage.recipient,
+                    OutboxMessage.player_id,
+                )
                 .where(or_(OutboxMessage.id > self._seen, OutboxMessage.id.in_(self._held)))
                 .order_by(OutboxMessage.id)
             ).all()
@@ -129,10 +135,14 @@ class Mailroom:
             self._seen = max(self._seen, rows[-1].id)
         self._held = {row.id for row in rows if row.status == "held"}
         return [
-            read(row.raw)
+            read(self.handed_over(row))
             for row in rows
             if row.status in ("pending", "sent", "failed") and row.id not in self._answers_to_confirmations
         ]
+
+    def handed_over(self, row: Any) -> bytes:
+        """An outbox row's mail as delivery hands it over: its sealed tokens made genuine."""
+        return self.server.delivery.unseal(row.raw, row.recipient, row.player_id)
 
     def replies_to(self, address: str) -> list[EmailMessage]:
         return [m for m in self.replies() if m["To"].addresses[0].addr_spec == address]

@@ -5,6 +5,8 @@ mail from the address makes it work again. Reports are read as the hostile mail 
 
 from __future__ import annotations
 
+import itertools
+import re
 from pathlib import Path
 
 import pytest
@@ -168,9 +170,16 @@ def test_an_auto_reply_to_the_bounce_address_changes_nothing(room):
     assert room.replies() == []
 
 
+def a_new_mail_to_bob(room) -> None:
+    """Another mail to bob (a new game's), for a report of its own."""
+    room.send(mail(ALICE, "cephalopod challenge alice bob"))
+    room.replies()
+
+
 def test_temporary_failures_stop_mail_only_after_several_in_a_row(room):
     for _ in range(bounces.TEMPORARY_FAILURES_TO_STOP - 1):
         bounce_back(room, "exim_delayed")
+        a_new_mail_to_bob(room)  # each report is of a mail of its own: a report counts once
     with room.database.reading() as session:
         assert bounces.stopped(session, [BOB]) == set()
         assert session.get(BouncedAddress, BOB).temporary_failures == bounces.TEMPORARY_FAILURES_TO_STOP - 1
@@ -194,5 +203,52 @@ def test_mail_from_the_address_makes_it_work_again_and_what_waited_goes(room, cl
 def test_a_bounce_for_a_made_up_mail_is_ignored(room):
     forged = "pbm+bounce-1-aaaaaaaaaaaaaaaaaaaa@localhost"
     room.send(report("postfix", bounce=forged), envelope_from="", to=forged)
+    with room.database.reading() as session:
+        assert bounces.stopped(session, [BOB]) == set()
+
+
+_REPLAYS = itertools.count()
+
+
+def replay(room, shape: str, outbox_id: int, to: str = BOB) -> None:
+    """A report to the bounce address of the mail `outbox_id`, sent anew each time (a Message-ID
+    of its own: not a copy the inbox knows)."""
+    bounce = room.server.bounce_addresses.address_for(outbox_id)
+    raw = re.sub(rb"(?im)^message-id:[^\r\n]*\r\n", b"", report(shape, bounce=bounce, recipient=to))
+    fresh = f"Message-Id: <replay.{next(_REPLAYS)}@mx.example.net>\r\n".encode() + raw
+    room.send(fresh, envelope_from="", to=bounce)
+
+
+def test_a_bounce_address_replayed_after_the_player_wrote_again_stops_nothing(room):
+    bounced = last_to(room, BOB).id
+    replay(room, "postfix", bounced)
+    room.send(mail(BOB, "help"))  # bob's address works again
+    room.replies()
+    replay(room, "postfix", bounced)
+    with room.database.reading() as session:
+        assert bounces.stopped(session, [BOB]) == set(), "a report counts once for its mail"
+
+
+def test_the_same_delay_reported_again_counts_once(room):
+    bounced = last_to(room, BOB).id
+    for _ in range(bounces.TEMPORARY_FAILURES_TO_STOP):
+        replay(room, "exim_delayed", bounced)
+    with room.database.reading() as session:
+        assert bounces.stopped(session, [BOB]) == set()
+        assert session.get(BouncedAddress, BOB).temporary_failures == 1
+
+
+def test_a_mail_first_delayed_then_given_up_on_stops_the_address(room):
+    bounced = last_to(room, BOB).id
+    replay(room, "exim_delayed", bounced)
+    replay(room, "postfix", bounced)
+    with room.database.reading() as session:
+        assert bounces.stopped(session, [BOB]) == {BOB}
+
+
+def test_a_report_more_than_a_week_after_the_mail_went_stops_nothing(room, clock):
+    bounced = last_to(room, BOB).id
+    clock.advance(days=bounces.REPORTED_WITHIN.days + 1)
+    replay(room, "postfix", bounced)
     with room.database.reading() as session:
         assert bounces.stopped(session, [BOB]) == set()

@@ -221,3 +221,18 @@ def test_when_no_game_waits_any_more_no_digest_goes_and_what_waited_says_why(mak
     with room.database.reading() as session:
         held = session.scalars(select(OutboxMessage).where(OutboxMessage.hold_reason == "digest")).all()
         assert len(held) == 2 and {(row.status, row.last_error) for row in held} == {("gathered", outbox.NO_DIGEST)}
+
+
+def test_a_reply_to_a_digest_is_refused_at_a_game_that_moved_on_since_as_a_stale_board_mail_is(make_mailroom):
+    """The digest showed board 101 after one move; alice and bob have played there since, so its
+    reply address plays no move at 101 on a board alice has not seen, while 102 still plays."""
+    clock = Clock(datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc))
+    room = setup(make_mailroom, clock)
+    digest = the_digest(room, clock)
+    room.send(mail(ALICE, "cephalopod move 101 alice alice-pw d4"))
+    room.send(mail(BOB, "cephalopod move 101 bob bob-pw a1"))
+    room.replies()
+    room.send(mail(ALICE, "101 e5\n102 c3"), to=digest["Reply-To"].addresses[0].addr_spec)
+    assert moves_at(room) == {101: 3, 102: 2}
+    (answer,) = [m for m in room.replies_to(ALICE) if "101" in body_of(m) and "moved on" in body_of(m)]
+    assert "e5" in body_of(answer)

@@ -90,7 +90,7 @@ def test_the_gathered_mail_says_why_and_gives_every_held_mail_in_full(room, cloc
         room.send(mail(ALICE, "help"))
     room.send(mail(ALICE, "cephalopod challenge alice bob\n\nA game, Bob?"))
     room.send(mail(ALICE, "list"))
-    held = [read(row.raw) for row in rows_to(room, ALICE) if row.status == "held"]
+    held = [read(room.handed_over(row)) for row in rows_to(room, ALICE) if row.status == "held"]
     assert len(held) == 2
     room.replies()
     pass_time(room, clock, hours=1, minutes=1)
@@ -114,7 +114,7 @@ def test_one_held_mail_goes_as_it_was_under_a_line_that_says_it_was_held(room, c
         room.send(mail(ALICE, "help"))
     room.send(mail(BOB, "cephalopod challenge bob alice"))
     (held,) = [row for row in rows_to(room, ALICE) if row.status == "held"]
-    original = read(held.raw)
+    original = read(room.handed_over(held))  # as it would have been handed over
     room.replies()
 
     assert pass_time(room, clock, hours=1, minutes=1) == ["held mail: a board mail let go"]

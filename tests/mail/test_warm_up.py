@@ -32,7 +32,7 @@ settings = Settings(database_url=f"sqlite:///{var}/pbm.db", secret_key="k" * 40,
 server = Server(settings, passwords=fast_passwords(), var_dir=var)
 server.database.upgrade()
 server.warm_up()
-ASKING = re.compile(rb"^To: (\\S+)$.*^Reply-To: PBeM Server <(pbm\\+confirm-[0-9a-f]+@localhost)>$", re.M | re.S)
+ASKING = re.compile(rb"^To: (\\S+)$.*^Reply-To: PBeM Server <(pbm\\+confirm-[0-9a-z-]+@localhost)>$", re.M | re.S)
 imported = set(sys.modules)
 
 def deliver(number, sender, body, to="pbm@localhost"):
@@ -45,8 +45,9 @@ def deliver(number, sender, body, to="pbm@localhost"):
 for number, (sender, body) in enumerate(json.loads(sys.argv[2])):
     inbound_id = deliver(number, sender, body)
     with server.database.reading() as session:
-        answers = session.scalars(select(OutboxMessage.raw).where(OutboxMessage.inbound_id == inbound_id))
-        asked = [ASKING.search(raw) for raw in answers]
+        query = select(OutboxMessage.raw, OutboxMessage.recipient, OutboxMessage.player_id)
+        answers = session.execute(query.where(OutboxMessage.inbound_id == inbound_id)).all()
+        asked = [ASKING.search(server.delivery.unseal(*answer)) for answer in answers]  # as handed over
     for match in filter(None, asked):
         deliver(f"confirm.{number}", match[1].decode(), "confirm", to=match[2].decode())  # the owner confirms
 newly_imported = sorted(set(sys.modules) - imported)

@@ -24,6 +24,25 @@ def test_a_genuine_record_exits_0_saying_what_was_checked(desk, keys, tmp_path, 
     assert out.startswith("genuine: Dodeca board 101, ") and "the dice match the revealed seed" in out
 
 
+def test_a_record_and_its_proof_read_apart_exit_0_and_without_keys_the_verdict_names_the_key(
+    desk, keys, tmp_path, capsys
+):
+    from pbm.records import document
+
+    record = record_of(desk, keys, "cephalopod", play_game(desk, "cephalopod", 2, {}, seed=34, moves=4))
+    readable = written(tmp_path, document.readable(record))
+    proof = written(tmp_path, document.proof(record), "record.proof.json")
+    assert pbm_main(["verify", readable, "--proof", proof, "--keys", str(tmp_path / "signing")]) == 0
+    assert "note:" not in capsys.readouterr().out, "checked against the server's keys: nothing to compare"
+    assert pbm_main(["verify", readable, "--proof", proof]) == 0
+    out = capsys.readouterr().out
+    assert f"signed by key {keys.key_id} ({keys.public_keys()[keys.key_id]})" in out
+    assert "compare this key with the one the game's page or a move receipt shows" in out
+    assert pbm_main(["verify", readable]) == 1, "the record alone proves nothing"
+    assert "the record has no pbm section" in capsys.readouterr().err
+    assert pbm_main(["verify", readable, "--proof", str(tmp_path / "missing.json")]) == 2
+
+
 def test_a_changed_record_exits_1_naming_the_first_thing_wrong(desk, keys, tmp_path, capsys):
     record = record_of(desk, keys, "cephalopod", play_game(desk, "cephalopod", 2, {}, seed=32, moves=6))
     changed = copy.deepcopy(record)

@@ -87,14 +87,18 @@ def test_the_page_as_it_stands_is_live_and_has_nowhere_further_to_go(client, gam
     assert 'aria-current="step"' in html
 
 
-def test_the_record_downloaded_verifies_and_names_the_pages_key(signed_client, game, keys):
+def test_the_record_downloaded_verifies_with_its_proof_and_names_the_pages_key(signed_client, game, keys):
     board, played = game
     response = signed_client.get(f"/cephalopod/{board}/record.json")
     assert response.status_code == 200
     record = response.json()
-    assert [link["move"] for link in record["pbm"]["chain"]] == played
+    assert set(record) == {"header", "moves"}, "an APGameRecord as Abstract Play's schema allows it"
+    proof = signed_client.get(f"/cephalopod/{board}/record.proof.json")
+    assert proof.status_code == 200
+    assert proof.headers["content-disposition"] == f'inline; filename="cephalopod-{board}.proof.json"'
+    assert [link["move"] for link in proof.json()["chain"]] == played
     assert record["header"]["site"] == {"name": "games.test", "gameid": f"cephalopod/{board}"}
-    assert verify.verify(record, known_keys=keys.public_keys()).genuine
+    assert verify.verify(verify.combined(record, proof.json()), known_keys=keys.public_keys()).genuine
     for path in (f"/cephalopod/{board}", "/"):
         page = signed_client.get(path).text
         assert keys.key_id in page and keys.public_keys()[keys.key_id] in page, f"{path} shows the server's key"
@@ -102,6 +106,8 @@ def test_the_record_downloaded_verifies_and_names_the_pages_key(signed_client, g
 
 def test_no_record_for_a_board_that_is_not_there(client):
     response = client.get("/cephalopod/999/record.json")
+    assert response.status_code == 404 and "error" in response.json()
+    response = client.get("/cephalopod/999/record.proof.json")
     assert response.status_code == 404 and "error" in response.json()
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.mail.mailroom import Mailroom
-from tests.support import mail
+from tests.support import Clock, mail
 from tests.web.conftest import TestClient
 
 ALICE, BOB, CAROL = "alice@example.org", "bob@example.net", "carol@example.com"
@@ -105,3 +105,59 @@ def test_the_mail_that_a_game_ended_unsubscribes_from_the_ends_of_that_games_typ
     room.send(mail(ALICE, "cephalopod challenge alice bob"))
     room.send(mail(ALICE, "cephalopod resign 102 alice alice-pw"))
     assert room.replies_to(CAROL) == []
+
+
+@pytest.fixture
+def clocked(make_mailroom) -> Mailroom:
+    """`room`, on a clock the test moves."""
+    clock = Clock()
+    room = make_mailroom(public_url=SITE, confirm_addresses=False, clock=clock)
+    for address, userid in ((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol")):
+        room.send(mail(address, f"signup {userid} {userid}-pw"))
+    room.send(mail(ALICE, "cephalopod challenge alice bob"))
+    room.send(mail(CAROL, "cephalopod subscribe 101 carol carol-pw"))
+    room.replies()
+    room.clock = clock
+    return room
+
+
+def test_an_old_mails_address_does_not_end_the_subscription_made_again_after_it(clocked):
+    path = path_of(carols_copy(clocked)[CAROL]["List-Unsubscribe"])
+    with TestClient(clocked.server.web) as client:
+        client.post(path)
+        clocked.clock.advance(minutes=5)
+        clocked.send(mail(CAROL, "cephalopod subscribe 101 carol carol-pw"))
+        clocked.replies()
+        replayed = client.post(path)
+    assert replayed.status_code == 200 and "does not watch Cephalopod board 101 (any more)" in replayed.text
+    assert CAROL in carols_copy(clocked), "the new subscription holds"
+
+
+def test_an_address_more_than_a_month_old_ends_nothing_and_says_why(clocked):
+    path = path_of(carols_copy(clocked)[CAROL]["List-Unsubscribe"])
+    clocked.clock.advance(days=31)
+    with TestClient(clocked.server.web) as client:
+        old = client.post(path)
+    assert old.status_code == 404 and "from a mail more than 30 days old: it ends nothing now" in old.text
+    assert CAROL in carols_copy(clocked)
+
+
+def test_an_old_mail_that_a_game_ended_does_not_end_the_notices_asked_again(make_mailroom):
+    clock = Clock()
+    room = make_mailroom(public_url=SITE, confirm_addresses=False, clock=clock)
+    for address, userid in ((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol")):
+        room.send(mail(address, f"signup {userid} {userid}-pw"))
+    room.send(mail(CAROL, "cephalopod notify carol carol-pw"))
+    room.send(mail(ALICE, "cephalopod challenge alice bob"))
+    room.send(mail(ALICE, "cephalopod resign 101 alice alice-pw"))
+    (ended,) = [m for m in room.replies_to(CAROL) if m["List-Unsubscribe"]]
+    with TestClient(room.server.web) as client:
+        client.post(path_of(ended["List-Unsubscribe"]))
+        clock.advance(minutes=5)
+        room.send(mail(CAROL, "cephalopod notify carol carol-pw"))
+        room.replies()
+        replayed = client.post(path_of(ended["List-Unsubscribe"]))
+    assert "carol is not mailed when Cephalopod games end (any more)" in replayed.text
+    room.send(mail(ALICE, "cephalopod challenge alice bob"))
+    room.send(mail(ALICE, "cephalopod resign 102 alice alice-pw"))
+    assert [m for m in room.replies_to(CAROL) if m["List-Unsubscribe"]], "the notices asked again hold"

@@ -99,6 +99,9 @@ def _bounced(session: Session, bounce: Bounce, now: datetime) -> Decision:
     if report is None or bounced is None:
         why = "no failure reported (an auto-reply?)" if bounced is not None else "its mail is no longer kept"
         return Decision(InboundStatus.IGNORED, [f"to a bounce address: {why}"])
+    if not bounces.counts(bounced, permanent=report.permanent, now=now):
+        why = f"reported already, or more than {bounces.REPORTED_WITHIN.days} days after it was sent"
+        return Decision(InboundStatus.IGNORED, [f"bounce of outbox mail {bounce.outbox_id}: {why}"])
     recorded = bounces.record(session, bounced, permanent=report.permanent, status=report.status, now=now)
     notes = [f"bounce of outbox mail {bounce.outbox_id}: {report.kind} failure ({report.status})"]
     if not recorded.stopped_now:

@@ -53,9 +53,12 @@ class ReplyAddresses:
             return None
         if resets.is_reset_token(token):
             player = resets.player_of(session, token, self.now())
-            return ResetFacts(token, player.userid if player is not None and player.active else None)
+            genuine = player is not None and player.active and self.tokens.secret_genuine(token, player.id)
+            return ResetFacts(token, player.userid if genuine and player is not None else None)
         if confirmations.is_confirmation_token(token):
-            return ConfirmFacts(token, confirmations.userid_of(session, token, self.now()))
+            asked = confirmations.find(session, token)
+            genuine = asked is not None and self.tokens.secret_genuine(token, asked.player_id, asked.address)
+            return ConfirmFacts(token, confirmations.userid_of(session, token, self.now()) if genuine else None)
         if is_digest_token(token):
             return self._digest(session, token)
         ids = self.tokens.read(token, self._addresses_of(session, token))
@@ -74,13 +77,17 @@ class ReplyAddresses:
         return players.addresses_of(session, player_id) if player_id is not None else []
 
     def _digest(self, session: Session, token: str) -> DigestFacts | bool:
-        """A digest's reply address: its player, and the games waiting for their move now."""
-        player_id = self.tokens.read_digest(token)
-        named = players.by_ids(session, [player_id]) if player_id is not None else []
-        if not named or not named[0].active:
+        """A digest's reply address: its player, and the games waiting for their move now, each at
+        the move number the digest showed it at (a game moved on since is stale, as a reply to an
+        older board mail is; a digest of the older kind names none)."""
+        read = self.tokens.read_digest(token)
+        named = players.by_ids(session, [read[0]]) if read is not None else []
+        if read is None or not named or not named[0].active:
             return True
         waiting = board_lists.waiting_for(session, named[0].id)
-        return DigestFacts(named[0].userid, tuple((g.game_type, g.board, g.move_count) for g in waiting))
+        mark = read[1]
+        shown = boards.plies_by(session, [g.id for g in waiting], mark) if mark is not None else {}
+        return DigestFacts(named[0].userid, tuple((g.game_type, g.board, shown.get(g.id)) for g in waiting))
 
     def same_reply_address(self, envelope_to: tuple[str, ...], sender: str | None) -> ReplyAs | None:
         """The board mail a reply came to the reply address of, for an error answering it to carry
