@@ -572,7 +572,9 @@ def _verify_dice(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    """``pbm verify``: 0 when the record is genuine, 1 naming the first thing wrong, 2 unreadable."""
+    """``pbm verify``: 0 when the record is genuine, 1 naming the first thing wrong, 2 unreadable
+    (or a served record.json given without its proof)."""
+    from pbm.facts import Fact
     from pbm.records import verify
     from pbm.records.keys import SigningKeys
     from pbm.records.reading import Unreadable, read_json
@@ -585,6 +587,10 @@ def _verify(args: argparse.Namespace) -> int:
             record = verify.combined(record, read_json(str(args.proof)))
     except Unreadable as error:
         print("pbm verify: " + words.say(error.fact), file=sys.stderr)
+        return 2
+    if verify.proof_apart(record):
+        # Not "not genuine": half of what is needed to say so was given.
+        print("pbm verify: " + words.say(Fact("record-proof-apart", file=args.file)), file=sys.stderr)
         return 2
     known = SigningKeys.known(args.keys) if args.keys is not None else None
     verdict = verify.verify(record, known_keys=known)

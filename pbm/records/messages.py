@@ -30,6 +30,10 @@ MESSAGES: Catalogue = {
     "record-too-deep": "the file nests arrays and objects more than {depth} levels deep, which no game record does",
     "record-number-too-long": "the file holds a number of more than {digits} digits, which no game record does",
     "record-lacks": "the record has no {what}",
+    "record-proof-apart": (
+        "this is a game record without its proof: the server serves the proof beside it "
+        "(record.proof.json at the same address); check both with: pbm verify {file} --proof record.proof.json"
+    ),
     "record-header-differs": "the record's header names other players, another game or another board than its chain",
     "record-ply-out-of-order": "the chain's entry {index} is numbered ply {ply}",
     "record-hash-wrong": (

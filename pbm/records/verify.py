@@ -78,6 +78,12 @@ def combined(readable: Any, proof: Any) -> Any:
     return {**{key: value for key, value in readable.items() if key != PROOF}, PROOF: proof}
 
 
+def proof_apart(record: Any) -> bool:
+    """Whether `record` is a ``record.json`` as served (an APGameRecord: a header and moves) whose
+    proof, served beside it as ``record.proof.json``, was not given with it."""
+    return isinstance(record, dict) and PROOF not in record and "header" in record and "moves" in record
+
+
 def _need(container: Any, key: str, kind: type | tuple[type, ...], what: str | None = None) -> Any:
     value = container.get(key) if isinstance(container, dict) else None
     if not isinstance(value, kind) or isinstance(value, bool) and kind is int:

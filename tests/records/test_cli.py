@@ -38,8 +38,9 @@ def test_a_record_and_its_proof_read_apart_exit_0_and_without_keys_the_verdict_n
     out = capsys.readouterr().out
     assert f"signed by key {keys.key_id} ({keys.public_keys()[keys.key_id]})" in out
     assert "compare this key with the one the game's page or a move receipt shows" in out
-    assert pbm_main(["verify", readable]) == 1, "the record alone proves nothing"
-    assert "the record has no pbm section" in capsys.readouterr().err
+    assert pbm_main(["verify", readable]) == 2, "the record alone proves nothing, nor is it forged"
+    err = capsys.readouterr().err
+    assert "without its proof" in err and f"pbm verify {readable} --proof record.proof.json" in err
     assert pbm_main(["verify", readable, "--proof", str(tmp_path / "missing.json")]) == 2
 
 
