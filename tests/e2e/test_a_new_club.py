@@ -23,7 +23,7 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pbm.games
-from tests.faults.audit import Tables
+from tests.faults.audit import Tables, maildir_files
 from tests.faults.harness import GENEROUS_LIMITS, ServeProcess, wait_for
 from tests.faults.players import Letter, Player, letter, send_and_wait, sign_up_confirmed
 from tests.support import body_of, read, reply_to_board
@@ -71,8 +71,10 @@ def pbm_command(home: Home, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def mails_to(tables: Tables, player: Player) -> list[EmailMessage]:
-    """The mails handed over to `player`, in the order the server sent them."""
-    sent = [read(row.raw) for row in tables.outbox() if row.status == "sent"]
+    """The mails delivered to `player` (as delivery handed them over: the outbox keeps its tokens
+    sealed), in the order the server sent them."""
+    delivered = {str(m["Message-ID"]).strip(): m for m in map(read, maildir_files(tables.outbox_folder))}
+    sent = [delivered[row.message_id.strip()] for row in tables.outbox() if row.message_id.strip() in delivered]
     return [m for m in sent if player.address in str(m["To"])]
 
 
@@ -158,6 +160,7 @@ def test_a_new_club_plays_all_three_games_with_a_french_player_a_digest_player_a
     assert pbm_command(first, "db", "upgrade").returncode == 0  # as `make run` does
     first.server.start()
     tables = first.server.tables = Tables(first.url)
+    tables.outbox_folder = first.server.outbox
     try:
         sign_up_confirmed(first.server, ALICE, MARIE, DAN)
         send_and_wait(
@@ -196,10 +199,9 @@ def test_a_new_club_plays_all_three_games_with_a_french_player_a_digest_player_a
             wait_for(lambda: position(tables, "dodeca", 101)[1].move_count > row.move_count, timeout=60)
         settled(tables)
         old_board_mail = last_board_mail(tables, MARIE, "dodeca")
-        record = urllib.request.urlopen(
-            f"http://127.0.0.1:{first.server.http_port}/dodeca/101/record.json", timeout=30
-        ).read()
-        (tmp_path / "record.json").write_bytes(record)
+        for document in ("record.json", "record.proof.json"):  # the record, and its proof beside it
+            url = f"http://127.0.0.1:{first.server.http_port}/dodeca/101/{document}"
+            (tmp_path / document).write_bytes(urllib.request.urlopen(url, timeout=30).read())
 
         copy = tmp_path / "club-backup"
         backed_up = pbm_command(first, "backup", str(copy))
@@ -213,11 +215,20 @@ def test_a_new_club_plays_all_three_games_with_a_french_player_a_digest_player_a
     restored = pbm_command(second, "restore", str(copy))
     assert restored.returncode == 0, restored.stdout + restored.stderr
     assert (second.folder / "secret.key").exists() and any((second.folder / "signing").iterdir())
-    verified = pbm_command(second, "verify", "--keys", str(second.folder / "signing"), str(tmp_path / "record.json"))
+    verified = pbm_command(
+        second,
+        "verify",
+        "--keys",
+        str(second.folder / "signing"),
+        str(tmp_path / "record.json"),
+        "--proof",
+        str(tmp_path / "record.proof.json"),
+    )
     assert verified.returncode == 0, verified.stdout + verified.stderr
 
     second.server.start()
     tables = second.server.tables = Tables(second.url)
+    tables.outbox_folder = second.server.outbox
     try:
         # marie answers the board mail the first machine sent her, before the backup.
         state, row = position(tables, "dodeca", 101)
