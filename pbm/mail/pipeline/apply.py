@@ -79,6 +79,7 @@ def apply_mail(session: Session, read: ReadMail, applying: Applying, *, now: dat
         mail.from_address,
         players.with_address(session, mail.from_address) if mail.from_address else [],
         read.host,
+        unproven=applying.trusted_authserv_id is not None and read.dmarc != "pass",
     )
     if mail.unreadable:
         reason = Fact("mail-unreadable", why=mail.unread_because)
