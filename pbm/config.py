@@ -115,6 +115,9 @@ class Club:
     False: a game with a bot is rated for nobody."""
     bots_answer_seeks: timedelta | None = None
     """How long a seek waits for a person before a bot takes it; None: bots take no seek."""
+    reply_requires_dmarc_pass: bool = False
+    """Whether a reply plays without a password only when our MTA's DMARC result is ``pass``
+    (else only a ``fail`` is refused)."""
 
 
 DEFAULT_CLUB = Club()
@@ -238,6 +241,11 @@ class Settings(BaseSettings):
     8601; ``mx.example.org``): its DMARC result is read from the topmost header naming it, and
     a reply-address move that fails DMARC is not played. Unset, no such header is read: anyone
     can write one."""
+    reply_requires_dmarc_pass: bool = False
+    """``on``: what a reply does without a password (a move, a vote, a chat by replying to a board
+    or digest mail) needs our MTA's DMARC ``pass`` (`trusted_authserv_id`, which it requires); a
+    reply without it is refused, and the player told to send the command with their password.
+    ``off``: only a DMARC ``fail`` is refused (``none``, a domain without DMARC, plays)."""
     dkim_selector: str | None = None
     """The selector of the key the MTA signs pbm's mail with (``pbm2026``; deploy/mail-authentication.md):
     ``pbm doctor`` checks that its public key is published. pbm signs nothing itself."""
@@ -408,6 +416,15 @@ class Settings(BaseSettings):
             raise ValueError(f"expected the host name the MTA names itself by, such as mx.example.org, got {value!r}")
         return value.lower()
 
+    @field_validator("reply_requires_dmarc_pass")
+    @classmethod
+    def _dmarc_pass_read_from_our_mta(cls, value: bool, info: Any) -> bool:
+        if value and not info.data.get("trusted_authserv_id"):
+            raise ValueError(
+                "needs PBM_TRUSTED_AUTHSERV_ID: without it no DMARC result is read, and no reply would play"
+            )
+        return value
+
     @field_validator("dkim_selector")
     @classmethod
     def _dkim_selector(cls, value: str | None) -> str | None:
@@ -471,6 +488,7 @@ class Settings(BaseSettings):
             keep_sent=timedelta(days=self.keep_sent_days),
             rate_bot_games=self.rate_bot_games,
             bots_answer_seeks=self.bots_answer_seeks,
+            reply_requires_dmarc_pass=self.reply_requires_dmarc_pass,
         )
 
     @property

@@ -425,6 +425,12 @@ REFUSALS: Catalogue = {
         "it was written there (it failed DMARC: a forged sender, or a mail changed on its way), so "
         "nothing was done. If it was you, reply to this mail with the same words, and they count"
     ),
+    "reply-not-vouched": (
+        "Your reply came from {userid}'s address, but this club plays a reply without a password only "
+        "when the mail systems on its way vouch that it was written there (DMARC pass), and they did not "
+        "({result}), so nothing was done. Send the command with {userid}'s password instead, and it counts"
+    ),
+    "no-dmarc-result": "no DMARC result",
     # -- mail preferences
     "no-quiet-hours-to-end": "{userid} has no quiet hours: there is nothing to end",
     "no-digest-to-end": "{userid} takes no digest: there is nothing to end",

@@ -167,11 +167,7 @@ def _carry_out(session: Session, read: ReadMail, sender: Sender, applying: Apply
             mails.append(answers.error(sender.address, quoted, plan, step, about=about, reply_as=again))
             refused += 1
             continue
-        if read.dmarc == "fail" and _acts_by_reply(step):
-            # The From is forged, or the mail was changed on its way: the player is told (at that
-            # address, theirs), and their own reply to this answer plays it.
-            again = applying.reply_addresses.same_reply_address(read.envelope_to, sender.address)
-            refusal = Refused("reply-failed-dmarc", userid=step.userid, reply_as=again)
+        if _acts_by_reply(step, applying.club) and (refusal := _unvouched(read, step, applying)) is not None:
             mails.append(answers.error(sender.address, quoted, plan, refusal, command=step))
             refused += 1
             continue
@@ -204,10 +200,27 @@ def _carry_out(session: Session, read: ReadMail, sender: Sender, applying: Apply
     return Decision(InboundStatus.PROCESSED, notes, mails, done, refused)
 
 
-def _acts_by_reply(step: lang.Command) -> TypeGuard[lang.ReplyableCommand]:
+def _acts_by_reply(step: lang.Command, club: Club) -> TypeGuard[lang.ReplyableCommand]:
     """Whether `step` is a reply to a board mail that acts on the board (moves, resigns, proposes,
-    votes): what only the player may do. A chat says who wrote it, and changes nothing."""
-    return isinstance(step, lang.ReplyableCommand) and step.by_reply and not isinstance(step, lang.Chat)
+    votes): what only the player may do. A chat says who wrote it, and changes nothing; but in a
+    club that asks for DMARC ``pass`` (`Club.reply_requires_dmarc_pass`), it speaks in the
+    player's name, so it counts too."""
+    if not isinstance(step, lang.ReplyableCommand) or not step.by_reply:
+        return False
+    return club.reply_requires_dmarc_pass or not isinstance(step, lang.Chat)
+
+
+def _unvouched(read: ReadMail, step: lang.ReplyableCommand, applying: Applying) -> Refused | None:
+    """Why a reply that acts without a password is not played, as our MTA's DMARC result has it:
+    a ``fail`` (a forged From, or a mail changed on its way: the player is told at that address,
+    theirs, and their own reply to this answer plays it); or anything but ``pass``, in a club
+    that asks for it (a reply would not be vouched for either: the password is the way)."""
+    if read.dmarc == "fail":
+        again = applying.reply_addresses.same_reply_address(read.envelope_to, read.mail.from_address)
+        return Refused("reply-failed-dmarc", userid=step.userid, reply_as=again)
+    if applying.club.reply_requires_dmarc_pass and read.dmarc != "pass":
+        return Refused("reply-not-vouched", userid=step.userid, result=read.dmarc or Fact("no-dmarc-result"))
+    return None
 
 
 def _quotable(session: Session, mail: ParsedMail, plan: Plan, club: Club) -> str:
