@@ -84,6 +84,8 @@ class Limits:
     addresses_per_player: int
     confirmations_per_address_per_day: int
     confirmations_per_hour: int
+    unconfirmed_answers_per_host_per_hour: int
+    unconfirmed_answers_per_hour: int
     challenges_per_sender_per_hour: int
     talks_per_sender_per_hour: int
     failed_passwords: int
@@ -309,10 +311,16 @@ class Settings(BaseSettings):
     confirm_addresses: bool = True
     """``on``: an address gets nothing but a confirmation request until a reply from it
     confirms it. ``off``: for a closed club whose administrator vouches for every address."""
-    max_confirmations_per_address_per_day: int = Field(default=3, ge=1)
+    max_confirmations_per_address_per_day: int = Field(default=1, ge=1)
     """Confirmation requests one address may be sent in a day, whoever names it."""
     max_confirmations_per_hour: int = Field(default=60, ge=1)
     """Confirmation requests the whole server may send in an hour."""
+    max_unconfirmed_answers_per_hour: int = Field(default=60, ge=1)
+    """Answers to mail whose From nobody confirmed (which may be forged) the whole server may send
+    in an hour, as it may send confirmation requests."""
+    max_unconfirmed_answers_per_host_per_hour: int = Field(default=10, ge=1)
+    """Answers to mail whose From nobody confirmed, for mail one sending host handed us, in an
+    hour: a forger's From costs nothing to change, a host does."""
     max_challenges_per_sender_per_hour: int = Field(default=10, ge=1)
     max_talks_per_sender_per_hour: int = Field(default=30, ge=1)
     """Chats and messages one player may send in an hour."""
@@ -469,6 +477,8 @@ class Settings(BaseSettings):
             addresses_per_player=self.max_addresses_per_player,
             confirmations_per_address_per_day=self.max_confirmations_per_address_per_day,
             confirmations_per_hour=self.max_confirmations_per_hour,
+            unconfirmed_answers_per_host_per_hour=self.max_unconfirmed_answers_per_host_per_hour,
+            unconfirmed_answers_per_hour=self.max_unconfirmed_answers_per_hour,
             challenges_per_sender_per_hour=self.max_challenges_per_sender_per_hour,
             talks_per_sender_per_hour=self.max_talks_per_sender_per_hour,
             failed_passwords=self.max_failed_passwords,

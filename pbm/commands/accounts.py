@@ -144,7 +144,8 @@ def _ask_to_confirm(ctx: Context, player: Player, addresses: Sequence[str]) -> A
     """Ask each of `addresses` that `player` has not confirmed to confirm itself. A club without
     confirmations vouches for them instead (none is asked).
 
-    Refused whole when an address, or the server, has been sent as many requests as it may."""
+    Refused whole when an address, or the server, has been sent as many requests as it may, or
+    when an address never answered the request it was sent within the week it had."""
     unconfirmed = confirmations.unconfirmed(ctx.session, player, addresses)
     now = ctx.now()
     expires_at = now + CONFIRMATION_EXPIRY
@@ -152,6 +153,8 @@ def _ask_to_confirm(ctx: Context, player: Player, addresses: Sequence[str]) -> A
         confirmations.vouch(ctx.session, player, unconfirmed, now=now)
         return Asked({}, expires_at)
     for address in unconfirmed:
+        if confirmations.left_unanswered(ctx.session, address, now):
+            raise Refused("confirmations-unanswered", address=address)
         recent = confirmations.requests_since(ctx.session, now - CONFIRMATIONS_PER_ADDRESS_WINDOW, address=address)
         if len(recent) >= ctx.limits.confirmations_per_address_per_day:
             raise Refused(

@@ -358,9 +358,16 @@ REFUSALS: Catalogue = {
         "machine may; try again after {after}"
     ),
     "too-many-addresses": "That would give the player {count} addresses, more than the {most} one player may have",
-    "confirmations-per-address": (
+    "confirmations-per-address": Plural(
+        "count",
+        "{address} has been sent a request to confirm it in the last 24 hours, as many as one address gets; "
+        "try again after {after}",
         "{address} has been sent {count} requests to confirm it in the last 24 hours, as many as one address "
-        "gets; try again after {after}"
+        "gets; try again after {after}",
+    ),
+    "confirmations-unanswered": (
+        "{address} was asked to confirm it, and no reply came from it within a week: it is not asked "
+        "again. If it is yours, write to the server's administrator"
     ),
     "confirmations-per-hour": (
         "The server has sent {count} requests to confirm an address in the last hour, and may send {most}; "
