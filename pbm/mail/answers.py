@@ -7,9 +7,9 @@ so the sender can see what the server read.
 
 Except to a stranger (`Answers.stranger`): a From nobody confirmed may be forged, and whatever
 an answer quotes, the club's domain would send to whoever owns that address. So an answer to
-one quotes nothing of the mail: the command it refuses when it parsed as one (a command's
-words, bounded and starred), else the first word of the line, and how many lines were not
-quoted.
+one quotes nothing of the mail but its first word: the command it refuses when it parsed as
+one (a command's words, bounded and starred), else the first word of the line, and how many
+lines were not quoted.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ class Answers:
             shown = masking.mask_passwords(line, secrets, unparsed=True)
         nothing_parsed = not any(isinstance(step, lang.Command) for step in plan.steps)
         context = {
-            "reason": _fact_of(reason),
+            "reason": _masked(_fact_of(reason), secrets),
             "command": shown,
             "other_commands": max(0, len(plan.steps) - 1),
             "view": view,
@@ -96,7 +96,8 @@ class Answers:
         """What an answer quotes of a mail: at most `quoted_lines` lines, passwords starred,
         and how many lines were left out (``original``, ``not_quoted`` in the templates)."""
         if self.stranger:
-            return {"original": "", "not_quoted": len(body.splitlines())}
+            first = masking.mask_passwords(_first_word(body), secrets)
+            return {"original": first, "not_quoted": len(body.splitlines()) - (1 if first else 0)}
         lines = masking.mask_passwords(body, secrets, unparsed=unparsed).splitlines()
         return {"original": "\n".join(lines[: self.quoted_lines]), "not_quoted": max(0, len(lines) - self.quoted_lines)}
 
@@ -119,6 +120,25 @@ def _fact_of(reason: Refused | lang.CommandError | pbm.games.GameError | Fact) -
     if isinstance(reason, Factual):
         return reason.fact
     return Fact(UNCONVERTED, text=str(reason))
+
+
+def _masked(fact: Fact, secrets: set[str]) -> Fact:
+    """`fact` with the passwords starred in its words (``'Tr0ub4dor' is not a language``: a password
+    in the place of another word), its facts' too."""
+    if not secrets:
+        return fact
+    params = {key: _masked_value(value, secrets) for key, value in fact.params.items()}
+    return fact if params == fact.params else Fact(fact.code, **params)
+
+
+def _masked_value(value: Any, secrets: set[str]) -> Any:
+    if isinstance(value, str):
+        return masking.mask_passwords(value, secrets)
+    if isinstance(value, Fact):
+        return _masked(value, secrets)
+    if isinstance(value, list):
+        return [_masked_value(item, secrets) for item in value]
+    return value
 
 
 def _board_of(command: lang.Command | None) -> BoardRef | None:

@@ -32,6 +32,7 @@ from pbm.facts import Fact
 from pbm.mail.answers import Answers
 from pbm.mail.headers import masked_address
 from pbm.mail.parse import ParsedMail
+from pbm.mail.pipeline.passwords_ahead import authors_passwords, searched_text
 from pbm.mail.pipeline.read import BotDecision, Bounce, ReadMail, plan_of
 from pbm.mail.pipeline.reply_address import ReplyAddresses
 from pbm.passwords import Passwords
@@ -156,10 +157,14 @@ def _answered_within_limits(
 
 
 def _room_for_unconfirmed_answers(session: Session, host: str | None, limits: Limits, now: datetime) -> tuple[int, str]:
-    """How many more answers to addresses nobody confirmed may go for mail from `host`, and why no more."""
+    """How many more answers to addresses nobody confirmed may go for mail from `host` (where it is
+    known, as for signups), and why no more."""
     since = now - UNCONFIRMED_WINDOW
-    for_host = limits.unconfirmed_answers_per_host_per_hour - unconfirmed_answers.since(session, since, host=host)
     for_server = limits.unconfirmed_answers_per_hour - unconfirmed_answers.since(session, since, any_host=True)
+    if host is None:  # mail from this machine with no trace of where it came from: the server's limit alone
+        for_host = for_server + 1
+    else:
+        for_host = limits.unconfirmed_answers_per_host_per_hour - unconfirmed_answers.since(session, since, host=host)
     if for_host <= for_server:
         most = limits.unconfirmed_answers_per_host_per_hour
         return max(
@@ -232,6 +237,9 @@ def _carry_out(session: Session, read: ReadMail, sender: Sender, applying: Apply
         else applying.reply_addresses.resolve(session, read.envelope_to, sender.address)
     )
     plan = plan_of(read.mail, reply, applying.limits, read.answered)
+    # The author's password wherever the mail writes it, not only where a command puts it (found
+    # ahead, so these checks are remembered answers here).
+    plan.mask_found(authors_passwords(searched_text(read.mail), plan, sender.players, applying.passwords))
     quoted = _quotable(session, read.mail, plan, applying.club)
     answers, limits = applying.answers, applying.limits
     mails: list[OutgoingMail] = []
