@@ -8,8 +8,8 @@ so the sender can see what the server read.
 Except to a stranger (`Answers.stranger`): a From nobody confirmed may be forged, and whatever
 an answer quotes, the club's domain would send to whoever owns that address. So an answer to
 one quotes nothing of the mail but its first word: the command it refuses when it parsed as
-one (a command's words, bounded and starred), else the first word of the line, and how many
-lines were not quoted.
+one (a command's words, bounded and starred), else the first word of the line, the others
+starred, and how many lines were not quoted.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ class Answers:
         elif command is not None:
             shown = masking.mask_passwords(command.line, secrets)
         elif self.stranger:
-            shown = _first_word(line)
+            shown = _first_word_only(line)
         else:
             # A line that parsed as nothing may hide a password anywhere after its userid.
             shown = masking.mask_passwords(line, secrets, unparsed=True)
@@ -111,6 +111,13 @@ def _first_word(line: str) -> str:
     no command (``cheap``, not the advertisement after it)."""
     words = line.split(maxsplit=1)
     return words[0][:FIRST_WORD] if words else ""
+
+
+def _first_word_only(line: str) -> str:
+    """`line` with its first word (cut short) and every other word starred: what an answer to a
+    stranger shows of a line that is no command (``cheap ******** ********``)."""
+    rest = line.split()[1:]
+    return " ".join([_first_word(line), *[masking.MASK] * min(len(rest), FIRST_WORD)])
 
 
 def _fact_of(reason: Refused | lang.CommandError | pbm.games.GameError | Fact) -> Fact:

@@ -378,7 +378,7 @@ def from_host(host: int) -> dict[str, str]:
 def test_an_error_to_an_address_nobody_confirmed_names_the_first_word_and_quotes_nothing_else(room):
     room.send(mail(VICTIM, f"{WORDS}\n\nCall now: 555-0100", subject=f"Re: {WORDS}"))
     (error,) = room.replies()
-    assert "    Call\n" in body_of(error)
+    assert "    Call ******** ********\n" in body_of(error)
     assert "> CHEAP\n" in body_of(error)  # the mail's first word, and no other
     assert not {"WATCHES", "now:", "555-0100"} & set(str(error).split())
     assert "[... 2 more lines not quoted]" in body_of(error)
