@@ -84,6 +84,8 @@ class Limits:
     addresses_per_player: int
     confirmations_per_address_per_day: int
     confirmations_per_hour: int
+    unconfirmed_answers_per_host_per_hour: int
+    unconfirmed_answers_per_hour: int
     challenges_per_sender_per_hour: int
     talks_per_sender_per_hour: int
     failed_passwords: int
@@ -118,6 +120,9 @@ class Club:
     bot_games_per_player: int = 4
     """Games with the server's bots one player may have going at once (an administrator's
     exhibitions count for them): the bots' thinking is shared by the whole club."""
+    reply_requires_dmarc_pass: bool = False
+    """Whether a reply plays without a password only when our MTA's DMARC result is ``pass``
+    (else only a ``fail`` is refused)."""
 
 
 DEFAULT_CLUB = Club()
@@ -241,6 +246,11 @@ class Settings(BaseSettings):
     8601; ``mx.example.org``): its DMARC result is read from the topmost header naming it, and
     a reply-address move that fails DMARC is not played. Unset, no such header is read: anyone
     can write one."""
+    reply_requires_dmarc_pass: bool = False
+    """``on``: what a reply does without a password (a move, a vote, a chat by replying to a board
+    or digest mail) needs our MTA's DMARC ``pass`` (`trusted_authserv_id`, which it requires); a
+    reply without it is refused, and the player told to send the command with their password.
+    ``off``: only a DMARC ``fail`` is refused (``none``, a domain without DMARC, plays)."""
     dkim_selector: str | None = None
     """The selector of the key the MTA signs pbm's mail with (``pbm2026``; deploy/mail-authentication.md):
     ``pbm doctor`` checks that its public key is published. pbm signs nothing itself."""
@@ -316,10 +326,16 @@ class Settings(BaseSettings):
     confirm_addresses: bool = True
     """``on``: an address gets nothing but a confirmation request until a reply from it
     confirms it. ``off``: for a closed club whose administrator vouches for every address."""
-    max_confirmations_per_address_per_day: int = Field(default=3, ge=1)
+    max_confirmations_per_address_per_day: int = Field(default=1, ge=1)
     """Confirmation requests one address may be sent in a day, whoever names it."""
     max_confirmations_per_hour: int = Field(default=60, ge=1)
     """Confirmation requests the whole server may send in an hour."""
+    max_unconfirmed_answers_per_hour: int = Field(default=60, ge=1)
+    """Answers to mail whose From nobody confirmed (which may be forged) the whole server may send
+    in an hour, as it may send confirmation requests."""
+    max_unconfirmed_answers_per_host_per_hour: int = Field(default=10, ge=1)
+    """Answers to mail whose From nobody confirmed, for mail one sending host handed us, in an
+    hour: a forger's From costs nothing to change, a host does."""
     max_challenges_per_sender_per_hour: int = Field(default=10, ge=1)
     max_talks_per_sender_per_hour: int = Field(default=30, ge=1)
     """Chats and messages one player may send in an hour."""
@@ -427,6 +443,15 @@ class Settings(BaseSettings):
             raise ValueError(f"expected the host name the MTA names itself by, such as mx.example.org, got {value!r}")
         return value.lower()
 
+    @field_validator("reply_requires_dmarc_pass")
+    @classmethod
+    def _dmarc_pass_read_from_our_mta(cls, value: bool, info: Any) -> bool:
+        if value and not info.data.get("trusted_authserv_id"):
+            raise ValueError(
+                "needs PBM_TRUSTED_AUTHSERV_ID: without it no DMARC result is read, and no reply would play"
+            )
+        return value
+
     @field_validator("dkim_selector")
     @classmethod
     def _dkim_selector(cls, value: str | None) -> str | None:
@@ -471,6 +496,8 @@ class Settings(BaseSettings):
             addresses_per_player=self.max_addresses_per_player,
             confirmations_per_address_per_day=self.max_confirmations_per_address_per_day,
             confirmations_per_hour=self.max_confirmations_per_hour,
+            unconfirmed_answers_per_host_per_hour=self.max_unconfirmed_answers_per_host_per_hour,
+            unconfirmed_answers_per_hour=self.max_unconfirmed_answers_per_hour,
             challenges_per_sender_per_hour=self.max_challenges_per_sender_per_hour,
             talks_per_sender_per_hour=self.max_talks_per_sender_per_hour,
             failed_passwords=self.max_failed_passwords,
@@ -491,6 +518,7 @@ class Settings(BaseSettings):
             rate_bot_games=self.rate_bot_games,
             bots_answer_seeks=self.bots_answer_seeks,
             bot_games_per_player=self.bot_games_per_player,
+            reply_requires_dmarc_pass=self.reply_requires_dmarc_pass,
         )
 
     @property

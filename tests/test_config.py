@@ -66,6 +66,7 @@ def test_variables_are_read_from_the_environment(monkeypatch):
         ("PBM_PUBLIC_URL", "https://games.example.org:0", "PBM_PUBLIC_URL: bad port in"),
         ("PBM_PUBLIC_URL", "https://games.example.org:http", "PBM_PUBLIC_URL: bad port in"),
         ("PBM_TRUSTED_AUTHSERV_ID", "mx example org", "PBM_TRUSTED_AUTHSERV_ID: expected the host name the MTA"),
+        ("PBM_REPLY_REQUIRES_DMARC_PASS", "on", "PBM_REPLY_REQUIRES_DMARC_PASS: needs PBM_TRUSTED_AUTHSERV_ID"),
         ("PBM_LANGUAGE", "klingon", "PBM_LANGUAGE: expected one of en, fr"),
         ("PBM_ADMINS", "alice, Bob!", "PBM_ADMINS: not userids: bob!"),
         ("PBM_BOTS_ANSWER_SEEKS", "0h", "PBM_BOTS_ANSWER_SEEKS: expected off, or a span such as 30m"),

@@ -144,22 +144,32 @@ def _ask_to_confirm(ctx: Context, player: Player, addresses: Sequence[str]) -> A
     """Ask each of `addresses` that `player` has not confirmed to confirm itself. A club without
     confirmations vouches for them instead (none is asked).
 
-    Refused whole when an address, or the server, has been sent as many requests as it may."""
+    Refused whole when an address, or the server, has been sent as many requests as it may (an
+    address the mail comes from is only not asked again), or when an address never answered the
+    request it was sent within the week it had."""
     unconfirmed = confirmations.unconfirmed(ctx.session, player, addresses)
     now = ctx.now()
     expires_at = now + CONFIRMATION_EXPIRY
     if not ctx.club.confirm_addresses:
         confirmations.vouch(ctx.session, player, unconfirmed, now=now)
         return Asked({}, expires_at)
+    asking = []
     for address in unconfirmed:
+        if confirmations.left_unanswered(ctx.session, address, now):
+            raise Refused("confirmations-unanswered", address=address)
         recent = confirmations.requests_since(ctx.session, now - CONFIRMATIONS_PER_ADDRESS_WINDOW, address=address)
-        if len(recent) >= ctx.limits.confirmations_per_address_per_day:
+        if len(recent) < ctx.limits.confirmations_per_address_per_day:
+            asking.append(address)
+        elif not same(address, ctx.sender.address or ""):
             raise Refused(
                 "confirmations-per-address",
                 address=address,
                 count=len(recent),
                 after=recent[0] + CONFIRMATIONS_PER_ADDRESS_WINDOW,
             )
+        # else: its own mail names it again (a second signup from it), which the signups' limits
+        # bound; it is not asked again today, and what is for the new player waits for it.
+    unconfirmed = asking
     recent = confirmations.requests_since(ctx.session, now - CONFIRMATIONS_WINDOW)
     if len(recent) + len(unconfirmed) > ctx.limits.confirmations_per_hour:
         after = recent[0] + CONFIRMATIONS_WINDOW if recent else Fact("an-hour")

@@ -59,12 +59,14 @@ class Context:
         player = players.find(self.session, userid)
         if player is None or not player.active:
             raise Refused("no-such-player", userid=userid)
-        sender = players.password_sender(self.sender.address, registered=player in self.sender.players)
+        registered = player in self.sender.players
+        unproven_host = (self.sender.host or "") if self.sender.unproven else None
+        sender = players.password_sender(self.sender.address, registered=registered, unproven_host=unproven_host)
         waits_until = players.password_wait(self.session, player, sender)
         if waits_until is not None and waits_until > self.now():
             # Not even checked: guessing must not go on while the sender waits.
-            # From the player's own address, or from addresses the player never registered.
-            own = sender != players.OTHER_ADDRESSES
+            # From the player's own address, or from addresses (or a host) the player cannot vouch for.
+            own = registered and unproven_host is None
             raise Refused(
                 "password-wait-own" if own else "password-wait-others", userid=player.userid, until=waits_until
             )

@@ -134,6 +134,10 @@ class Sender:
     address: str | None
     players: Sequence[Player] = ()
     host: str | None = None
+    unproven: bool = False
+    """Whether our own MTA could not vouch for the From (a trusted DMARC result other than
+    ``pass``, `pbm.mail.authentication`): it may be forged, so the mail speaks for the host that
+    sent it, never for the address's owner."""
 
 
 @dataclass(frozen=True)

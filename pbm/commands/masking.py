@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 import string
+import unicodedata
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
@@ -215,14 +216,35 @@ def _stands_as_a_verb(word: str, args: list[str], *, after_game: bool, unparsed:
         return False
     if not after_game and word in _SENTENCE_STARTS:
         return False
-    return _reads_as_board(args[:1]) or (unparsed and len(args) < _LONGEST_UNKNOWN and _is_userid(args[:1]))
+    if _reads_as_board(args[:1]):
+        return True
+    # Before a userid and a password: not when the word is one of prose (``demain soir avec toi``).
+    return unparsed and _plain(word) not in _PROSE_WORDS and len(args) < _LONGEST_UNKNOWN and _is_userid(args[:1])
 
 
-_SENTENCE_STARTS = frozenset(
+_ENGLISH_STARTS = (
     "a an and as at but by for from he her his i if in is it its my no not of on or our she so that the their "
-    "then there these they this to we what when where which who why will with you your".split()
+    "then there these they this to we what when where which who why will with you your "
+    "hi hello hey dear thanks thank sorry ok okay yes please good nice well great oh ah see"
 )
-"""Words that start prose, never a command: no verb of any server is one of them."""
+_FRENCH_STARTS = (
+    "je j tu il elle on nous vous ils elles le la les l un une des du de d et mais ou donc car ni si que qu qui "
+    "quoi quand comme ce cet cette ces c mon ma mes ton ta tes son sa ses notre nos votre vos leur leurs y en "
+    "au aux avec pour par sur sous dans chez sans vers merci bonjour bonsoir salut coucou oui non ne pas "
+    "voici voila bien bon bonne tres trop alors puis ensuite enfin desole pardon bravo cher chere"
+)
+_SENTENCE_STARTS = frozenset(f"{_ENGLISH_STARTS} {_FRENCH_STARTS}".split()) - set(ACCOUNT) - set(GAME)
+"""Words that start prose, in English or French, never a command: no verb of any server is one of them."""
+_PROSE_WORDS = _SENTENCE_STARTS | frozenset(
+    "am are was were be been have has had do does did can could would should shall may might must me him us them "
+    "game games play played playing tomorrow today tonight later again soon time move moves luck fun "
+    "suis es est sommes etes sont etais etait ai as avons avez ont avais avait fais fait faire peux peut veux veut "
+    "voudrais voudrait aimerais aimerait pourrais pourrait dois doit vais va allons partie parties jouer joue "
+    "rejouer demain aujourd hui soir matin ce soir plus tard encore bientot temps coup coups chance amuse toi moi "
+    "lui eux".split()
+)
+"""Words of ordinary prose, in English or French: a line they start is no command of a verb nobody knows,
+and none of them is checked against a password."""
 
 
 def _alternatives(verb: Verb | _Guess) -> list[list[str]]:
@@ -257,6 +279,8 @@ def _userid_places(args: list[str], *, before: int) -> set[int]:
     places = {_past_boards(args, 0)}
     if before and args and not _reads_as_board(args[:1]):
         places.add(_past_boards(args, 1))
+    if not before and args and any(character.isdigit() for character in args[0]):
+        places.add(_past_boards(args, 1))  # a board where none belongs, written wrongly (``language x101 alice``)
     return places
 
 
@@ -293,6 +317,74 @@ class _Secrets:
             for length in self._lengths
             for start in range(len(word) - length + 1)
         )
+
+
+_SENTENCE_MARKS = ".,;:!?()\"'«»“”‘’"
+"""What a sentence puts around its words (not ``-`` or ``_``, which a userid or a password may end with)."""
+
+
+def _unmarked(word: str) -> str:
+    return word.strip(_SENTENCE_MARKS)
+
+
+def _plain(word: str) -> str:
+    """`word` as the word lists write it: without a sentence's marks, in lower case, without accents
+    (``Très,`` is ``tres``)."""
+    decomposed = unicodedata.normalize("NFKD", _unmarked(word).lower())
+    return "".join(character for character in decomposed if not unicodedata.combining(character))
+
+
+MOST_WORDS_CHECKED = 8
+"""Words of one mail checked against its author's password (`password_candidates`): argon2 takes
+tens of milliseconds a check, by design."""
+
+
+def password_candidates(
+    text: str, known: Collection[str] = (), *, most: int = MOST_WORDS_CHECKED, ignore: Collection[str] = ()
+) -> list[str]:
+    """The words of `text` worth checking against its author's password, at most `most`, likeliest first.
+
+    A password can stand anywhere (first in a broken command, inside a sentence, quoted in
+    prose), so the server checks the words themselves, as written and without the punctuation
+    around them; but argon2 is slow, so only words of a password's length that are not starred
+    already nor in `known` or `ignore` (the author's userid), and not words of prose in English or
+    French, games' names or verbs, are checked, and at most `most` of them: first those after a
+    game's name or a verb (where a command puts it), then those shaped like one (a digit, a sign,
+    or letters of both cases), then the rest, in order. Lines quoted (``>``) are not read: a reply
+    quotes our own mail there, and its author's password never stands in it.
+    """
+    skipped = {word.lower() for word in ignore}
+    scored: dict[str, tuple[int, int]] = {}
+    for line in text.split("\n"):
+        words = line.split()
+        after_verb = _words_after_a_verb(words)
+        if line.lstrip().startswith(">"):
+            continue  # quoted: another's words (our own mail, replied to), at no one's cost
+        for index, word in enumerate(words):
+            ending = word[:-1] if word[-1:] in ".,;:!?" else word  # ``s3cret!.``: the sentence's stop alone
+            # As written too, when its marks may belong to it (``22222!``; not ``coming.``).
+            core = _unmarked(word)
+            written = () if core.isalpha() and core.islower() else (word,)
+            for form in dict.fromkeys((*written, ending, _unmarked(word), _bare(word))):
+                if form in scored or form in known or not _can_be_password(form) or MASK in form:
+                    continue
+                plain = _plain(form)
+                if plain in _PROSE_WORDS or plain in skipped or plain in GAME or plain in ACCOUNT or _is_game(plain):
+                    continue
+                rank = 0 if index in after_verb else 1 if _shaped_like_a_password(form) else 2
+                scored[form] = (rank, len(scored))
+    return sorted(scored, key=scored.__getitem__)[:most]
+
+
+def _words_after_a_verb(words: list[str]) -> set[int]:
+    """Where, among a line's words, the few after a game's name or a verb stand."""
+    lowered = [_bare(word).lower() for word in words]
+    starts = [i for i, word in enumerate(lowered) if _is_game(word) or word in GAME or word in ACCOUNT]
+    return {j for i in starts for j in range(i + 1, min(i + 1 + _LONGEST_UNKNOWN + 1, len(words)))}
+
+
+def _shaped_like_a_password(word: str) -> bool:
+    return not word.isalpha() or (word.lower() != word and word.upper() != word)
 
 
 def _can_be_password(word: str) -> bool:

@@ -374,9 +374,16 @@ REFUSALS: Catalogue = {
         "machine may; try again after {after}"
     ),
     "too-many-addresses": "That would give the player {count} addresses, more than the {most} one player may have",
-    "confirmations-per-address": (
+    "confirmations-per-address": Plural(
+        "count",
+        "{address} has been sent a request to confirm it in the last 24 hours, as many as one address gets; "
+        "try again after {after}",
         "{address} has been sent {count} requests to confirm it in the last 24 hours, as many as one address "
-        "gets; try again after {after}"
+        "gets; try again after {after}",
+    ),
+    "confirmations-unanswered": (
+        "{address} was asked to confirm it, and no reply came from it within a week: it is not asked "
+        "again. If it is yours, write to the server's administrator"
     ),
     "confirmations-per-hour": (
         "The server has sent {count} requests to confirm an address in the last hour, and may send {most}; "
@@ -441,6 +448,12 @@ REFUSALS: Catalogue = {
         "it was written there (it failed DMARC: a forged sender, or a mail changed on its way), so "
         "nothing was done. If it was you, reply to this mail with the same words, and they count"
     ),
+    "reply-not-vouched": (
+        "Your reply came from {userid}'s address, but this club plays a reply without a password only "
+        "when the mail systems on its way vouch that it was written there (DMARC pass), and they did not "
+        "({result}), so nothing was done. Send the command with {userid}'s password instead, and it counts"
+    ),
+    "no-dmarc-result": "no DMARC result",
     # -- mail preferences
     "no-quiet-hours-to-end": "{userid} has no quiet hours: there is nothing to end",
     "no-digest-to-end": "{userid} takes no digest: there is nothing to end",

@@ -121,9 +121,20 @@ class Plan:
     """The mail's subject when it was read for a command (it held one, or no line held one): an
     error answer quotes it with the mail's text."""
 
+    found: set[str] = field(default_factory=set)
+    """Words of the mail found to be its author's password wherever they stand (checked against
+    the author's password hash, `pbm.mail.pipeline.passwords_ahead`): masked like the others."""
+
     def secrets(self) -> set[str]:
-        """Every password the mail's commands carry."""
-        return {s for step in [*self.steps, *self.skipped] if isinstance(step, lang.Command) for s in step.secrets()}
+        """Every password the mail's commands carry, and the author's found in its text."""
+        carried = {s for step in [*self.steps, *self.skipped] if isinstance(step, lang.Command) for s in step.secrets()}
+        return carried | self.found
+
+    def mask_found(self, found: set[str]) -> None:
+        """Count `found` among the mail's passwords, and star them in its comment too."""
+        if found - self.found:
+            self.found |= found
+            self.comment = masking.mask_passwords(self.comment, self.secrets())
 
 
 def plan_mail(

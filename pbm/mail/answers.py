@@ -4,6 +4,12 @@ An error mail says which command could not be carried out and why, shows
 the board when one is involved, and quotes the mail back (a bounded number of
 lines, passwords starred; its subject too when that was read for a command)
 so the sender can see what the server read.
+
+Except to a stranger (`Answers.stranger`): a From nobody confirmed may be forged, and whatever
+an answer quotes, the club's domain would send to whoever owns that address. So an answer to
+one quotes nothing of the mail but its first word: the command it refuses when it parsed as
+one (a command's words, bounded and starred), else the first word of the line, the others
+starred, and how many lines were not quoted.
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ from pbm.facts import UNCONVERTED, Fact, Factual
 class Answers:
     quoted_lines: int
     """How many lines of the original an answer quotes (`Limits.quoted_lines`)."""
+    stranger: bool = False
+    """Whether the answers go to a From that may be forged: they quote nothing the sender wrote."""
 
     def error(
         self,
@@ -54,12 +62,14 @@ class Answers:
             shown = Fact("your-reply")  # a whole reply, said in the reader's language
         elif command is not None:
             shown = masking.mask_passwords(command.line, secrets)
+        elif self.stranger:
+            shown = _first_word_only(line)
         else:
             # A line that parsed as nothing may hide a password anywhere after its userid.
             shown = masking.mask_passwords(line, secrets, unparsed=True)
         nothing_parsed = not any(isinstance(step, lang.Command) for step in plan.steps)
         context = {
-            "reason": _fact_of(reason),
+            "reason": _masked(_fact_of(reason), secrets),
             "command": shown,
             "other_commands": max(0, len(plan.steps) - 1),
             "view": view,
@@ -67,7 +77,9 @@ class Answers:
             "board_number": board.board if board is not None else None,
             "replyable": reply_as is not None,
             "headline": refusal.headline if refusal is not None else None,
-            "subject_read": masking.mask_passwords(plan.subject, secrets, unparsed=nothing_parsed),
+            "subject_read": ""
+            if self.stranger
+            else masking.mask_passwords(plan.subject, secrets, unparsed=nothing_parsed),
             **self.quotable(body, secrets, unparsed=nothing_parsed),
         }
         if reply_as is None:
@@ -83,8 +95,29 @@ class Answers:
     def quotable(self, body: str, secrets: set[str], *, unparsed: bool = False) -> dict[str, Any]:
         """What an answer quotes of a mail: at most `quoted_lines` lines, passwords starred,
         and how many lines were left out (``original``, ``not_quoted`` in the templates)."""
+        if self.stranger:
+            first = masking.mask_passwords(_first_word(body), secrets)
+            return {"original": first, "not_quoted": len(body.splitlines()) - (1 if first else 0)}
         lines = masking.mask_passwords(body, secrets, unparsed=unparsed).splitlines()
         return {"original": "\n".join(lines[: self.quoted_lines]), "not_quoted": max(0, len(lines) - self.quoted_lines)}
+
+
+FIRST_WORD = 24
+"""The most characters of a line's first word an answer to a stranger names."""
+
+
+def _first_word(line: str) -> str:
+    """The first word of `line`, cut short: what an answer to a stranger names of a line that is
+    no command (``cheap``, not the advertisement after it)."""
+    words = line.split(maxsplit=1)
+    return words[0][:FIRST_WORD] if words else ""
+
+
+def _first_word_only(line: str) -> str:
+    """`line` with its first word (cut short) and every other word starred: what an answer to a
+    stranger shows of a line that is no command (``cheap ******** ********``)."""
+    rest = line.split()[1:]
+    return " ".join([_first_word(line), *[masking.MASK] * min(len(rest), FIRST_WORD)])
 
 
 def _fact_of(reason: Refused | lang.CommandError | pbm.games.GameError | Fact) -> Fact:
@@ -94,6 +127,25 @@ def _fact_of(reason: Refused | lang.CommandError | pbm.games.GameError | Fact) -
     if isinstance(reason, Factual):
         return reason.fact
     return Fact(UNCONVERTED, text=str(reason))
+
+
+def _masked(fact: Fact, secrets: set[str]) -> Fact:
+    """`fact` with the passwords starred in its words (``'Tr0ub4dor' is not a language``: a password
+    in the place of another word), its facts' too."""
+    if not secrets:
+        return fact
+    params = {key: _masked_value(value, secrets) for key, value in fact.params.items()}
+    return fact if params == fact.params else Fact(fact.code, **params)
+
+
+def _masked_value(value: Any, secrets: set[str]) -> Any:
+    if isinstance(value, str):
+        return masking.mask_passwords(value, secrets)
+    if isinstance(value, Fact):
+        return _masked(value, secrets)
+    if isinstance(value, list):
+        return [_masked_value(item, secrets) for item in value]
+    return value
 
 
 def _board_of(command: lang.Command | None) -> BoardRef | None:

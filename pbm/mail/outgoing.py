@@ -135,7 +135,9 @@ class Outgoing:
             summary = Fact("too-many-answers", count=len(mails), limit=limit, sent=limit - 1)
             mails = mails[: limit - 1]
             if answer_sender:
-                mails.append(self.answers.error(mail.from_address, mail.body, Plan(), summary))
+                mails.append(
+                    self._answers_to(session, mail.from_address).error(mail.from_address, mail.body, Plan(), summary)
+                )
         ordered = [*bulk, *mails]
         counted = _Counted.load(session, ordered, now)
         reachable = self._reachable(session, ordered, answering=mail.from_address)
@@ -151,6 +153,12 @@ class Outgoing:
         queued = [composed[id(outgoing)] for outgoing in ordered]
         outbox.enqueue(session, [q for q in queued if q is not None], now=now, inbound_id=inbound_id)
         return notes
+
+    def _answers_to(self, session: Session, sender: str | None) -> Answers:
+        """How answers to `sender` quote their mail: not at all to an address nobody confirmed."""
+        if not self.confirm_addresses or not sender or confirmations.is_confirmed(session, sender):
+            return self.answers
+        return replace(self.answers, stranger=True)
 
     def queue_unprompted(self, session: Session, mails: list[OutgoingMail], *, now: datetime) -> list[str]:
         """Compose mails no received mail caused (an open challenge expired) into the outbox,

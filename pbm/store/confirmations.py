@@ -84,6 +84,19 @@ def requests_since(session: Session, since: datetime, *, address: str | None = N
     return list(session.scalars(query.order_by(AddressConfirmation.created_at)))
 
 
+def left_unanswered(session: Session, address: str, now: datetime) -> bool:
+    """Whether a request to `address` expired unanswered and nobody ever confirmed the address: its
+    owner was silent for a week, so it is asked no more (a forger naming it gets nothing more)."""
+    rows = session.execute(
+        select(AddressConfirmation.expires_at, AddressConfirmation.confirmed_at).where(
+            AddressConfirmation.address == comparable(address)
+        )
+    ).all()
+    if any(row.confirmed_at is not None for row in rows):
+        return False
+    return any(row.expires_at is not None and row.expires_at <= now for row in rows)
+
+
 def find(session: Session, token: str) -> AddressConfirmation | None:
     """The request `token` stands for, confirmed or not, expired or not."""
     return session.scalars(select(AddressConfirmation).where(AddressConfirmation.token_hash == _hash(token))).first()
@@ -138,6 +151,11 @@ def has_confirmed_address(session: Session, player: Player) -> bool:
         .limit(1)
     )
     return session.scalar(query) is not None
+
+
+def is_confirmed(session: Session, address: str) -> bool:
+    """Whether anyone confirmed `address` (in any letter case)."""
+    return bool(confirmed_by(session, [address]))
 
 
 def confirmed_by(session: Session, addresses: Collection[str]) -> dict[str, set[int]]:

@@ -205,8 +205,9 @@ class PasswordWait(Base):
     for that player from that sender wait after too many.
 
     The sender is one of the player's registered addresses, in lower case, or
-    `pbm.store.players.OTHER_ADDRESSES` for every other address together
-    (`pbm.store.players.password_sender`). A right password from the sender
+    `pbm.store.players.OTHER_ADDRESSES` for every other address together, or a sending host
+    after `pbm.store.players.FROM_HOST` for mail naming a registered address that our MTA could
+    not vouch for (`pbm.store.players.password_sender`). A right password from the sender
     ends its row.
     """
 
@@ -265,6 +266,23 @@ class AddressConfirmation(Base):
     expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
     """Until when a reply to the request confirms the address."""
     confirmed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+
+
+class UnconfirmedAnswer(Base):
+    """An answer mailed to the sender of a mail whose address nobody confirmed, which may be forged:
+    when, and the host that handed that mail to us ("" where unknown). Counted so that such
+    answers stop per sending host and for the whole server (`pbm.store.unconfirmed_answers`); the
+    address is not kept."""
+
+    __tablename__ = "unconfirmed_answers"
+    __table_args__ = (
+        Index("ix_unconfirmed_answers_host_answered", "host", "answered_at"),
+        Index("ix_unconfirmed_answers_answered", "answered_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True)
+    host: Mapped[str] = mapped_column(String(128), default="")
+    answered_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
 class BoardCounter(Base):

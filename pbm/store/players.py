@@ -20,6 +20,9 @@ OTHER_ADDRESSES = ""
 """The sender that every address a player has not registered counts as, for wrong passwords:
 one count for them all, so that a guesser gains nothing by writing from a new address each time
 (no address is empty)."""
+FROM_HOST = "host "
+"""Before a sending host, the count of wrong passwords from mail that names a player's address
+as its From but that our MTA could not vouch for (no address holds a space)."""
 
 
 def find(session: Session, userid: str) -> Player | None:
@@ -122,10 +125,15 @@ def set_language(player: Player, language: str | None) -> None:
     player.language = language
 
 
-def password_sender(address: str | None, *, registered: bool) -> str:
+def password_sender(address: str | None, *, registered: bool, unproven_host: str | None = None) -> str:
     """Which count wrong passwords from `address` go to, for a player who `registered` it or not:
     the address's own (compared case-insensitively), or that of `OTHER_ADDRESSES`. A stranger's
-    guesses never make the player's own addresses wait."""
+    guesses never make the player's own addresses wait.
+
+    A mail whose From our MTA could not vouch for (`unproven_host`: the host that sent it) may
+    forge a registered address: its guesses count for that host (`FROM_HOST`), not the owner."""
+    if registered and address and unproven_host is not None:
+        return FROM_HOST + unproven_host
     return comparable(address) if registered and address else OTHER_ADDRESSES
 
 

@@ -11,7 +11,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import pbm.games
-from pbm.commands.masking import MASK, mask_passwords
+from pbm.commands.masking import MASK, mask_passwords, password_candidates
 from pbm.commands.verbs import ACCOUNT_VERBS, GAME, GAME_VERBS, Verb, near_miss
 from pbm.passwords import MIN_LENGTH
 
@@ -293,3 +293,60 @@ def test_a_word_too_short_to_be_a_password_is_starred_only_where_a_command_puts_
     assert mask_passwords("cephalopod move 101 alice pw c3\nThe pw key is broken") == (
         f"cephalopod move 101 alice {MASK} c3\nThe pw key is broken"
     )
+
+
+# -- French prose, and the words the server checks against the author's password (issue 42) ---
+
+FRENCH_STARTERS = [
+    "je", "Je", "tu", "nous", "on", "il", "elle", "merci", "Merci", "bonjour", "Bonjour", "salut", "bonne",
+    "oui", "non", "alors", "bravo", "désolé", "Désolée", "voilà", "encore", "demain", "c'est", "ça",
+]  # fmt: skip
+FRENCH_WORDS = [
+    "voudrais", "rejouer", "partie", "demain", "soir", "avec", "toi", "vous", "jouer", "une", "autre", "beaucoup",
+    "pour", "tout", "à", "bientôt", "bien", "joué", "coup", "très", "sympa", "plus", "tard", "la", "revanche",
+    "cephalopod", "Cubeo", "c3", "tour", "ton", "!", "?", "j'ai", "gagné", "perdu", "101",
+]  # fmt: skip
+
+
+@st.composite
+def french_prose(draw) -> str:
+    """A line of a French letter, short or long, in lower case as often as not."""
+    rest = draw(st.lists(st.sampled_from(FRENCH_WORDS), min_size=1, max_size=10))
+    return " ".join([draw(st.sampled_from(FRENCH_STARTERS)), *rest]) + draw(st.sampled_from([".", "!", "?", "", ","]))
+
+
+@given(lines=st.lists(st.one_of(french_prose(), prose()), min_size=1, max_size=6), unparsed=st.booleans())
+def test_french_prose_is_left_as_it_was_written(lines, unparsed):
+    text = "\n".join(lines)
+    assert mask_passwords(text, unparsed=unparsed) == text
+
+
+@pytest.mark.parametrize("line", ["je voudrais rejouer", "bonne partie demain soir", "merci pour tout", "salut toi"])
+def test_a_short_french_line_in_lower_case_is_no_command(line):
+    assert mask_passwords(line, unparsed=True) == line
+
+
+def test_a_board_where_a_verb_takes_none_leaves_the_password_starred():
+    assert mask_passwords("language x101 alice Tr0ub4dor", unparsed=True) == "language x101 ******** ********"
+
+
+@given(
+    lines=st.lists(st.one_of(french_prose(), prose()), min_size=0, max_size=4),
+    shape=st.sampled_from(
+        [
+            "cephalopod move 101 {password} carol c3",
+            "sorry, I first sent: cephalopod move x101 carol {password} c3",
+            'I had typed "cephalopod move 101 carol {password} c3" but it failed',
+            "désolée, j'avais écrit : cephalopod move 101 carol {password} c3",
+            "Merci ! Mon mot de passe est {password}.",
+            "my password is {password}",
+        ]
+    ),
+    at=st.integers(0, 4),
+    password=st.text("abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789!#%&-", min_size=6, max_size=16),
+)
+def test_the_authors_password_is_among_the_words_checked_wherever_a_line_puts_it(lines, shape, at, password):
+    assume(not any(password.lower() in line.lower() for line in lines))
+    text = "\n".join([*lines[:at], shape.format(password=password), *lines[at:]])
+    checked = password_candidates(text, ignore=["carol"])
+    assert password in checked or any(password == word.strip(string.punctuation) for word in checked)

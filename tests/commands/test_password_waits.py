@@ -41,8 +41,9 @@ class Club:
                 session, "alice", self.passwords.hash("alice-pw"), [ALICE, ALICE_AT_WORK], sender=ALICE, now=self.now
             )
 
-    def try_password(self, sender: str | None, password: str) -> str:
-        """ "right", "wrong", or why the password was not even checked."""
+    def try_password(self, sender: str | None, password: str, *, forged_from: str | None = None) -> str:
+        """ "right", "wrong", or why the password was not even checked. `forged_from`: the host of
+        a mail our MTA could not vouch for (a trusted DMARC result other than pass)."""
         with self.database.transaction() as session:
             checks: list[PasswordCheck] = []
             registered = players.with_address(session, sender) if sender else []
@@ -50,7 +51,7 @@ class Club:
                 session,
                 self.passwords,
                 self.limits,
-                Sender(sender, registered),
+                Sender(sender, registered, forged_from, unproven=forged_from is not None),
                 now=lambda: self.now,
                 on_password_check=checks.append,
             )
@@ -65,8 +66,8 @@ class Club:
                 )
         return outcome
 
-    def guess(self, sender: str | None, times: int) -> list[str]:
-        return [self.try_password(sender, f"guess-{i}") for i in range(times)]
+    def guess(self, sender: str | None, times: int, *, forged_from: str | None = None) -> list[str]:
+        return [self.try_password(sender, f"guess-{i}", forged_from=forged_from) for i in range(times)]
 
 
 @pytest.fixture
@@ -136,3 +137,11 @@ def test_the_reading_step_checks_no_password_of_a_sender_that_waits(club, databa
         assert players.checkable_password_hash(session, "alice", "someone@else.example", now=club.now) is None
         assert players.checkable_password_hash(session, "alice", None, now=club.now) is None
         assert players.checkable_password_hash(session, "alice", "ALICE@example.org", now=club.now) is not None
+
+
+def test_guesses_in_alices_name_that_her_mta_could_not_vouch_for_count_against_their_host_not_her(club):
+    assert club.guess(ALICE, ALLOWED + 4, forged_from="203.0.113.9")[:ALLOWED] == ["wrong"] * ALLOWED
+    assert club.try_password(ALICE, "alice-pw", forged_from="203.0.113.9").startswith(WAITING)
+    assert club.try_password(ALICE, "alice-pw") == "right"
+    assert club.try_password(ALICE, "alice-pw", forged_from="198.51.100.7") == "right"
+    assert club.try_password("mallory@evil.example", "alice-pw") == "right"

@@ -69,6 +69,39 @@ def test_a_pass_none_someone_elses_header_or_none_plays_as_before(room, top):
     assert moves(room) == 1
 
 
+@pytest.fixture
+def strict_room(make_mailroom) -> Mailroom:
+    """A club that plays a reply without a password only on our MTA's DMARC pass."""
+    room = make_mailroom(trusted_authserv_id=MTA, reply_requires_dmarc_pass=True)
+    for address, userid in ((ALICE, "alice"), (BOB, "bob")):
+        room.send(mail(address, f"signup {userid} {userid}-pw"))
+    room.send(mail(ALICE, "cephalopod challenge alice bob"))
+    return room
+
+
+@pytest.mark.parametrize(
+    "top", [results(MTA, "none"), results(MTA, "temperror"), results("mx.elsewhere.example", "pass"), b""]
+)
+def test_a_club_that_asks_for_dmarc_pass_plays_no_reply_without_it_and_says_to_use_the_password(strict_room, top):
+    reply(strict_room, alices_board_mail(strict_room), top=top)
+    assert moves(strict_room) == 0
+    (told,) = strict_room.replies_to(ALICE)
+    assert "plays a reply without a password only when" in body_of(told)
+    assert "Send the command with alice's password instead" in body_of(told)
+    strict_room.send(mail(ALICE, "cephalopod move 101 alice alice-pw c3", headers=_headers(top)))
+    assert moves(strict_room) == 1
+
+
+def test_a_club_that_asks_for_dmarc_pass_plays_a_reply_that_has_it(strict_room):
+    reply(strict_room, alices_board_mail(strict_room), top=results(MTA, "pass"))
+    assert moves(strict_room) == 1
+
+
+def _headers(top: bytes) -> dict[str, str]:
+    name, _, value = top.decode().strip().partition(": ")
+    return {name: value} if name else {}
+
+
 def test_a_forged_header_below_the_mtas_own_counts_for_nothing(room):
     board_mail = alices_board_mail(room)
     forged = {"Authentication-Results": f"{MTA}; dmarc=pass header.from=example.org"}

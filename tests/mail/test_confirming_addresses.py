@@ -152,7 +152,8 @@ def test_an_address_confirmed_once_stays_confirmed_through_changes_of_address(ro
     assert [m["To"].addresses[0].addr_spec for m in room.replies()] == [BOB, ALICE]
 
 
-def test_add_asks_again_for_an_address_not_yet_confirmed(room):
+def test_add_asks_again_for_an_address_not_yet_confirmed(make_mailroom, clock):
+    room = make_mailroom(clock=clock, confirming=False, max_confirmations_per_address_per_day=2)
     sign_up(room, ALICE, "alice")
     room.send(mail(ALICE, f"add alice alice-pw {BOB}"))
     asking(room.replies(), BOB)
@@ -357,7 +358,6 @@ def test_addresses_given_while_confirmations_are_off_stay_confirmed_when_they_ar
     assert subjects(on.replies())[-2:] == ["New Cephalopod Board 101 alice"] * 2
 
 
-
 def test_a_password_reset_goes_only_to_addresses_the_player_confirmed(room):
     sign_up(room, ALICE, "alice")
     room.send(mail(ALICE, f"add alice alice-pw {BOB}"))
@@ -365,3 +365,61 @@ def test_a_password_reset_goes_only_to_addresses_the_player_confirmed(room):
     room.send(mail(MALLORY, "password reset alice"))
     assert sorted(m["To"].addresses[0].addr_spec for m in room.replies()) == [ALICE, MALLORY]
     assert statuses(room, BOB) == ["pending", "unconfirmed"]  # the request to confirm it, then the reset kept
+
+
+# -- answers to a From nobody confirmed (issue 42: the backscatter) ---------------------------
+
+
+def from_host(host: int) -> dict[str, str]:
+    """The trace our own MTA writes on a mail it got from 198.51.100.`host`."""
+    return {"Received": f"from h{host}.example (h{host}.example [198.51.100.{host}]) by mx.localhost (Postfix)"}
+
+
+def test_an_error_to_an_address_nobody_confirmed_names_the_first_word_and_quotes_nothing_else(room):
+    room.send(mail(VICTIM, f"{WORDS}\n\nCall now: 555-0100", subject=f"Re: {WORDS}"))
+    (error,) = room.replies()
+    assert "    Call ******** ********\n" in body_of(error)
+    assert "> CHEAP\n" in body_of(error)  # the mail's first word, and no other
+    assert not {"WATCHES", "now:", "555-0100"} & set(str(error).split())
+    assert "[... 2 more lines not quoted]" in body_of(error)
+
+
+def test_answers_to_addresses_nobody_confirmed_stop_per_sending_host_and_for_the_whole_server(make_mailroom, clock):
+    room = make_mailroom(
+        clock=clock, confirming=False, max_unconfirmed_answers_per_host_per_hour=2, max_unconfirmed_answers_per_hour=3
+    )
+    for n in range(4):
+        room.send(mail(f"forged{n}@{VICTIM.partition('@')[2]}", WORDS, headers=from_host(9)))
+    assert len(room.replies()) == 2
+    room.send(mail("someone@elsewhere.example", WORDS, headers=from_host(10)))
+    room.send(mail("another@elsewhere.example", WORDS, headers=from_host(11)))
+    assert [m["To"].addresses[0].addr_spec for m in room.replies()] == ["someone@elsewhere.example"]
+    sign_up(room, ALICE, "alice")
+    room.send(mail(ALICE, WORDS, headers=from_host(9)))
+    assert [m["To"].addresses[0].addr_spec for m in room.replies()] == [ALICE]  # a confirmed address: no limit
+    clock.advance(hours=1, minutes=1)
+    room.send(mail("forged9@victims.example", WORDS, headers=from_host(9)))
+    assert len(room.replies()) == 1
+
+
+def test_a_mail_that_fails_dmarc_from_an_address_nobody_confirmed_gets_no_answer_at_all(make_mailroom):
+    room = make_mailroom(confirming=False, trusted_authserv_id="mx.games.example")
+    failed = {"Authentication-Results": "mx.games.example; dmarc=fail (p=reject) header.from=target.example"}
+    room.send(mail(VICTIM, f"help\n{WORDS}", headers=failed))
+    room.send(mail(VICTIM, f"signup victim victim-pw\n{WORDS}", headers=failed))
+    assert room.replies() == []
+    assert statuses(room, VICTIM) == []
+
+
+def test_an_address_is_asked_once_a_day_whoever_names_it_and_never_again_after_a_week_of_silence(room, clock):
+    for n in range(3):
+        room.send(mail(f"signer{n}@evil.example", f"signup victim{n} victim{n}-pw {VICTIM}"))
+    assert statuses(room, VICTIM) == ["pending"]
+    assert "has been sent a request to confirm it in the last 24 hours" in body_of(room.replies()[-1])
+    clock.advance(days=1, minutes=1)
+    room.send(mail("signer3@evil.example", f"signup victim3 victim3-pw {VICTIM}"))
+    assert statuses(room, VICTIM) == ["pending"] * 2
+    clock.advance(days=7)
+    room.send(mail("signer4@evil.example", f"signup victim4 victim4-pw {VICTIM}"))
+    assert statuses(room, VICTIM) == ["pending"] * 2
+    assert "no reply came from it within a week: it is not asked again" in body_of(room.replies()[-1])

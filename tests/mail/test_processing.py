@@ -415,6 +415,8 @@ def test_a_greeting_before_the_commands_is_passed_over(game):
 
 
 def test_a_mail_without_any_command_gets_the_list_of_verbs(room):
+    room.send(mail(ALICE, "signup alice alice-pw"))  # a confirmed address: its mail is quoted back to it
+    room.replies()
     room.send(mail(ALICE, "frobnicate 101"))
     error = the_only(room.replies())
     assert "No command found in your mail" in body_of(error)

@@ -155,3 +155,121 @@ def test_the_password_a_mail_carries_is_in_no_mail_the_server_sends(game, data):
     sent = everything_sent(game)
     assert sent  # the move's boards, or an error
     assert password not in sent
+
+
+# -- the author's password, wherever the mail writes it (issue 42) -------------------------------
+
+CAROL, CAROLS_PASSWORD = "carol@example.org", "Tr0ub4dor"
+
+
+@pytest.fixture
+def carol_plays_alice(make_mailroom):
+    """A game where it is carol's move, and carol's board mail to reply to."""
+    room = make_mailroom()
+    room.send(mail(ALICE, "signup alice alice-pw"))
+    room.send(mail(CAROL, f"signup carol {CAROLS_PASSWORD}"))
+    room.send(mail(ALICE, "cephalopod challenge alice carol"))
+    room.send(mail(ALICE, "cephalopod move 101 alice alice-pw c3"))
+    return room
+
+
+def carols_reply(room, comment: str, move: str = "b3") -> str:
+    """Carol replies to her board mail with `move` and `comment`; everything the server sent since."""
+    board_mail = next(m for m in room.replies() if m["To"].addresses[0].addr_spec == CAROL and "c3" in body_of(m))
+    room.send(
+        reply_to_board(board_mail, CAROL, move, comment=comment), to=board_mail["Reply-To"].addresses[0].addr_spec
+    )
+    return everything_sent(room)
+
+
+@pytest.mark.parametrize(
+    "comment",
+    [
+        f"cephalopod move 101 {CAROLS_PASSWORD} carol c3",
+        f"sorry, I first sent: cephalopod move x101 carol {CAROLS_PASSWORD} c3",
+        f'I had typed "cephalopod move 101 carol {CAROLS_PASSWORD} b3" but it failed.',
+        f"désolée, j'avais écrit cephalopod move 101 carol {CAROLS_PASSWORD} b3 avant",
+    ],
+)
+def test_the_authors_password_below_a_replied_move_reaches_no_one_in_any_shape(carol_plays_alice, comment):
+    sent = carols_reply(carol_plays_alice, f"{comment}\nGood luck!")
+    assert "Good luck!" in sent  # the comment went to alice
+    assert CAROLS_PASSWORD not in sent
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"cephalopod move 101 {CAROLS_PASSWORD} carol c3",
+        f"language x101 carol {CAROLS_PASSWORD}",
+        f"Hello,\nsorry, I first sent: cephalopod move x101 carol {CAROLS_PASSWORD} c3",
+    ],
+)
+def test_an_error_answer_quotes_none_of_the_authors_passwords_in_any_shape(carol_plays_alice, text):
+    room = carol_plays_alice
+    room.replies()
+    room.send(mail(CAROL, text))
+    sent = everything_sent(room)
+    assert "Error" in sent
+    assert CAROLS_PASSWORD not in sent
+
+
+ENGLISH = [
+    "Good game, see you tomorrow.",
+    "sorry, I first sent: {command}",
+    'I had typed "{command}" but it failed.',
+    "Thanks! My password is {password}, do not tell anyone.",
+    "{password}",
+    "ok {password} was it",
+]
+FRENCH = [
+    "Bonne partie, à demain.",
+    "désolée, j'avais d'abord envoyé : {command}",
+    "j'avais tapé « {command} » mais ça n'a pas marché.",
+    "Merci ! Mon mot de passe est {password}, ne le dis à personne.",
+    "je voudrais {password}",
+]
+BROKEN = [
+    "cephalopod move {board} {password} {userid} c3",
+    "cephalopod move x{board} {userid} {password} c3",
+    "cephalopod move {board} {userid} {password} c3",
+    "move #{board} {userid} {password} b3",
+    "language x{board} {userid} {password}",
+    "cephalopod resign board {board} {userid} {password}",
+]
+
+
+@pytest.fixture
+def many_games(make_mailroom):
+    """Bob, and room for a new player and a new game with him in every example."""
+    room = make_mailroom(max_confirmations_per_hour=10_000, max_mails_per_address_per_hour=100_000)
+    room.send(mail(BOB, "signup bob bob-pw"))
+    room.replies()
+    return room
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_the_authors_password_in_any_english_or_french_line_reaches_no_one(many_games, data):
+    game = many_games
+    # One database for every example: each plays a new game between a new player and bob.
+    password = data.draw(PASSWORDS)
+    userid = f"writer{next(EXAMPLES)}"
+    address = f"{userid}@example.org"
+    game.send(mail(address, f"signup {userid} {password}"))
+    game.send(mail(address, f"cephalopod challenge {userid} bob"))
+    new = [m for m in game.replies() if m["Subject"].startswith("New ")]
+    (board,) = {int(m["Subject"].split()[3]) for m in new}
+    lines = data.draw(st.lists(st.sampled_from(ENGLISH + FRENCH), min_size=1, max_size=4))
+    fill = {"board": board, "userid": userid, "password": password}
+    text = "\n".join(line.format(command=data.draw(st.sampled_from(BROKEN)).format(**fill), **fill) for line in lines)
+    if data.draw(st.booleans()):  # below a move by reply: the comment goes to bob
+        board_mail = next(m for m in new if m["To"].addresses[0].addr_spec == address)
+        game.send(
+            reply_to_board(board_mail, address, "c3", comment=text), to=board_mail["Reply-To"].addresses[0].addr_spec
+        )
+    else:  # to the plain address: an error quotes it back
+        game.send(mail(address, text, subject=data.draw(st.sampled_from(["", "my move", text.splitlines()[0]]))))
+    sent = everything_sent(game)
+    assert sent, text
+    assert password not in sent, text

@@ -76,7 +76,8 @@ def test_answers_past_the_limit_of_one_mail_are_replaced_by_a_word_to_the_sender
 
 
 def test_one_address_signs_up_only_a_few_players_a_day(make_mailroom, clock):
-    room = make_mailroom(clock=clock, confirming=False)  # the victim confirms nothing
+    # The victim confirms nothing; a request to confirm it each time, to reach the signups' limit.
+    room = make_mailroom(clock=clock, confirming=False, max_confirmations_per_address_per_day=3)
     lines = "\n".join(f"signup victim{n} pw-{n:04d} {VICTIM}" for n in range(1000))
     room.send(mail(MALLORY, lines))
     assert count(room, Player) == 3  # PBM_MAX_SIGNUPS_PER_SENDER_PER_DAY

@@ -12,9 +12,10 @@ same transaction, or rolls it all back.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 from typing import TypeGuard
 
 from sqlalchemy.orm import Session
@@ -31,10 +32,11 @@ from pbm.facts import Fact
 from pbm.mail.answers import Answers
 from pbm.mail.headers import masked_address
 from pbm.mail.parse import ParsedMail
+from pbm.mail.pipeline.passwords_ahead import authors_passwords, searched_text
 from pbm.mail.pipeline.read import BotDecision, Bounce, ReadMail, plan_of
 from pbm.mail.pipeline.reply_address import ReplyAddresses
 from pbm.passwords import Passwords
-from pbm.store import bounces, confirmations, players
+from pbm.store import bounces, confirmations, players, unconfirmed_answers
 from pbm.store.models import InboundStatus, Player
 
 
@@ -79,15 +81,97 @@ def apply_mail(session: Session, read: ReadMail, applying: Applying, *, now: dat
         mail.from_address,
         players.with_address(session, mail.from_address) if mail.from_address else [],
         read.host,
+        unproven=applying.trusted_authserv_id is not None and read.dmarc != "pass",
     )
+    stranger = _stranger(session, read, applying.club)
+    if stranger is not None:
+        applying = replace(applying, answers=replace(applying.answers, stranger=True))
     if mail.unreadable:
         reason = Fact("mail-unreadable", why=mail.unread_because)
         error = applying.answers.error(sender.address, mail.body, Plan(), reason)
-        return Decision(InboundStatus.FAILED, [f"unreadable: {mail.unreadable}"], [error])
-    decision = _carry_out(session, read, sender, applying, now)
+        decision = Decision(InboundStatus.FAILED, [f"unreadable: {mail.unreadable}"], [error])
+    else:
+        decision = _carry_out(session, read, sender, applying, now)
+    # Asked again: a reply to a confirmation request has just confirmed its sender's address.
+    stranger = _stranger(session, read, applying.club) if stranger is not None else None
+    if stranger is not None:
+        decision = _answered_within_limits(session, read, decision, stranger, applying.limits, now)
     if resumed is not None:
         decision.notes.append(f"mail from an address that bounced: it works again, {resumed} held mail(s) go")
     return decision
+
+
+class Stranger(enum.Enum):
+    """Why the sender of a mail may not be who its From says: nobody confirmed the address
+    (`UNCONFIRMED`), or our MTA says it failed DMARC (`FORGED`), or both (`FORGED_UNCONFIRMED`).
+    Answers to a stranger quote nothing of the mail (`Answers.stranger`)."""
+
+    UNCONFIRMED = "unconfirmed"
+    FORGED = "forged"
+    FORGED_UNCONFIRMED = "forged, unconfirmed"
+
+
+UNCONFIRMED_WINDOW = timedelta(hours=1)
+"""The window the limits on answers to addresses nobody confirmed count in."""
+
+
+def _stranger(session: Session, read: ReadMail, club: Club) -> Stranger | None:
+    """Whether, and why, the From of `read` may be a stranger's (None: a confirmed address, or a
+    club that does without confirmations and a mail that did not fail DMARC)."""
+    address = read.mail.from_address
+    unconfirmed = bool(address) and club.confirm_addresses and not confirmations.is_confirmed(session, address or "")
+    if read.dmarc == "fail":
+        return Stranger.FORGED_UNCONFIRMED if unconfirmed else Stranger.FORGED
+    return Stranger.UNCONFIRMED if unconfirmed else None
+
+
+def _answered_within_limits(
+    session: Session, read: ReadMail, decision: Decision, stranger: Stranger, limits: Limits, now: datetime
+) -> Decision:
+    """`decision` with the answers to an unconfirmed sender it may send: none for a forged From
+    (DMARC fail) nobody confirmed; else as many as the limits on answers to addresses nobody
+    confirmed leave room for, per sending host and for the whole server, each counted (as
+    confirmation requests are). A request to confirm the address has limits of its own."""
+    address = read.mail.from_address
+    if stranger is Stranger.FORGED or not address:
+        return decision
+    # A forged From (DMARC fail) nobody confirmed gets nothing, not even a request to confirm it.
+    forged = stranger is Stranger.FORGED_UNCONFIRMED
+    to_sender = [
+        m
+        for m in decision.mails
+        if same(m.to, address) and (forged or not confirmations.is_confirmation_token(m.reply_token))
+    ]
+    if not to_sender:
+        return decision
+    if forged:
+        room, why = 0, "its From failed DMARC, and nobody confirmed that address"
+    else:
+        room, why = _room_for_unconfirmed_answers(session, read.host, limits, now)
+    unconfirmed_answers.record(session, read.host, min(room, len(to_sender)), now=now)
+    if room >= len(to_sender):
+        return decision
+    dropped = {id(m) for m in to_sender[room:]}
+    notes = [*decision.notes, f"{len(dropped)} answer(s) to the sender not sent: {why}"]
+    return replace(decision, notes=notes, mails=[m for m in decision.mails if id(m) not in dropped])
+
+
+def _room_for_unconfirmed_answers(session: Session, host: str | None, limits: Limits, now: datetime) -> tuple[int, str]:
+    """How many more answers to addresses nobody confirmed may go for mail from `host` (where it is
+    known, as for signups), and why no more."""
+    since = now - UNCONFIRMED_WINDOW
+    for_server = limits.unconfirmed_answers_per_hour - unconfirmed_answers.since(session, since, any_host=True)
+    if host is None:  # mail from this machine with no trace of where it came from: the server's limit alone
+        for_host = for_server + 1
+    else:
+        for_host = limits.unconfirmed_answers_per_host_per_hour - unconfirmed_answers.since(session, since, host=host)
+    if for_host <= for_server:
+        most = limits.unconfirmed_answers_per_host_per_hour
+        return max(
+            0, for_host
+        ), f"{most} answers to addresses nobody confirmed went for mail from its host within the hour"
+    most = limits.unconfirmed_answers_per_hour
+    return max(0, for_server), f"the server sent {most} answers to addresses nobody confirmed within the hour"
 
 
 def _bounced(session: Session, bounce: Bounce, now: datetime) -> Decision:
@@ -156,6 +240,9 @@ def _carry_out(session: Session, read: ReadMail, sender: Sender, applying: Apply
         else applying.reply_addresses.resolve(session, read.envelope_to, sender.address)
     )
     plan = plan_of(read.mail, reply, applying.limits, read.answered)
+    # The author's password wherever the mail writes it, not only where a command puts it (found
+    # ahead, so these checks are remembered answers here).
+    plan.mask_found(authors_passwords(searched_text(read.mail), plan, sender.players, applying.passwords))
     quoted = _quotable(session, read.mail, plan, applying.club)
     answers, limits = applying.answers, applying.limits
     mails: list[OutgoingMail] = []
@@ -169,11 +256,7 @@ def _carry_out(session: Session, read: ReadMail, sender: Sender, applying: Apply
             mails.append(answers.error(sender.address, quoted, plan, step, about=about, reply_as=again))
             refused += 1
             continue
-        if read.dmarc == "fail" and _acts_by_reply(step):
-            # The From is forged, or the mail was changed on its way: the player is told (at that
-            # address, theirs), and their own reply to this answer plays it.
-            again = applying.reply_addresses.same_reply_address(read.envelope_to, sender.address)
-            refusal = Refused("reply-failed-dmarc", userid=step.userid, reply_as=again)
+        if _acts_by_reply(step, applying.club) and (refusal := _unvouched(read, step, applying)) is not None:
             mails.append(answers.error(sender.address, quoted, plan, refusal, command=step))
             refused += 1
             continue
@@ -206,10 +289,27 @@ def _carry_out(session: Session, read: ReadMail, sender: Sender, applying: Apply
     return Decision(InboundStatus.PROCESSED, notes, mails, done, refused)
 
 
-def _acts_by_reply(step: lang.Command) -> TypeGuard[lang.ReplyableCommand]:
+def _acts_by_reply(step: lang.Command, club: Club) -> TypeGuard[lang.ReplyableCommand]:
     """Whether `step` is a reply to a board mail that acts on the board (moves, resigns, proposes,
-    votes): what only the player may do. A chat says who wrote it, and changes nothing."""
-    return isinstance(step, lang.ReplyableCommand) and step.by_reply and not isinstance(step, lang.Chat)
+    votes): what only the player may do. A chat says who wrote it, and changes nothing; but in a
+    club that asks for DMARC ``pass`` (`Club.reply_requires_dmarc_pass`), it speaks in the
+    player's name, so it counts too."""
+    if not isinstance(step, lang.ReplyableCommand) or not step.by_reply:
+        return False
+    return club.reply_requires_dmarc_pass or not isinstance(step, lang.Chat)
+
+
+def _unvouched(read: ReadMail, step: lang.ReplyableCommand, applying: Applying) -> Refused | None:
+    """Why a reply that acts without a password is not played, as our MTA's DMARC result has it:
+    a ``fail`` (a forged From, or a mail changed on its way: the player is told at that address,
+    theirs, and their own reply to this answer plays it); or anything but ``pass``, in a club
+    that asks for it (a reply would not be vouched for either: the password is the way)."""
+    if read.dmarc == "fail":
+        again = applying.reply_addresses.same_reply_address(read.envelope_to, read.mail.from_address)
+        return Refused("reply-failed-dmarc", userid=step.userid, reply_as=again)
+    if applying.club.reply_requires_dmarc_pass and read.dmarc != "pass":
+        return Refused("reply-not-vouched", userid=step.userid, result=read.dmarc or Fact("no-dmarc-result"))
+    return None
 
 
 def _quotable(session: Session, mail: ParsedMail, plan: Plan, club: Club) -> str:

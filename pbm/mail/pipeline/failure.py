@@ -3,11 +3,12 @@
 Recording a failure needs nothing from the mail but its id, so it cannot fail the way the
 mail did. The sender is told only where there is one to tell: a usable From address, on a
 mail that is not automatic. A mail to a password reset's reply address holds a password, so
-its failure mail quotes none of it.
+its failure mail quotes none of it; nor does one to an address nobody confirmed.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
 from sqlalchemy.orm import Session
@@ -17,7 +18,7 @@ from pbm.mail.answers import Answers
 from pbm.mail.outgoing import Outgoing
 from pbm.mail.parse import ParsedMail
 from pbm.mail.pipeline.reply_address import ReplyAddresses
-from pbm.store import inbox
+from pbm.store import confirmations, inbox
 from pbm.store.models import InboundMessage
 
 
@@ -49,5 +50,7 @@ def record_failure(
     inbound = session.get(InboundMessage, inbound_id)
     envelope_to = tuple(inbound.envelope_to.splitlines()) if inbound is not None else ()
     private = reply_addresses.to_reset_address(envelope_to)
-    failure = answers.failure(address, "" if private else mail.body)
+    # To an address nobody confirmed (it may be forged), the failure mail quotes nothing.
+    stranger = outgoing.confirm_addresses and not confirmations.is_confirmed(session, address)
+    failure = replace(answers, stranger=stranger).failure(address, "" if private else mail.body)
     outgoing.queue(session, inbound_id, mail, [failure], now=now, answer_sender=False)

@@ -4,18 +4,33 @@ argon2 takes a good part of a second by design. Checked while the mail is read, 
 write transaction, the answers are remembered (`pbm.passwords.Passwords`), so the same checks
 when the mail is applied cost nothing. A password that changes in between is simply checked
 again there.
+
+So is the search for the author's password in the mail's own words (`authors_passwords`): a
+password written where no command reads it (first in a broken command, inside a sentence,
+quoted in prose) is found by checking the mail's likeliest words against the password hash of
+the players whose address the mail came from, at most `MOST_CHECKS` checks a mail, and starred
+wherever it stands.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from sqlalchemy.orm import Session
 
 from pbm.commands import language as lang
+from pbm.commands import masking
 from pbm.commands.plan import Plan
-from pbm.passwords import Ahead
+from pbm.mail.parse import ParsedMail
+from pbm.passwords import Ahead, Passwords
 from pbm.store import players
+from pbm.store.models import Player
+
+MOST_CHECKS = masking.MOST_WORDS_CHECKED
+"""Checks of a mail's words against its authors' password hashes, all authors together."""
+MOST_AUTHORS = 2
+"""Players sharing the mail's From address whose passwords are looked for."""
 
 
 def check_passwords_ahead(session: Session, plan: Plan, sender: str | None, ahead: Ahead, *, now: datetime) -> None:
@@ -37,3 +52,33 @@ def _verify(session: Session, sender: str | None, userid: str, password: str, ah
     password_hash = players.checkable_password_hash(session, userid, sender, now=now)
     if password_hash is not None:
         ahead.verify(password_hash, password)
+
+
+def searched_text(mail: ParsedMail) -> str:
+    """What of a mail is searched for its author's password: all that may be quoted or passed on."""
+    replying = mail.subject.lower().startswith(("re:", "fwd:", "fw:", "tr:"))  # a reply's subject is our mail's
+    return mail.body if replying else f"{mail.body}\n{mail.subject}"
+
+
+def words_to_check(text: str, plan: Plan, authors: Sequence[Player]) -> list[tuple[str, str]]:
+    """The (password hash, word) checks that look for `authors`' passwords among the words of `text`:
+    at most `MOST_CHECKS`, the likeliest words first (`masking.password_candidates`)."""
+    hashes = [player.password_hash for player in authors if not player.is_bot][:MOST_AUTHORS]
+    if not hashes:
+        return []
+    userids = [player.userid for player in authors]
+    words = masking.password_candidates(text, plan.secrets(), most=MOST_CHECKS // len(hashes), ignore=userids)
+    return [(password_hash, word) for word in words for password_hash in hashes]
+
+
+def authors_words_ahead(text: str, plan: Plan, authors: Sequence[Player], ahead: Ahead) -> None:
+    """Start the checks `words_to_check` names, for `authors_passwords` to find answered."""
+    for password_hash, word in words_to_check(text, plan, authors):
+        ahead.verify(password_hash, word)
+
+
+def authors_passwords(text: str, plan: Plan, authors: Sequence[Player], passwords: Passwords) -> set[str]:
+    """The words of `text` that are the password of one of `authors` (the players of the mail's From)."""
+    return {
+        word for password_hash, word in words_to_check(text, plan, authors) if passwords.verify(password_hash, word)
+    }

@@ -33,12 +33,12 @@ from pbm.mail.authentication import dmarc_result
 from pbm.mail.bounces import Report, read_report
 from pbm.mail.fresh import fresh_text
 from pbm.mail.parse import ParsedMail
-from pbm.mail.pipeline.passwords_ahead import check_passwords_ahead
+from pbm.mail.pipeline.passwords_ahead import authors_words_ahead, check_passwords_ahead, searched_text
 from pbm.mail.pipeline.reply_address import ReplyAddress, ReplyAddresses
 from pbm.mail.reader import MailReader, ReadCost, Reading
 from pbm.mail.sending_host import sending_host
 from pbm.passwords import Ahead
-from pbm.store import inbox
+from pbm.store import inbox, players
 
 GIVE_UP_READING_AFTER = 3
 """Attempts at reading a mail (each one ended by the worker dying) before it is given up."""
@@ -201,6 +201,8 @@ def understand(
         answered = reply_addresses.answered(session, mail)
         plan = plan_of(mail, reply, limits, answered)
     check_passwords_ahead(session, plan, mail.from_address, ahead, now=now)
+    if mail.from_address:
+        authors_words_ahead(searched_text(mail), plan, players.with_address(session, mail.from_address), ahead)
     keys = conflict_keys(plan, sender=sender)
     replied = reply if isinstance(reply, ReplyFacts) else None
     host = sending_host(unread.peer, unread.raw)
