@@ -163,6 +163,12 @@ def save_received(database: Database, mails: Sequence[Received]) -> list[Stored 
     return database.write_each(mails, _store, urgent=True)
 
 
+def store_received(session: Session, mail: Received) -> Stored:
+    """Store one received mail in the caller's transaction (`save_received` is the usual way): for
+    a door that records something of its own with it (`pbm.store.mailbox.store_fetched`)."""
+    return _store(session, mail)
+
+
 def _store(session: Session, mail: Received) -> Stored:
     message_id, key = dedupe_key(mail.raw)
     fields = dict(

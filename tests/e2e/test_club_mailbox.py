@@ -1,0 +1,121 @@
+"""A club with a mailbox at a provider: `pbm serve` with the README's four settings reads the
+club's mailbox (a real Dovecot, over IMAPS with a private CA) and sends through the provider's
+submission service (STARTTLS and AUTH), and a whole game is played by mail through them.
+Each mail is taken once: stored, moved to the folder of processed mail, nothing left in INBOX."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+from sqlalchemy import func, select
+
+import pbm.games
+from pbm.store.models import InboundMessage, MailboxMessage
+from tests import dovecot
+from tests.faults.harness import ServeProcess, wait_for
+from tests.provider import CLUB, Provider
+from tests.support import body_of, mail, reply_to_board
+
+pytestmark = pytest.mark.skipif(dovecot.unavailable() is not None, reason=str(dovecot.unavailable()))
+
+ALICE, BOB = "alice@example.org", "bob@example.net"
+
+
+@pytest.fixture
+def provider():
+    provider = Provider()
+    provider.start()
+    yield provider
+    provider.stop()
+
+
+@pytest.fixture
+def club(provider, database_url, tmp_path):
+    server = ServeProcess(database_url, tmp_path / "serve", env={**provider.settings(), "PBM_CONFIRM_ADDRESSES": "off"})
+    yield server
+    server.stop()
+
+
+def to(messages, address):
+    return [m for m in messages if m["To"].addresses[0].addr_spec == address]
+
+
+def count(database, *where, model=InboundMessage) -> int:
+    with database.reading() as session:
+        return session.scalar(select(func.count()).select_from(model).where(*where))
+
+
+def test_a_whole_game_is_played_through_the_clubs_mailbox_and_its_submission_service(provider, club, database):
+    engine = pbm.games.get("cephalopod")
+    club.start()
+    submission = provider.submission
+    provider.append(mail(ALICE, "signup alice alice-pw", to=CLUB), mail(BOB, "signup bob bob-pw", to=CLUB))
+    welcomes = submission.wait(2)
+    assert {m["To"].addresses[0].addr_spec for m in welcomes} == {ALICE, BOB}
+    provider.append(mail(ALICE, "cephalopod challenge alice bob", to=CLUB))
+    bob_board = to(submission.wait(2), BOB)[0]
+
+    state = engine.new(players=2)
+    chooser = random.Random(46)
+    mails = 3
+    for _ in range(11):  # then bob resigns: a whole game, in the time make test has
+        move = chooser.choice(engine.legal_moves(state))
+        if state.to_move == 0:
+            provider.append(mail(ALICE, f"cephalopod move 101 alice alice-pw {move}#{state.ply + 1}", to=CLUB))
+        else:
+            provider.append(reply_to_board(bob_board, BOB, move))  # to games+TOKEN@club.test: plus addressing
+        mails += 1
+        state = engine.play(state, move)
+        boards = submission.wait(2)
+        bob_board = to(boards, BOB)[0]
+        assert engine.render(state).rstrip() in body_of(bob_board)
+    assert engine.result(state) is None and state.to_move == 1
+    provider.append(reply_to_board(bob_board, BOB, "resign"))
+    mails += 1
+    assert all("won by alice" in m["Subject"] for m in submission.wait(2))
+
+    # Every mail went once, as the account, over an authenticated submission.
+    senders = {sender for sender, _, _ in submission.all}
+    assert senders == {CLUB}
+    assert count(database, InboundMessage.status == "processed") == mails
+    assert count(database, InboundMessage.status == "duplicate") == 0
+    # Nothing left to fill the mailbox: INBOX empty, every mail in the processed folder, no UID pending.
+    wait_for(lambda: provider.count("INBOX") == 0, timeout=10)
+    assert provider.count("pbm-processed") == mails
+    assert count(database, model=MailboxMessage) == 0
+    health = club.healthz().json()
+    assert health["mailbox"]["state"] == "reading" and health["submission"]["state"] == "sending"
+
+
+def test_a_wrong_password_is_said_once_and_mail_waits_in_the_mailbox_until_it_is_mended(provider, club, database):
+    provider.password_file.write_text("not-the-password\n")
+    club.start()
+    provider.append(mail(ALICE, "signup alice alice-pw", to=CLUB))
+    wait_for(lambda: club.healthz().json().get("mailbox", {}).get("state") == "login_refused", timeout=20)
+    answer = club.healthz()
+    assert answer.status_code == 503 and answer.json()["status"] == "degraded"
+    assert "mailbox: login_refused since" in answer.json()["reason"]
+    time.sleep(4)  # several attempts, with their backoff
+    assert club.log().count("login_refused") == 1, "said once, not at every attempt"
+    assert "not-the-password" not in club.log()
+    assert provider.count("INBOX") == 1 and count(database) == 0
+
+    provider.password_file.write_text("app-password-1\n")  # read again at the next login
+    (welcome,) = provider.submission.wait(1, timeout=60)
+    assert welcome["To"].addresses[0].addr_spec == ALICE
+    assert provider.count("INBOX") == 0
+    assert club.healthz().json()["mailbox"]["state"] == "reading"
+
+
+def test_a_mail_over_the_size_limit_is_moved_aside_unread(provider, club, database):
+    club.env["PBM_MAX_MESSAGE_SIZE"] = "4096"
+    club.start()
+    provider.append(mail(ALICE, "signup alice alice-pw\n\n" + "x" * 8000, to=CLUB))
+    provider.append(mail(BOB, "signup bob bob-pw", to=CLUB))
+    (welcome,) = provider.submission.wait(1)
+    assert welcome["To"].addresses[0].addr_spec == BOB
+    wait_for(lambda: provider.count("INBOX") == 0, timeout=10)
+    assert count(database) == 1
+    assert "over PBM_MAX_MESSAGE_SIZE" in club.log()
