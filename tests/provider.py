@@ -58,25 +58,29 @@ class Submission:
     def __init__(self, cert: Path, key: Path) -> None:
         self.handler = SubmissionHandler()
         self.port = free_port()
-        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        context.load_cert_chain(cert, key)
+        self.context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        self.context.load_cert_chain(cert, key)
+        self.controller: Controller | None = None
+        self._taken = 0
+
+    def start(self) -> None:
+        """Listen (again, after `stop`: a provider back from an outage), on the same port."""
         self.controller = Controller(
             self.handler,
             hostname="127.0.0.1",
             port=self.port,
-            tls_context=context,
+            tls_context=self.context,
             require_starttls=True,
             authenticator=self.handler.authenticate,
             auth_required=True,
             auth_require_tls=True,
         )
-        self._taken = 0
-
-    def start(self) -> None:
         self.controller.start()
 
     def stop(self) -> None:
-        self.controller.stop()
+        if self.controller is not None:
+            self.controller.stop()
+            self.controller = None
 
     def wait(self, count: int, timeout: float = 30.0) -> list[EmailMessage]:
         return [read(raw) for _, _, raw in self.wait_raw(count, timeout)]

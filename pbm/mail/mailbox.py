@@ -63,6 +63,8 @@ PROCESSED = "pbm-processed"
 RENEW_SECONDS = 30.0
 """How often the lease is renewed, and IDLE ended and started again (or the folder polled)."""
 LEASE = timedelta(seconds=3 * RENEW_SECONDS)
+STANDBY_SECONDS = 10.0
+"""How often a worker that does not hold the mailbox looks whether it may take it over."""
 FIRST_WAIT = 1.0
 LONGEST_WAIT = 300.0
 """Waits between attempts to reach the mailbox double from FIRST_WAIT up to this."""
@@ -134,7 +136,7 @@ class MailboxReader:
         while not self._stopping.is_set():
             if not await self._hold():
                 self.health.set("standby", "another worker reads the mailbox")
-                await self._rest(RENEW_SECONDS)
+                await self._rest(STANDBY_SECONDS)
                 continue
             try:
                 await self._read_while_held()

@@ -82,7 +82,7 @@ def test_a_whole_game_is_played_through_the_clubs_mailbox_and_its_submission_ser
     assert count(database, InboundMessage.status == "processed") == mails
     assert count(database, InboundMessage.status == "duplicate") == 0
     # Nothing left to fill the mailbox: INBOX empty, every mail in the processed folder, no UID pending.
-    wait_for(lambda: provider.count("INBOX") == 0, timeout=10)
+    assert wait_for(lambda: provider.count("INBOX") == 0, timeout=10)
     assert provider.count("pbm-processed") == mails
     assert count(database, model=MailboxMessage) == 0
     health = club.healthz().json()
@@ -93,7 +93,7 @@ def test_a_wrong_password_is_said_once_and_mail_waits_in_the_mailbox_until_it_is
     provider.password_file.write_text("not-the-password\n")
     club.start()
     provider.append(mail(ALICE, "signup alice alice-pw", to=CLUB))
-    wait_for(lambda: club.healthz().json().get("mailbox", {}).get("state") == "login_refused", timeout=20)
+    assert wait_for(lambda: club.healthz().json().get("mailbox", {}).get("state") == "login_refused", timeout=20)
     answer = club.healthz()
     assert answer.status_code == 503 and answer.json()["status"] == "degraded"
     assert "mailbox: login_refused since" in answer.json()["reason"]
@@ -116,6 +116,6 @@ def test_a_mail_over_the_size_limit_is_moved_aside_unread(provider, club, databa
     provider.append(mail(BOB, "signup bob bob-pw", to=CLUB))
     (welcome,) = provider.submission.wait(1)
     assert welcome["To"].addresses[0].addr_spec == BOB
-    wait_for(lambda: provider.count("INBOX") == 0, timeout=10)
+    assert wait_for(lambda: provider.count("INBOX") == 0, timeout=10)
     assert count(database) == 1
     assert "over PBM_MAX_MESSAGE_SIZE" in club.log()
