@@ -156,6 +156,7 @@ class Server:
         worker = Worker.here()  # one name for this process's claims, reading and sending alike
         self.metrics = Metrics()
         self.metrics.watch(self._database_state)
+        self.metrics.watch_doors(lambda: self._mail_health())
         self.processor = self._processor(settings, passwords or Passwords(), composer, tokens, worker, now)
         self.metrics.bots_play(sorted(pbm.bots.PLANS))
         self.bot_health = BotHealth(

@@ -44,7 +44,11 @@ class DoorHealth:
         return self.state not in TROUBLE
 
     def to_json(self) -> dict[str, object]:
-        report: dict[str, object] = {"state": self.state, "since": self.since.isoformat(timespec="seconds")}
+        report: dict[str, object] = {
+            "state": self.state,
+            "since": self.since.isoformat(timespec="seconds"),
+            "since_unix": round(self.since.timestamp(), 3),
+        }
         if self.detail:
             report["detail"] = self.detail
         return report
