@@ -445,15 +445,16 @@ class Delivery:
         until = (first or now) + DAY
         if room <= 0:
             reason = (
-                f"waits: the provider's daily limit ({self.max_per_day} mails, PBM_OUTBOUND_MAX_PER_DAY) is reached"
+                f"waits: the daily limit of {self.max_per_day} mails (PBM_OUTBOUND_MAX_PER_DAY) is reached"
             )
             outbox.defer_due(session, now, until, reason)
             return 0, False
-        near = room <= max(1, self.max_per_day // 10)
-        if near:
-            reason = f"waits: near the daily limit ({self.max_per_day} mails), answers to a player's own mail go first"
-            outbox.defer_due(session, now, until, reason, but_answers=True)
-        return min(CLAIM_LIMIT, room), near
+        kept_for_answers = max(1, self.max_per_day // 10)
+        if room > kept_for_answers:
+            return min(CLAIM_LIMIT, room - kept_for_answers), False
+        reason = f"waits: near the daily limit ({self.max_per_day} mails), answers to a player's own mail go first"
+        outbox.defer_due(session, now, until, reason, but_answers=True)
+        return min(CLAIM_LIMIT, room), True
 
     def _renew(self, message_ids: set[int], held_until: datetime, until: datetime) -> set[int]:
         with self.database.transaction() as session:

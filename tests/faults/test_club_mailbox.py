@@ -92,9 +92,7 @@ def test_a_sigkill_between_fetching_storing_and_moving_loses_and_doubles_nothing
         server.stop()
 
 
-def test_a_changed_uidvalidity_stores_again_as_a_copy_never_processed_twice(
-    provider, database_url, database, tmp_path
-):
+def test_a_changed_uidvalidity_stores_again_as_a_copy_never_processed_twice(provider, database_url, database, tmp_path):
     provider.append(*signups(MAILS))
     dying = serve(provider, database_url, tmp_path / "a", PBM_TEST_KILL_MAILBOX=f"stored:{tmp_path / 'killed'}")
     start_to_die(dying)
@@ -139,7 +137,8 @@ def test_two_servers_on_one_mailbox_read_it_once_and_the_survivor_takes_over(
         assert wait_for(lambda: len(provider.submission.all) == MAILS // 2, timeout=60)
         states = {first.healthz().json()["mailbox"]["state"], second.healthz().json()["mailbox"]["state"]}
         assert states == {"reading", "standby"}
-        holder, survivor = (first, second) if first.healthz().json()["mailbox"]["state"] == "reading" else (second, first)
+        first_reads = first.healthz().json()["mailbox"]["state"] == "reading"
+        holder, survivor = (first, second) if first_reads else (second, first)
         holder.kill()
         provider.append(*signups(MAILS - MAILS // 2, start=MAILS // 2))
         audit(provider, database, MAILS)
