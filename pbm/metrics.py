@@ -122,7 +122,7 @@ class Metrics:
             "pbm_mails_refused",
             "Refused over SMTP: not_ours (a recipient we do not serve, 550 at RCPT, counted per recipient), "
             "not_stored (a mail answered 451: the database could not take it); too_large (a mail of the "
-            "club's mailbox over PBM_MAX_MESSAGE_SIZE, moved aside unread)",
+            "club's mailbox over PBM_MAX_MESSAGE_SIZE: its header alone stored, answered as too large)",
             ["reason"],
             registry=registry,
         )

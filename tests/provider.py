@@ -30,6 +30,7 @@ PASSWORD = "app-password-1"
 class SubmissionHandler:
     def __init__(self) -> None:
         self.messages: list[tuple[str, list[str], bytes]] = []
+        self.arrival_times: list[float] = []
         self.arrived = threading.Condition()
         self.refused_recipients: set[str] = set()
         self.password = PASSWORD
@@ -43,6 +44,7 @@ class SubmissionHandler:
     async def handle_DATA(self, server, session, envelope) -> str:
         with self.arrived:
             self.messages.append((envelope.mail_from, list(envelope.rcpt_tos), envelope.original_content))
+            self.arrival_times.append(time.monotonic())
             self.arrived.notify_all()
         return "250 2.0.0 queued"
 

@@ -444,9 +444,7 @@ class Delivery:
         room = self.max_per_day - sent
         until = (first or now) + DAY
         if room <= 0:
-            reason = (
-                f"waits: the daily limit of {self.max_per_day} mails (PBM_OUTBOUND_MAX_PER_DAY) is reached"
-            )
+            reason = f"waits: the daily limit of {self.max_per_day} mails (PBM_OUTBOUND_MAX_PER_DAY) is reached"
             outbox.defer_due(session, now, until, reason)
             return 0, False
         kept_for_answers = max(1, self.max_per_day // 10)

@@ -16,7 +16,9 @@ another takes over when the lease ends.
 New mail is taken within seconds by IMAP IDLE (RFC 2177), which is ended and started again every
 `RENEW_SECONDS` (well under the 29 minutes after which servers may drop it), when the lease is
 renewed; a server without IDLE is polled as often. A mail larger than ``PBM_MAX_MESSAGE_SIZE`` is
-fetched no further than its size and header: it is moved aside unread and counted. Processed mail
+fetched no further than its size and header: its header is stored, and the sender is answered
+that it was too large (`pbm.store.inbox.TOO_LARGE_PEER`), as a 552 of the SMTP listener has the
+sender's own server answer. Processed mail
 older than ``PBM_INBOUND_KEEP_DAYS`` is expunged, so the mailbox never fills.
 
 Connection trouble (the provider down, a dropped connection, a refused password) is retried
@@ -52,7 +54,8 @@ from pbm.mail.worker import Worker
 from pbm.metrics import Metrics
 from pbm.store import mailbox as state
 from pbm.store.database import Database
-from pbm.store.inbox import Received, Stored
+from pbm.store.errors import Failure, classify
+from pbm.store.inbox import TOO_LARGE_PEER, Received, Stored
 from pbm.store.models import InboundStatus, utcnow
 from pbm.text import one_line
 
@@ -149,6 +152,11 @@ class MailboxReader:
                 failures += 1
             except (OSError, TimeoutError, aioimaplib.Abort, aioimaplib.Error, MailboxError) as error:
                 self.health.set("unreachable", f"{type(error).__name__}: {one_line(str(error), limit=200)}")
+                failures += 1
+            except Exception as error:  # the database gone mid-batch, or a bug: the mail stays in the mailbox
+                if classify(error) is Failure.MAIL:
+                    log.exception("%s: reading stopped; it starts again", self.name)
+                self.health.set("waiting_for_database", type(error).__name__)
                 failures += 1
             if failures:
                 await self._rest(min(FIRST_WAIT * 2 ** (failures - 1), LONGEST_WAIT))
@@ -283,7 +291,7 @@ class MailboxReader:
     def _store(self, fetched: list[Fetched]) -> list[Stored]:
         """Store the fetched mails in one transaction; a mail too large is only counted."""
         now = self.now()
-        mails = [(item.uid, self._received(item.raw)) for item in fetched if item.raw is not None]
+        mails = [(item.uid, self._received(item)) for item in fetched]
         for item in fetched:
             if item.raw is None:
                 self._too_large(item)
@@ -310,18 +318,20 @@ class MailboxReader:
         sender = _envelope_from(item.header)
         self.metrics.mails_refused.labels("too_large").inc()
         log.warning(
-            "%s: a mail of %d bytes from %s is over PBM_MAX_MESSAGE_SIZE (%d): moved to %s unread",
+            "%s: a mail of %d bytes from %s is over PBM_MAX_MESSAGE_SIZE (%d): its header stored, to be answered",
             self.name,
             item.size,
             masked_address(sender),
             self.max_size,
-            PROCESSED,
         )
 
-    def _received(self, raw: bytes) -> Received:
-        """The mail as the SMTP listener would have been handed it: its envelope from its header."""
+    def _received(self, item: Fetched) -> Received:
+        """The mail as the SMTP listener would have been handed it: its envelope from its header.
+        Of a mail over the size limit, its header alone, marked to be answered as too large."""
+        raw = item.raw if item.raw is not None else item.header
+        peer = "imap" if item.raw is not None else f"{TOO_LARGE_PEER}{item.size}/{self.max_size}"
         head = raw[:HEADER_BYTES]
-        return Received(raw, _envelope_from(head), _envelope_to(head, self.addressing), peer="imap")
+        return Received(raw, _envelope_from(head), _envelope_to(head, self.addressing), peer=peer)
 
     async def _move(self, client: aioimaplib.IMAP4, uids: list[int]) -> None:
         if not uids:

@@ -51,6 +51,10 @@ MAX_ENVELOPE_ADDRESS = 320
 """The `envelope_from` column; envelope recipients are cut to it too."""
 MAX_MESSAGE_ID = 998
 MAX_PEER = 128
+TOO_LARGE_PEER = "imap, too large: "
+"""The peer of a mail of the club's mailbox over PBM_MAX_MESSAGE_SIZE (`pbm.mail.mailbox`), then
+``SIZE/LIMIT``: only its header was fetched and stored, and it is answered as too large. Only the
+server writes a peer, so no sender can make a mail look like one."""
 
 AUTHOR_HEADERS = (
     "from", "sender", "reply-to", "to", "cc", "subject", "date", "message-id",

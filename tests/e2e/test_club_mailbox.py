@@ -109,13 +109,17 @@ def test_a_wrong_password_is_said_once_and_mail_waits_in_the_mailbox_until_it_is
     assert club.healthz().json()["mailbox"]["state"] == "reading"
 
 
-def test_a_mail_over_the_size_limit_is_moved_aside_unread(provider, club, database):
+def test_a_mail_over_the_size_limit_is_fetched_no_further_than_its_header_and_answered_as_too_large(
+    provider, club, database
+):
     club.env["PBM_MAX_MESSAGE_SIZE"] = "4096"
     club.start()
     provider.append(mail(ALICE, "signup alice alice-pw\n\n" + "x" * 8000, to=CLUB))
     provider.append(mail(BOB, "signup bob bob-pw", to=CLUB))
-    (welcome,) = provider.submission.wait(1)
-    assert welcome["To"].addresses[0].addr_spec == BOB
+    answers = {m["To"].addresses[0].addr_spec: m for m in provider.submission.wait(2)}
+    assert "more than the 4096 this server takes" in body_of(answers[ALICE])
+    assert "Welcome" in answers[BOB]["Subject"]
     assert wait_for(lambda: provider.count("INBOX") == 0, timeout=10)
-    assert count(database) == 1
-    assert "over PBM_MAX_MESSAGE_SIZE" in club.log()
+    with database.reading() as session:
+        stored = session.scalars(select(InboundMessage.raw).order_by(InboundMessage.id)).all()
+    assert len(stored[0]) < 1024 and b"xxxx" not in stored[0], "its header only"

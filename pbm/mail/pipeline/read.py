@@ -174,6 +174,9 @@ class BotDecision:
 
 def read_mail(reader: MailReader, unread: inbox.Unread) -> Reading:
     """What the reader child makes of `unread` (given up, for a mail whose reading never finished)."""
+    if unread.peer.startswith(inbox.TOO_LARGE_PEER):
+        size, _, limit = unread.peer.removeprefix(inbox.TOO_LARGE_PEER).partition("/")
+        return reader.too_large(unread.raw, unread.envelope_from, int(size or 0), int(limit or 0))
     if unread.attempts > GIVE_UP_READING_AFTER:
         mail = ParsedMail.unread(Fact("unread-never-finished", count=unread.attempts - 1))
         return Reading(mail, ReadCost(0.0, 0))
