@@ -75,6 +75,8 @@ COMMAND_SECONDS = 60.0
 """How long one IMAP command may take (a large fetch included)."""
 BATCH = 20
 """Mails fetched, stored and moved together."""
+BATCH_SECONDS = 10 * COMMAND_SECONDS
+"""The longest a look at the folder may take, every batch in it included."""
 EXPUNGE_EVERY = timedelta(hours=1)
 HEADER_BYTES = 64 * 1024
 KILL_AT = "PBM_TEST_KILL_MAILBOX"
@@ -197,8 +199,10 @@ class MailboxReader:
             await self._prepare(client)
             self.health.set("reading", "IDLE" if client.has_capability("IDLE") else "polling")
             while not self._stopping.is_set():
-                await self._take_new(client)
-                await self._expunge_old_if_due(client)
+                # A connection that died without a word (no RST) would hold a command for ever: bounded.
+                async with asyncio.timeout(BATCH_SECONDS):
+                    await self._take_new(client)
+                    await self._expunge_old_if_due(client)
                 if not await self._hold():
                     return
                 await self._wait_for_news(client)

@@ -306,6 +306,12 @@ _RECENT_COUNTS = (
 """Built once: every mail that answers anyone asks it."""
 
 
+def id_of_message(session: Session, message_ids: Collection[str]) -> int | None:
+    """The outbox row of the first of our mails among `message_ids`, if any is ours."""
+    query = select(OutboxMessage.id).where(OutboxMessage.message_id.in_(sorted(set(message_ids))))
+    return session.scalars(query.order_by(OutboxMessage.id).limit(1)).first()
+
+
 def kinds_of(session: Session, message_ids: Collection[str]) -> dict[str, str]:
     """The template each of our mails among `message_ids` was made from (``message``), by Message-ID:
     what a mail that answers one of them answers."""

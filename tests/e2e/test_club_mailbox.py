@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import func, select
 
 import pbm.games
-from pbm.store.models import InboundMessage, MailboxMessage
+from pbm.store.models import BouncedAddress, InboundMessage, MailboxMessage
 from tests import dovecot
 from tests.faults.harness import ServeProcess, wait_for
 from tests.provider import CLUB, Provider
@@ -123,3 +123,34 @@ def test_a_mail_over_the_size_limit_is_fetched_no_further_than_its_header_and_an
     with database.reading() as session:
         stored = session.scalars(select(InboundMessage.raw).order_by(InboundMessage.id)).all()
     assert len(stored[0]) < 1024 and b"xxxx" not in stored[0], "its header only"
+
+
+def dsn(returned_message_id: str) -> bytes:
+    """A provider's report that a mail sent through the account failed for good: to the account
+    itself (the envelope sender), with the null sender, returning the failed mail's headers."""
+    return (
+        "Return-Path: <>\r\nFrom: MAILER-DAEMON@provider.example\r\nTo: games@club.test\r\n"
+        "Subject: Undelivered Mail Returned to Sender\r\nMessage-ID: <report.1@provider.example>\r\n"
+        "Auto-Submitted: auto-replied\r\nMIME-Version: 1.0\r\n"
+        'Content-Type: multipart/report; report-type=delivery-status; boundary="b"\r\n\r\n'
+        "--b\r\nContent-Type: text/plain\r\n\r\nYour mail could not be delivered.\r\n"
+        "--b\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; provider.example\r\n\r\n"
+        "Final-Recipient: rfc822; alice@example.org\r\nAction: failed\r\nStatus: 5.1.1\r\n"
+        "--b\r\nContent-Type: text/rfc822-headers\r\n\r\nFrom: games@club.test\r\nTo: alice@example.org\r\n"
+        f"Message-ID: {returned_message_id}\r\nSubject: Welcome\r\n--b--\r\n"
+    ).encode()
+
+
+def test_a_report_of_failure_to_the_account_is_matched_to_its_mail_by_the_message_id_it_returns(
+    provider, club, database
+):
+    club.start()
+    provider.append(mail(ALICE, "signup alice alice-pw", to=CLUB))
+    (welcome,) = provider.submission.wait(1)
+    provider.append(dsn("<not.ours@elsewhere.example>"), dsn(str(welcome["Message-ID"])))
+    assert wait_for(lambda: count(database, model=BouncedAddress) == 1, timeout=20)
+    with database.reading() as session:
+        bounced = session.scalars(select(BouncedAddress)).one()
+    assert bounced.address == ALICE and bounced.stopped_at is not None, "a permanent failure stops mail to it"
+    assert wait_for(lambda: count(database, InboundMessage.status == "pending") == 0, timeout=10)
+    assert len(provider.submission.all) == 1, "a report is never answered"
