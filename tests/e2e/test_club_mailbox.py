@@ -6,7 +6,6 @@ Each mail is taken once: stored, moved to the folder of processed mail, nothing 
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 from sqlalchemy import func, select
@@ -33,6 +32,8 @@ def provider():
 
 @pytest.fixture
 def club(provider, database_url, tmp_path):
+    if not database_url.startswith("sqlite"):
+        pytest.skip("the mailbox is the same on either backend; its lease on PostgreSQL: tests/faults")
     server = ServeProcess(database_url, tmp_path / "serve", env={**provider.settings(), "PBM_CONFIRM_ADDRESSES": "off"})
     yield server
     server.stop()
@@ -87,26 +88,6 @@ def test_a_whole_game_is_played_through_the_clubs_mailbox_and_its_submission_ser
     assert count(database, model=MailboxMessage) == 0
     health = club.healthz().json()
     assert health["mailbox"]["state"] == "reading" and health["submission"]["state"] == "sending"
-
-
-def test_a_wrong_password_is_said_once_and_mail_waits_in_the_mailbox_until_it_is_mended(provider, club, database):
-    provider.password_file.write_text("not-the-password\n")
-    club.start()
-    provider.append(mail(ALICE, "signup alice alice-pw", to=CLUB))
-    assert wait_for(lambda: club.healthz().json().get("mailbox", {}).get("state") == "login_refused", timeout=20)
-    answer = club.healthz()
-    assert answer.status_code == 503 and answer.json()["status"] == "degraded"
-    assert "mailbox: login_refused since" in answer.json()["reason"]
-    time.sleep(4)  # several attempts, with their backoff
-    assert club.log().count("login_refused") == 1, "said once, not at every attempt"
-    assert "not-the-password" not in club.log()
-    assert provider.count("INBOX") == 1 and count(database) == 0
-
-    provider.password_file.write_text("app-password-1\n")  # read again at the next login
-    (welcome,) = provider.submission.wait(1, timeout=60)
-    assert welcome["To"].addresses[0].addr_spec == ALICE
-    assert provider.count("INBOX") == 0
-    assert club.healthz().json()["mailbox"]["state"] == "reading"
 
 
 def test_a_mail_over_the_size_limit_is_fetched_no_further_than_its_header_and_answered_as_too_large(

@@ -189,3 +189,27 @@ def test_the_submission_server_refusing_the_login_then_a_recipient_then_going_aw
         assert count(database, InboundMessage.status == "processed") == MAILS
     finally:
         server.stop()
+
+
+def test_a_wrong_password_is_said_once_and_mail_waits_in_the_mailbox_until_it_is_mended(
+    provider, database_url, database, tmp_path
+):
+    provider.password_file.write_text("not-the-password\n")
+    server = serve(provider, database_url, tmp_path / "a")
+    server.start()
+    try:
+        provider.append(*signups(1))
+        assert wait_for(lambda: server.healthz().json().get("mailbox", {}).get("state") == "login_refused", 20)
+        answer = server.healthz()
+        assert answer.status_code == 503 and answer.json()["status"] == "degraded"
+        assert "mailbox: login_refused since" in answer.json()["reason"]
+        time.sleep(4)  # several attempts, with their backoff
+        assert server.log().count("login_refused") == 1, "said once, not at every attempt"
+        assert "not-the-password" not in server.log()
+        assert provider.count("INBOX") == 1 and count(database) == 0
+
+        provider.password_file.write_text(PASSWORD + "\n")  # read again at the next login
+        audit(provider, database, 1)
+        assert server.healthz().json()["mailbox"]["state"] == "reading"
+    finally:
+        server.stop()

@@ -44,7 +44,7 @@ def test_a_players_mail_is_answered_within_two_seconds_at_the_median(provider, d
             raw = mail(f"p{index % 20}@example.org", "help", to=CLUB).replace(b"\n", b"\r\n")
             appended = time.monotonic()
             assert client.append("INBOX", None, None, raw)[0] == "OK"
-            assert wait_for(lambda: len(handler.arrival_times) > index, timeout=30), server.log()[-2000:]
+            assert wait_for(lambda n=index: len(handler.arrival_times) > n, timeout=30), server.log()[-2000:]
             latencies.append(handler.arrival_times[index] - appended)
     finally:
         client.logout()
