@@ -104,6 +104,8 @@ class _DoorsCollector(Collector):
             "pbm_mail_door_state_since_seconds", "When each door came into its state (Unix time)", labels=["door"]
         )
         for door, report in sorted(self.read().items()):
+            if "state" not in report:
+                continue  # not a door (the daily limit's count)
             state.add_metric([door, str(report["state"])], 1)
             since.add_metric([door], float(str(report["since_unix"])))
         yield state

@@ -290,7 +290,10 @@ class Server:
         sending = getattr(self.delivery.transport, "health", None)
         if sending is not None:
             doors["submission"] = sending
-        return {name: door.to_json() | {"ok": door.ok} for name, door in doors.items()}
+        report = {name: door.to_json() | {"ok": door.ok} for name, door in doors.items()}
+        if self.delivery.daily:
+            report["daily_limit"] = {**self.delivery.daily, "ok": True}
+        return report
 
     def _database_state(self) -> DatabaseState:
         """What the gauges of `pbm.metrics` show, read at each scrape (in the metrics thread)."""

@@ -288,6 +288,9 @@ class Delivery:
         """The provider's cap on mails a day (PBM_OUTBOUND_MAX_PER_DAY): at it, mail waits; near
         it (its last tenth), only answers to a player's own mail go (`outbox.claim_due`)."""
         self._unavailable_wait = 0.0
+        self.daily: dict[str, object] = {}
+        """The daily limit as last counted (``/healthz``): the limit, the mails sent in the last
+        day, and when the first of them is a day old."""
         self.metrics = metrics or Metrics()
         self.worker = worker or Worker.here()
         self.transport = transport
@@ -443,6 +446,8 @@ class Delivery:
         sent, first = outbox.sent_since(session, now - DAY)
         room = self.max_per_day - sent
         until = (first or now) + DAY
+        room_from = until.isoformat(timespec="seconds")
+        self.daily = {"limit": self.max_per_day, "sent_last_day": sent, "room_from": room_from}
         if room <= 0:
             reason = f"waits: the daily limit of {self.max_per_day} mails (PBM_OUTBOUND_MAX_PER_DAY) is reached"
             outbox.defer_due(session, now, until, reason)

@@ -50,6 +50,7 @@ def count(database, *where, model=InboundMessage) -> int:
 
 def test_a_whole_game_is_played_through_the_clubs_mailbox_and_its_submission_service(provider, club, database):
     engine = pbm.games.get("cephalopod")
+    club.env["PBM_OUTBOUND_MAX_PER_DAY"] = "1000"
     club.start()
     submission = provider.submission
     provider.append(mail(ALICE, "signup alice alice-pw", to=CLUB), mail(BOB, "signup bob bob-pw", to=CLUB))
@@ -88,6 +89,8 @@ def test_a_whole_game_is_played_through_the_clubs_mailbox_and_its_submission_ser
     assert count(database, model=MailboxMessage) == 0
     health = club.healthz().json()
     assert health["mailbox"]["state"] == "reading" and health["submission"]["state"] == "sending"
+    assert health["daily_limit"]["limit"] == 1000
+    assert wait_for(lambda: club.healthz().json()["daily_limit"]["sent_last_day"] == len(submission.all), 10)
 
 
 def test_a_mail_over_the_size_limit_is_fetched_no_further_than_its_header_and_answered_as_too_large(

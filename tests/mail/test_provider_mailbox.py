@@ -153,6 +153,7 @@ def test_near_the_daily_limit_answers_go_first_and_at_it_mail_waits_with_its_rea
     queue(database, [("carol@example.com", "carol@example.com")], now=now)
     asyncio.run(delivery.deliver_due())
     assert len(transport.sent) == 20, "none past the limit"
+    assert delivery.daily["limit"] == 20 and delivery.daily["sent_last_day"] == 20, "what /healthz shows"
     with database.reading() as session:
         carol = session.scalars(select(OutboxMessage).where(OutboxMessage.recipient == "carol@example.com")).one()
     assert "daily limit of 20 mails" in carol.last_error
