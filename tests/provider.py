@@ -8,6 +8,7 @@ with the README's four settings (`Provider.settings`).
 
 from __future__ import annotations
 
+import base64
 import imaplib
 import re
 import ssl
@@ -34,6 +35,8 @@ class SubmissionHandler:
         self.arrived = threading.Condition()
         self.refused_recipients: set[str] = set()
         self.password = PASSWORD
+        self.token: str | None = None
+        """The OAuth2 access token XOAUTH2 takes (None: XOAUTH2 refused)."""
 
     async def handle_RCPT(self, server, session, envelope, address, options) -> str:
         if address in self.refused_recipients:
@@ -47,6 +50,16 @@ class SubmissionHandler:
             self.arrival_times.append(time.monotonic())
             self.arrived.notify_all()
         return "250 2.0.0 queued"
+
+    async def auth_XOAUTH2(self, server, args: list[str]) -> AuthResult:
+        """XOAUTH2 (Google's and Microsoft's SASL for OAuth2 tokens), its response inline."""
+        try:
+            said = base64.b64decode(args[1]).decode()
+        except (IndexError, ValueError):
+            return AuthResult(success=False, handled=False)
+        fields = dict(part.split("=", 1) for part in said.split("\x01") if "=" in part)
+        ok = self.token is not None and fields.get("user") == CLUB and fields.get("auth") == f"Bearer {self.token}"
+        return AuthResult(success=ok, handled=False)
 
     def authenticate(self, server, session, envelope, mechanism, auth_data) -> AuthResult:
         ok = isinstance(auth_data, LoginPassword) and auth_data.login == CLUB.encode()

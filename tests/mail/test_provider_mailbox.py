@@ -15,13 +15,14 @@ from sqlalchemy import select
 
 from pbm.config import ConfigError, Inbound, Outbound, load_settings
 from pbm.mail.account import Account, AccountError, Secret
-from pbm.mail.delivery import Delivery
+from pbm.mail.delivery import Delivery, PermanentFailure, TransportUnavailable
 from pbm.mail.mailbox import MailboxReader, _envelope_from, _envelope_to
+from pbm.mail.submission import SubmissionTransport
 from pbm.mail.tokens import Addressing
 from pbm.store import outbox
 from pbm.store.models import InboundMessage, OutboxMessage, OutboxStatus
 from tests import dovecot
-from tests.provider import CLUB, Provider
+from tests.provider import CLUB, PASSWORD, Provider, Submission
 from tests.support import mail
 
 PROVIDER = {
@@ -231,3 +232,66 @@ def test_processed_mail_older_than_the_days_kept_is_expunged_and_the_rest_kept(p
     assert provider.count("pbm-processed") == 5
     assert asyncio.run(expunge(datetime.now(UTC) + timedelta(days=2))) == 5, "as if a week had passed"
     assert provider.count("pbm-processed") == 0 and provider.count("INBOX") == 0
+
+
+@pytest.fixture
+def submission(tmp_path):
+    cert, key = dovecot.self_signed(tmp_path)
+    server = Submission(cert, key)
+    server.start()
+    yield server, cert
+    server.stop()
+
+
+def transport_to(submission, tmp_path, **account) -> SubmissionTransport:
+    server, cert = submission
+    return SubmissionTransport("127.0.0.1", server.port, Account(CLUB, ca_file=cert, **account))
+
+
+def test_submission_sends_as_the_account_over_starttls_and_auth_on_one_connection(submission, tmp_path):
+    password = tmp_path / "password"
+    password.write_text(PASSWORD)
+    transport = transport_to(submission, tmp_path, password_file=password)
+
+    async def send_two() -> None:
+        await transport.send("games+bounce-1-x@club.test", "alice@example.org", b"Subject: 1\r\n\r\none\r\n")
+        first = transport._connection
+        await transport.send("games+bounce-2-x@club.test", "bob@example.net", b"Subject: 2\r\n\r\ntwo\r\n")
+        assert transport._connection is first, "the connection is reused between mails"
+        await transport.rest()
+
+    asyncio.run(send_two())
+    sent = submission[0].wait_raw(2)
+    assert [(sender, recipients) for sender, recipients, _ in sent] == [
+        (CLUB, ["alice@example.org"]),
+        (CLUB, ["bob@example.net"]),
+    ], "the envelope sender is the account: providers refuse any other"
+    assert transport.health.state == "sending"
+
+
+def test_submission_takes_an_oauth2_token_by_xoauth2(submission, tmp_path):
+    submission[0].handler.token = "ya29.the-token"
+    command = f"{sys.executable} -c 'print(\"Bearer ya29.the-token\")'"
+    transport = transport_to(submission, tmp_path, password_command=command)
+    asyncio.run(transport.send("x", "alice@example.org", b"Subject: 1\r\n\r\none\r\n"))
+    assert submission[0].wait_raw(1)[0][0] == CLUB
+
+
+def test_a_refused_login_or_an_unreachable_provider_leaves_the_mail_waiting_and_a_refused_recipient_fails_it(
+    submission, tmp_path
+):
+    password = tmp_path / "password"
+    password.write_text("wrong")
+    transport = transport_to(submission, tmp_path, password_file=password)
+    with pytest.raises(TransportUnavailable, match="login was refused"):
+        asyncio.run(transport.send("x", "alice@example.org", b"Subject: 1\r\n\r\none\r\n"))
+    assert transport.health.state == "login_refused"
+    password.write_text(PASSWORD)
+    submission[0].handler.refused_recipients.add("nobody@example.org")
+    with pytest.raises(PermanentFailure, match="550"):
+        asyncio.run(transport.send("x", "nobody@example.org", b"Subject: 1\r\n\r\none\r\n"))
+    assert transport.health.state == "sending"
+    submission[0].stop()
+    with pytest.raises(TransportUnavailable, match="does not answer"):
+        asyncio.run(transport.send("x", "alice@example.org", b"Subject: 1\r\n\r\none\r\n"))
+    assert transport.health.state == "unreachable"
