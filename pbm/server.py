@@ -383,7 +383,7 @@ class Server:
             self._tasks.append(asyncio.create_task(self._process_forever(), name="process"))
             self._tasks.append(asyncio.create_task(self._play_bots_forever(), name="bots"))
         self._tasks.append(asyncio.create_task(self._deliver_forever(), name="deliver"))
-        if self.mailbox is not None and process:
+        if self.mailbox is not None:  # it stores mail, as the SMTP listener does: with --no-process too
             self._tasks.append(asyncio.create_task(self.mailbox.run(), name="mailbox"))
         log.info(
             "listening: SMTP on %s:%s, HTTP on %s:%s",
