@@ -184,4 +184,3 @@ def returned_message_ids(raw: bytes) -> list[str]:
     text = raw[:MOST_READ]
     found = [m[1].decode("ascii") for m in _RETURNED_MESSAGE_ID.finditer(text, len(_head(text)))]
     return list(dict.fromkeys(found))[:MOST_RETURNED_IDS]
-
