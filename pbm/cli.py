@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from pbm.config import ConfigError, Settings, load_settings
 
 if TYPE_CHECKING:
+    from pbm.doctor import ProviderSetup
     from pbm.server import Server
     from pbm.store.database import Database
     from pbm.store.inbox import Stored
@@ -632,6 +633,13 @@ def _doctor(args: argparse.Namespace) -> int:
     from pbm import doctor
 
     domain, selector = args.domain, args.selector
+    if domain is None:
+        settings = load_settings()
+        if settings.inbound is not None:  # the provider receives, signs and sends: its own checks
+            findings = doctor.diagnose_provider(_provider_setup(settings))
+            for line in doctor.report(settings.domain, findings):
+                print(line)
+            return doctor.exit_status(findings)
     if domain is None or selector is None:
         settings = load_settings()
         domain = domain or settings.domain
@@ -648,6 +656,20 @@ def _doctor(args: argparse.Namespace) -> int:
     for line in doctor.report(domain, findings):
         print(line)
     return doctor.exit_status(findings)
+
+
+def _provider_setup(settings: Settings) -> ProviderSetup:
+    from pbm import doctor
+
+    return doctor.ProviderSetup(
+        address=settings.address,
+        inbound=str(settings.inbound),
+        outbound=str(settings.outbound),
+        outbound_kind=settings.outbound.kind,
+        max_per_day=settings.outbound_max_per_day,
+        password_file=str(settings.mail_password_file) if settings.mail_password_file else None,
+        password_command=bool(settings.mail_password_command),
+    )
 
 
 def _not_stored(error: Exception) -> int:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import SplitResult, urlsplit
+from urllib.parse import SplitResult, quote, unquote, urlsplit
 
 from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -60,15 +60,35 @@ class ListenAddress:
 
 @dataclass(frozen=True)
 class Outbound:
-    """Where replies go: a maildir folder, or an SMTP relay."""
+    """Where replies go: a maildir folder, an SMTP relay, or a provider's submission service as
+    the club's account (`user`): ``submission`` (STARTTLS, port 587) or ``smtps`` (TLS, 465)."""
 
-    kind: str  # "maildir" or "smtp"
+    kind: str  # "maildir", "smtp", "submission" or "smtps"
     path: Path | None = None
     host: str | None = None
     port: int | None = None
+    user: str | None = None
 
     def __str__(self) -> str:
-        return f"maildir:{self.path}" if self.kind == "maildir" else f"smtp://{self.host}:{self.port}"
+        if self.kind == "maildir":
+            return f"maildir:{self.path}"
+        account = f"{quote(self.user, safe='')}@" if self.user else ""
+        return f"{self.kind}://{account}{self.host}:{self.port}"
+
+
+@dataclass(frozen=True)
+class Inbound:
+    """A club's mailbox at a provider, read over IMAP (`PBM_INBOUND`, `pbm.mail.mailbox`):
+    ``imaps`` (TLS from the start, port 993) or ``imap`` (STARTTLS, port 143)."""
+
+    scheme: str
+    user: str
+    host: str
+    port: int
+    folder: str = "INBOX"
+
+    def __str__(self) -> str:
+        return f"{self.scheme}://{quote(self.user, safe='')}@{self.host}:{self.port}/{self.folder}"
 
 
 @dataclass(frozen=True)
@@ -169,7 +189,46 @@ def _outbound(value: Any) -> Outbound:
         if not parts.hostname:
             raise ValueError(f"smtp:// needs a host, e.g. smtp://127.0.0.1:25, got {text!r}")
         return Outbound("smtp", host=parts.hostname, port=port)
-    raise ValueError(f"expected maildir:FOLDER or smtp://HOST:PORT, got {text!r}")
+    for kind, port in SUBMISSION_PORTS.items():
+        if text.startswith(f"{kind}://"):
+            user, host, port, _ = _account_url(text, port)
+            return Outbound(kind, host=host, port=port, user=user)
+    raise ValueError(
+        "expected maildir:FOLDER or smtp://HOST:PORT (or a provider's submission://USER@HOST[:587] or"
+        f" smtps://USER@HOST[:465]), got {text!r}"
+    )
+
+
+SUBMISSION_PORTS = {"submission": 587, "smtps": 465}
+IMAP_PORTS = {"imaps": 993, "imap": 143}
+
+
+def _account_url(text: str, default_port: int) -> tuple[str, str, int, str]:
+    """(user, host, port, path) of ``SCHEME://USER@HOST[:PORT][/PATH]``, the user part percent-decoded
+    (``games%40ourclub.org``). A password in the URL is refused: it would show in the process list
+    and in ``pbm config show``; it comes from PBM_MAIL_PASSWORD_FILE or PBM_MAIL_PASSWORD_COMMAND."""
+    parts = urlsplit(text)
+    scheme = parts.scheme
+    if parts.password is not None:
+        raise ValueError(f"{scheme}:// takes no password in the URL: use PBM_MAIL_PASSWORD_FILE or _COMMAND")
+    try:
+        port = parts.port or default_port
+    except ValueError:
+        raise ValueError(f"bad port in {scheme}://...") from None
+    if not parts.username or not parts.hostname:
+        raise ValueError(f"{scheme}:// needs the account and a host: {scheme}://USER@HOST[:PORT], got {text!r}")
+    return unquote(parts.username), parts.hostname, port, unquote(parts.path.lstrip("/"))
+
+
+def _inbound(value: Any) -> Inbound | None:
+    if value is None or isinstance(value, Inbound):
+        return value
+    text = str(value).strip()
+    scheme = text.partition("://")[0]
+    if not text or scheme not in IMAP_PORTS:
+        raise ValueError(f"expected imaps://USER@HOST[:PORT]/FOLDER or imap://USER@HOST[:PORT]/FOLDER, got {text!r}")
+    user, host, port, folder = _account_url(text, IMAP_PORTS[scheme])
+    return Inbound(scheme, user, host, port, folder or "INBOX")
 
 
 def _time_rule(value: Any) -> timedelta:
@@ -390,6 +449,27 @@ class Settings(BaseSettings):
     stuck_after: Annotated[int, Seconds] = Field(default=600, ge=1)
     """Seconds after which unprocessed mail counts as stuck (/healthz answers 503)."""
 
+    # A club's mailbox at a provider (README: "A club with a mailbox at a provider").
+    inbound: Annotated[Inbound | None, NoDecode, BeforeValidator(_inbound)] = None
+    """The club's mailbox, read over IMAP: ``imaps://USER@HOST[:PORT]/FOLDER`` (or ``imap://``
+    with STARTTLS), the user percent-encoded (``games%40ourclub.org``). Unset: mail comes only
+    to the SMTP listener."""
+    mail_password_file: Path | None = None
+    """A file holding the mailbox account's password (an app password): for PBM_INBOUND and a
+    submission:// or smtps:// PBM_OUTBOUND."""
+    mail_password_command: str | None = None
+    """A program (and its arguments, split as a shell would, but run without one) that prints the
+    password; read at each login. What it prints starting ``Bearer `` is an OAuth2 access token,
+    given to the provider by XOAUTH2."""
+    mail_ca_file: Path | None = None
+    """A file of CA certificates the provider's IMAP and submission certificates are checked
+    against, instead of the system's (a private CA)."""
+    outbound_max_per_day: int | None = Field(default=None, ge=1)
+    """Mails the provider lets the account send in a day (often 300 to 2 000): near it, mail waits
+    in the outbox, answers to a player's own mail first. Unset: no cap."""
+    inbound_keep_days: Annotated[float, Days] = Field(default=7, gt=0)
+    """How long processed mail stays in the mailbox's folder of processed mail before it is expunged."""
+
     @model_validator(mode="before")
     @classmethod
     def _under_home(cls, data: Any) -> Any:
@@ -400,6 +480,17 @@ class Settings(BaseSettings):
         data.setdefault("database_url", f"sqlite:///{home / 'pbm.db'}")
         data.setdefault("outbound", f"maildir:{home / 'outbox'}")
         return data
+
+    @model_validator(mode="after")
+    def _mailbox_password(self) -> Settings:
+        """An account at a provider logs in: its password must come from somewhere."""
+        needs = self.inbound is not None or self.outbound.kind in SUBMISSION_PORTS
+        if needs and not (self.mail_password_file or self.mail_password_command):
+            raise ValueError(
+                "PBM_INBOUND and a submission:// or smtps:// PBM_OUTBOUND log in to the provider:"
+                " set PBM_MAIL_PASSWORD_FILE or PBM_MAIL_PASSWORD_COMMAND"
+            )
+        return self
 
     @field_validator("forfeittime")
     @classmethod
@@ -615,7 +706,7 @@ def load_settings(**overrides: Any) -> Settings:
     return load(**overrides).settings
 
 
-SECRET_SETTINGS = frozenset({"secret_key"})
+SECRET_SETTINGS = frozenset({"secret_key", "mail_password_command"})
 """Settings whose value is a secret as a whole: `shown` says only whether they are set."""
 HIDDEN = "********"
 

@@ -87,6 +87,31 @@ class _DatabaseCollector(Collector):
         yield games
 
 
+class _DoorsCollector(Collector):
+    """The doors to a mail provider (`pbm.mail.doors`): each one's state, and since when."""
+
+    def __init__(self, read: Callable[[], dict[str, dict[str, object]]]) -> None:
+        self.read = read
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        state = GaugeMetricFamily(
+            "pbm_mail_door_state",
+            "1 for the state each door to the mail provider is in (mailbox, submission): reading, sending, "
+            "standby, unreachable, login_refused, no_secret",
+            labels=["door", "state"],
+        )
+        since = GaugeMetricFamily(
+            "pbm_mail_door_state_since_seconds", "When each door came into its state (Unix time)", labels=["door"]
+        )
+        for door, report in sorted(self.read().items()):
+            if "state" not in report:
+                continue  # not a door (the daily limit's count)
+            state.add_metric([door, str(report["state"])], 1)
+            since.add_metric([door], float(str(report["since_unix"])))
+        yield state
+        yield since
+
+
 class Metrics:
     """This process's counters, and the wiring that serves them (`serve`)."""
 
@@ -98,7 +123,8 @@ class Metrics:
         self.mails_refused = Counter(
             "pbm_mails_refused",
             "Refused over SMTP: not_ours (a recipient we do not serve, 550 at RCPT, counted per recipient), "
-            "not_stored (a mail answered 451: the database could not take it)",
+            "not_stored (a mail answered 451: the database could not take it); too_large (a mail of the "
+            "club's mailbox over PBM_MAX_MESSAGE_SIZE: its header alone stored, answered as too large)",
             ["reason"],
             registry=registry,
         )
@@ -142,7 +168,7 @@ class Metrics:
             ["reason"],
             registry=registry,
         )
-        for reason in ("not_ours", "not_stored"):
+        for reason in ("not_ours", "not_stored", "too_large"):
             self.mails_refused.labels(reason)
         for outcome in ("processed", "ignored", "duplicate", "failed"):
             self.mails_done.labels(outcome)
@@ -161,6 +187,10 @@ class Metrics:
     def watch(self, read: Callable[[], DatabaseState]) -> None:
         """Report the database's state, read by `read` at each scrape."""
         self.registry.register(_DatabaseCollector(read))
+
+    def watch_doors(self, read: Callable[[], dict[str, dict[str, object]]]) -> None:
+        """Report the doors to a mail provider, read by `read` at each scrape."""
+        self.registry.register(_DoorsCollector(read))
 
     def serve(self, host: str, port: int) -> MetricsServer:
         """Serve ``/metrics`` on `host`:`port` (0: any free port) in a thread of its own."""

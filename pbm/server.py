@@ -33,18 +33,21 @@ import pbm.games
 from pbm.bot_health import BotHealth
 from pbm.config import ConfigError, Settings, secret_key, signing_keys
 from pbm.listeners import BACKLOG, AcceptFailures, ConnectionLimits, allow_open_files, bind
+from pbm.mail.account import Account
 from pbm.mail.answers import Answers
 from pbm.mail.bot_turns import BotTurns, Think, Thinking
 from pbm.mail.bounces import BounceAddresses
 from pbm.mail.compose import Composer
-from pbm.mail.delivery import Delivery, Transport, transport_for
+from pbm.mail.delivery import Delivery, Transport
 from pbm.mail.held import HeldMail
 from pbm.mail.inbound import InboundHandler, smtp_factory, smtp_refusals
+from pbm.mail.mailbox import MailboxReader
 from pbm.mail.outgoing import Outgoing
 from pbm.mail.pipeline.apply import Applying
 from pbm.mail.pipeline.reply_address import ReplyAddresses
 from pbm.mail.processing import Processor
 from pbm.mail.reader import MailReader
+from pbm.mail.submission import transport_for
 from pbm.mail.time_pass import TimePass
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.mail.unsubscribe import Unsubscribing
@@ -75,6 +78,11 @@ from FIRST_OUTAGE_WAIT up to this, and at once when a mail arrives: the listener
 store it, so the database is back."""
 STOP_GRACE_SECONDS = 10
 """How long a stopping server lets a worker finish the mail in hand."""
+
+
+def _account(settings: Settings, user: str | None) -> Account:
+    """The club's account `user` at a mail provider (`pbm.mail.account`), with its secret's source."""
+    return Account(user or "", settings.mail_password_file, settings.mail_password_command, settings.mail_ca_file)
 
 
 class _EmbeddedUvicorn(uvicorn.Server):
@@ -151,6 +159,7 @@ class Server:
         worker = Worker.here()  # one name for this process's claims, reading and sending alike
         self.metrics = Metrics()
         self.metrics.watch(self._database_state)
+        self.metrics.watch_doors(lambda: self._mail_health())
         self.processor = self._processor(settings, passwords or Passwords(), composer, tokens, worker, now)
         self.metrics.bots_play(sorted(pbm.bots.PLANS))
         self.bot_health = BotHealth(
@@ -171,9 +180,10 @@ class Server:
             on_decided=self._bot_decided,
             health=self.bot_health,
         )
+        self.mailbox = self._mailbox_reader(settings, worker, now)
         self.delivery = Delivery(
             self.database,
-            transport or transport_for(settings.outbound),
+            transport or transport_for(settings.outbound, _account(settings, settings.outbound.user)),
             settings.address,
             envelope_sender=self.bounce_addresses.address_for,
             now=now,
@@ -181,6 +191,7 @@ class Server:
             worker=worker,
             metrics=self.metrics,
             unseal=_unsealing(tokens, unsubscribing),
+            max_per_day=settings.outbound_max_per_day,
         )
         self.web = create_app(
             self.database,
@@ -196,6 +207,7 @@ class Server:
             signing=self.signing,
             site=settings.public_url or None,
             bot_health=self.bot_health,
+            mail_health=self._mail_health,
         )
         self.smtp_limits = ConnectionLimits(
             "SMTP",
@@ -259,6 +271,37 @@ class Server:
             worker=worker,
             metrics=self.metrics,
         )
+
+    def _mailbox_reader(self, settings: Settings, worker: Worker, now: Callable[[], datetime]) -> MailboxReader | None:
+        """The reader of the club's mailbox at a provider (PBM_INBOUND), if it has one."""
+        if settings.inbound is None:
+            return None
+        return MailboxReader(
+            self.database,
+            settings.inbound,
+            _account(settings, settings.inbound.user),
+            self.addressing,
+            on_stored=lambda: self._processing.set(),
+            max_size=settings.max_message_size,
+            keep=timedelta(days=settings.inbound_keep_days),
+            worker=worker,
+            metrics=self.metrics,
+            now=now,
+        )
+
+    def _mail_health(self) -> dict[str, dict[str, object]]:
+        """How the doors to a mail provider are doing, for ``/healthz``: the mailbox reader and the
+        submission transport, when the server has them."""
+        doors = {}
+        if self.mailbox is not None:
+            doors["mailbox"] = self.mailbox.health
+        sending = getattr(self.delivery.transport, "health", None)
+        if sending is not None:
+            doors["submission"] = sending
+        report = {name: door.to_json() | {"ok": door.ok} for name, door in doors.items()}
+        if self.delivery.daily:
+            report["daily_limit"] = {**self.delivery.daily, "ok": True}
+        return report
 
     def _database_state(self) -> DatabaseState:
         """What the gauges of `pbm.metrics` show, read at each scrape (in the metrics thread)."""
@@ -353,6 +396,8 @@ class Server:
             self._tasks.append(asyncio.create_task(self._play_bots_forever(), name="bots"))
         self._tasks.append(asyncio.create_task(self._deliver_forever(), name="deliver"))
         self._tasks.append(asyncio.create_task(self._follow_club_keys_forever(), name="keys"))
+        if self.mailbox is not None:  # it stores mail, as the SMTP listener does: with --no-process too
+            self._tasks.append(asyncio.create_task(self.mailbox.run(), name="mailbox"))
         log.info(
             "listening: SMTP on %s:%s, HTTP on %s:%s",
             settings.smtp_listen.host,
@@ -371,6 +416,8 @@ class Server:
             self._http.should_exit = True
         if self._thinking is not None:
             self._thinking.close()  # a bot thinking gives up: it thinks again after the restart
+        if self.mailbox is not None:
+            self.mailbox.stop()
         self._processing.set()
         self._delivering.set()
         self._botting.set()

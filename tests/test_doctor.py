@@ -428,3 +428,43 @@ def test_pbm_doctor_refuses_what_is_not_a_domain_name(dns_of, capsys):
         pbm_main(["doctor", "not a domain", "--selector", SELECTOR])
     assert exited.value.code == 2
     assert "not a domain name" in capsys.readouterr().err
+
+
+def provider_setup(tmp_path, **changes) -> doctor.ProviderSetup:
+    password = tmp_path / "mailbox-password"
+    password.write_text("app-password\n")
+    password.chmod(0o600)
+    setup = {
+        "address": "games@ourclub.org",
+        "inbound": "imaps://games%40ourclub.org@imap.provider.example:993/INBOX",
+        "outbound": "submission://games%40ourclub.org@smtp.provider.example:587",
+        "outbound_kind": "submission",
+        "max_per_day": 500,
+        "password_file": str(password),
+        "password_command": False,
+    }
+    return doctor.ProviderSetup(**{**setup, **changes})
+
+
+def test_with_a_mailbox_at_a_provider_the_doctor_checks_what_it_needs_not_mx_and_dkim(tmp_path):
+    findings = doctor.diagnose_provider(provider_setup(tmp_path))
+    assert [f.check for f in findings] == ["plus addressing", "sending", "sending limit", "password"]
+    assert {f.status for f in findings} == {Status.OK}
+    assert "mail games+test@ourclub.org and see it arrive" in findings[0].notes[0]
+    lines = doctor.report("ourclub.org", findings)
+    assert lines[-1] == "ourclub.org is ready for mail" and not any("MX" in line for line in lines)
+
+
+def test_the_doctor_warns_of_a_missing_daily_limit_replies_not_sent_through_the_provider_and_a_readable_secret(
+    tmp_path,
+):
+    setup = provider_setup(tmp_path, max_per_day=None, outbound="smtp://127.0.0.1:25", outbound_kind="smtp")
+    (tmp_path / "mailbox-password").chmod(0o644)
+    by_check = {f.check: f for f in doctor.diagnose_provider(setup)}
+    assert by_check["sending limit"].status is Status.WARNING
+    assert "PBM_OUTBOUND_MAX_PER_DAY" in by_check["sending limit"].notes[0]
+    assert by_check["sending"].status is Status.WARNING
+    assert by_check["password"].status is Status.WARNING and "chmod 600" in by_check["password"].notes[0]
+    missing = doctor.diagnose_provider(provider_setup(tmp_path, password_file=str(tmp_path / "none")))
+    assert missing[-1].status is Status.WRONG
+    assert doctor.exit_status(missing) == 1

@@ -164,3 +164,23 @@ def _head(text: bytes) -> bytes:
     """The header section of `text` (all of it, for a mail without a body)."""
     ends = [i for i in (text.find(b"\r\n\r\n"), text.find(b"\n\n")) if i >= 0]
     return text[: min(ends)] if ends else text
+
+
+_RETURNED_MESSAGE_ID = re.compile(rb"(?im)^message-id:[ \t]*(<[!-=?-~]{1,250}>)[ \t]*\r?$")
+MOST_RETURNED_IDS = 5
+
+
+def returned_message_ids(raw: bytes) -> list[str]:
+    """The Message-IDs of the mail a report returns (its headers, in a ``text/rfc822-headers`` or
+    ``message/rfc822`` part): every Message-ID line after the report's own header block, the first
+    few. A provider's account sends with itself as envelope sender, so its bounces come to the
+    club's own address: the returned mail's Message-ID (each of our mails has its own, one per
+    recipient) says which mail failed, as the bounce address does otherwise.
+
+    >>> report = b"Message-ID: <dsn@mx>\\r\\n\\r\\nfailed\\r\\n\\r\\nMessage-ID: <42.x@club>\\r\\nSubject: b\\r\\n"
+    >>> returned_message_ids(report)
+    ['<42.x@club>']
+    """
+    text = raw[:MOST_READ]
+    found = [m[1].decode("ascii") for m in _RETURNED_MESSAGE_ID.finditer(text, len(_head(text)))]
+    return list(dict.fromkeys(found))[:MOST_RETURNED_IDS]

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import NamedTuple, Protocol
 
 import aiosmtplib
+from sqlalchemy.orm import Session
 
 from pbm.config import ConfigError, Outbound
 from pbm.mail.headers import masked_address
@@ -45,6 +46,8 @@ LONGEST_WAIT = timedelta(hours=6)
 GIVE_UP_AFTER = 16  # attempts: about two days of retrying
 SOONEST_LOOK_SECONDS = 0.2
 """The least rest between looks at the outbox, when a due row was held by another worker's claim."""
+CLAIM_LIMIT = 20
+"""Rows claimed at once."""
 RELAY_CHECK_SECONDS = 5.0
 RECORD_SENT_EVERY = 0.05
 """Seconds of handing mail over that are recorded together, in one transaction. A worker killed
@@ -54,6 +57,17 @@ changes nothing; a relay may deliver a second copy, as it may of the last mail i
 
 class PermanentFailure(Exception):
     """The mail can never be delivered as it is (e.g. the relay refused the recipient)."""
+
+
+class TransportUnavailable(Exception):
+    """No mail can go just now, through no fault of the mail in hand (a provider unreachable, its
+    login refused): the outbox waits, and no attempt is counted against any mail."""
+
+
+FIRST_UNAVAILABLE_WAIT = 5.0
+LONGEST_UNAVAILABLE_WAIT = 300.0
+"""While the transport is unavailable the outbox waits, doubling from the first wait up to this."""
+DAY = timedelta(days=1)
 
 
 class Transport(Protocol):
@@ -269,11 +283,19 @@ class Delivery:
         worker: Worker | None = None,
         metrics: Metrics | None = None,
         unseal: Callable[[bytes, str, int | None], bytes] | None = None,
+        max_per_day: int | None = None,
     ) -> None:
         self.database = database
         self.unseal = unseal or (lambda raw, recipient, player_id: raw)
         """What a mail is as it is handed over, from the outbox's copy: its sealed tokens made
         genuine (`pbm.mail.tokens.ReplyTokens.unseal`), which the database never holds."""
+        self.max_per_day = max_per_day
+        """The provider's cap on mails a day (PBM_OUTBOUND_MAX_PER_DAY): at it, mail waits; near
+        it (its last tenth), only answers to a player's own mail go (`outbox.claim_due`)."""
+        self._unavailable_wait = 0.0
+        self.daily: dict[str, object] = {}
+        """The daily limit as last counted (``/healthz``): the limit, the mails sent in the last
+        day, and when the first of them is a day old."""
         self.metrics = metrics or Metrics()
         self.worker = worker or Worker.here()
         self.transport = transport
@@ -298,10 +320,15 @@ class Delivery:
             unrecorded: list[_Outgoing] = []
             since = 0.0
             try:
-                for message in claim.messages:
+                for index, message in enumerate(claim.messages):
                     if message.id not in claim.held:
                         continue  # the lease lapsed and another worker has the row now
-                    if await self._deliver(message):
+                    try:
+                        went = await self._deliver(message)
+                    except TransportUnavailable as error:
+                        await self._put_back(claim, claim.messages[index:], error)
+                        return sent
+                    if went:
                         since = since if unrecorded else time.monotonic()
                         unrecorded.append(message)
                     if unrecorded and time.monotonic() - since >= RECORD_SENT_EVERY:
@@ -311,6 +338,21 @@ class Delivery:
                     sent += await self._record_sent(claim, unrecorded)
                 renewing.cancel()
                 await asyncio.gather(renewing, return_exceptions=True)
+
+    async def _put_back(self, claim: _Claim, messages: list[_Outgoing], error: TransportUnavailable) -> None:
+        """Nothing can go just now: the rest of the claim waits, no attempt counted (the transport
+        says why, once: `pbm.mail.doors`)."""
+        wait = min(max(2 * self._unavailable_wait, FIRST_UNAVAILABLE_WAIT), LONGEST_UNAVAILABLE_WAIT)
+        self._unavailable_wait = wait
+        ids = [message.id for message in messages if message.id in claim.held]
+        until = self.now() + timedelta(seconds=wait)
+
+        def put_back() -> None:
+            with self.database.transaction() as session:
+                outbox.put_back(session, ids, until, f"waits: {error}")
+
+        await asyncio.to_thread(put_back)
+        claim.held.difference_update(ids)
 
     def seconds_until_due(self, longest: float) -> float:
         """How long delivery may rest: until the soonest pending mail falls due (a retry, or the
@@ -350,6 +392,8 @@ class Delivery:
             await asyncio.to_thread(self._failed, message.id, str(error), None)
             self.metrics.replies.labels("bounced").inc()
             return False
+        except TransportUnavailable:
+            raise
         except Exception as error:  # network, disk: try again later
             delay = retry_delay(message.attempts + 1, self.first_retry)
             retry_at = self.now() + delay if delay is not None else None
@@ -363,6 +407,7 @@ class Delivery:
             await asyncio.to_thread(self._failed, message.id, f"{type(error).__name__}: {error}", retry_at)
             self.metrics.replies.labels("retried" if retry_at is not None else "failed").inc()
             return False
+        self._unavailable_wait = 0.0
         return True
 
     async def _keep(self, claim: _Claim) -> None:
@@ -392,12 +437,34 @@ class Delivery:
         now = self.now()
         until = now + self.lease
         with self.database.transaction() as session:
-            rows = outbox.claim_due(session, now, until, self.worker.name)
+            limit, answers_only = self._room(session, now)
+            rows = outbox.claim_due(session, now, until, self.worker.name, limit=limit, answers_only=answers_only)
             messages = [
                 _Outgoing(row.id, row.recipient, row.raw, row.attempts, row.queued_at or row.created_at, row.player_id)
                 for row in rows
             ]
         return _Claim(messages, until, {message.id for message in messages})
+
+    def _room(self, session: Session, now: datetime) -> tuple[int, bool]:
+        """How many mails may be claimed now under the daily cap, and whether only answers may.
+        Mail the cap keeps waits with its reason, until the day has room again."""
+        if self.max_per_day is None:
+            return CLAIM_LIMIT, False
+        sent, first = outbox.sent_since(session, now - DAY)
+        room = self.max_per_day - sent
+        until = (first or now) + DAY
+        room_from = until.isoformat(timespec="seconds")
+        self.daily = {"limit": self.max_per_day, "sent_last_day": sent, "room_from": room_from}
+        if room <= 0:
+            reason = f"waits: the daily limit of {self.max_per_day} mails (PBM_OUTBOUND_MAX_PER_DAY) is reached"
+            outbox.defer_due(session, now, until, reason)
+            return 0, False
+        kept_for_answers = max(1, self.max_per_day // 10)
+        if room > kept_for_answers:
+            return min(CLAIM_LIMIT, room - kept_for_answers), False
+        reason = f"waits: near the daily limit ({self.max_per_day} mails), answers to a player's own mail go first"
+        outbox.defer_due(session, now, until, reason, but_answers=True)
+        return min(CLAIM_LIMIT, room), True
 
     def _renew(self, message_ids: set[int], held_until: datetime, until: datetime) -> set[int]:
         with self.database.transaction() as session:

@@ -90,6 +90,7 @@ READING_NOTES: Catalogue = {
     "unread-too-slow": "the message took longer than {seconds} s to read",
     "unread-stopped": "reading the message stopped unexpectedly",
     "unread-never-finished": "reading it was started {count} times and never finished",
+    "unread-too-large": "the message is {size} bytes, more than the {limit} this server takes",
 }
 
 BOARDS: Catalogue = {

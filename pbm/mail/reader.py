@@ -182,6 +182,14 @@ class MailReader:
             self._child.kill()
             self._child = None
 
+    def too_large(self, header: bytes, envelope_sender: str | None, size: int, limit: int) -> Reading:
+        """A mail of which only the header was fetched, being over the size limit: answered as too
+        large, as the SMTP listener's 552 has the sender's own server answer."""
+        marker, limits = self._loop_marker, self._limits
+        facts = parse_headers(header, envelope_sender=envelope_sender, loop_marker=marker, limits=limits)
+        reason = Fact("unread-too-large", size=str(size), limit=str(limit))
+        return Reading(replace(facts, unread_because=reason), ReadCost(0.0, 0))
+
     def _unreadable(self, raw: bytes, envelope_sender: str | None, failure: Any) -> ParsedMail:
         reasons = {
             "time": Fact("unread-too-slow", seconds=f"{self._seconds:g}"),

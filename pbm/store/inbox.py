@@ -51,6 +51,10 @@ MAX_ENVELOPE_ADDRESS = 320
 """The `envelope_from` column; envelope recipients are cut to it too."""
 MAX_MESSAGE_ID = 998
 MAX_PEER = 128
+TOO_LARGE_PEER = "imap, too large: "
+"""The peer of a mail of the club's mailbox over PBM_MAX_MESSAGE_SIZE (`pbm.mail.mailbox`), then
+``SIZE/LIMIT``: only its header was fetched and stored, and it is answered as too large. Only the
+server writes a peer, so no sender can make a mail look like one."""
 
 AUTHOR_HEADERS = (
     "from", "sender", "reply-to", "to", "cc", "subject", "date", "message-id",
@@ -161,6 +165,12 @@ def save_received(database: Database, mails: Sequence[Received]) -> list[Stored 
     none is stored, and every sender must be told to try again.
     """
     return database.write_each(mails, _store, urgent=True)
+
+
+def store_received(session: Session, mail: Received) -> Stored:
+    """Store one received mail in the caller's transaction (`save_received` is the usual way): for
+    a door that records something of its own with it (`pbm.store.mailbox.store_fetched`)."""
+    return _store(session, mail)
 
 
 def _store(session: Session, mail: Received) -> Stored:

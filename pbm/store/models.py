@@ -507,6 +507,38 @@ class BotTurn(Base):
     """The decision in the inbox, once made."""
 
 
+class MailboxReader(Base):
+    """Who reads a club's mailbox at a provider (`pbm.mail.mailbox`), and what it last saw there.
+
+    One row per mailbox (``user@host/folder``): the worker holding it reads it until
+    `held_until`, renewing as it goes, so that several workers on one database read it once; a
+    worker that dies loses it when the lease ends, or at once when a worker on its host sees its
+    process gone. `uidvalidity` is the folder's as last selected: a change means every UID known
+    before names nothing any more (`MailboxMessage`).
+    """
+
+    __tablename__ = "mailbox_readers"
+
+    mailbox: Mapped[str] = mapped_column(String(400), primary_key=True)
+    holder: Mapped[str | None] = mapped_column(String(128), default=None)
+    held_until: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    uidvalidity: Mapped[int | None] = mapped_column(BigInteger, default=None)
+
+
+class MailboxMessage(Base):
+    """A mail of the mailbox stored in the inbox (`inbound_id`) but not yet moved to the folder of
+    processed mail: a reader that finds it still there after a crash moves it without storing it
+    again. The row goes once the mail is moved."""
+
+    __tablename__ = "mailbox_messages"
+
+    mailbox: Mapped[str] = mapped_column(String(400), primary_key=True)
+    uidvalidity: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    uid: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    inbound_id: Mapped[int | None] = mapped_column(Id, default=None)
+    stored_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
 class PasswordReset(Base):
     """A ``password reset`` mailed to a player: the reply address it carries works once, until
     `expires_at`. Only a hash of that address's token is kept."""

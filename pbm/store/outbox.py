@@ -22,21 +22,25 @@ from sqlalchemy.orm import Session
 
 from pbm.addresses import comparable, comparable_column
 from pbm.store.database import execute_plain
-from pbm.store.models import HoldReason, OutboxMessage, OutboxStatus
+from pbm.store.models import HoldReason, InboundMessage, OutboxMessage, OutboxStatus
 
 LEASE = timedelta(seconds=15)
 """How long a claim holds without renewal: how long a dead worker's rows wait."""
 
 
 def claim_due(
-    session: Session, now: datetime, held_until: datetime, holder: str, *, limit: int = 20
+    session: Session, now: datetime, held_until: datetime, holder: str, *, limit: int = 20, answers_only: bool = False
 ) -> list[OutboxMessage]:
-    """Pending rows whose time has come, leased to `holder` until `held_until`."""
+    """Pending rows whose time has come, leased to `holder` until `held_until`; with
+    `answers_only`, only answers to a mail of their own recipient (`_ANSWER`)."""
+    query = select(OutboxMessage).where(
+        OutboxMessage.status == OutboxStatus.PENDING, OutboxMessage.next_attempt_at <= now
+    )
+    if answers_only:
+        query = query.where(_ANSWER)
     due = list(
         session.scalars(
-            select(OutboxMessage)
-            .where(OutboxMessage.status == OutboxStatus.PENDING, OutboxMessage.next_attempt_at <= now)
-            .order_by(OutboxMessage.next_attempt_at, OutboxMessage.id)
+            query.order_by(OutboxMessage.next_attempt_at, OutboxMessage.id)
             .limit(limit)
             .with_for_update(skip_locked=True)
         )
@@ -45,6 +49,53 @@ def claim_due(
         row.next_attempt_at = held_until
         row.held_by = holder
     return due
+
+
+_ANSWER = (
+    select(InboundMessage.id)
+    .where(
+        InboundMessage.id == OutboxMessage.inbound_id,
+        func.lower(InboundMessage.envelope_from) == func.lower(OutboxMessage.recipient),
+    )
+    .exists()
+)
+"""A mail that answers its own recipient's mail (their move's board, an error in their command)."""
+
+
+def put_back(session: Session, message_ids: Collection[int], until: datetime, reason: str) -> None:
+    """Rows that were not sent, through no fault of their own (the provider unreachable, the daily
+    limit reached): due again at `until`, with `reason` shown (``pbm outbox``), no attempt counted."""
+    if message_ids:
+        session.execute(
+            update(OutboxMessage)
+            .where(OutboxMessage.id.in_(sorted(message_ids)), OutboxMessage.status == OutboxStatus.PENDING)
+            .values(next_attempt_at=until, held_by=None, last_error=reason[:2000])
+            .execution_options(synchronize_session=False)
+        )
+
+
+def defer_due(session: Session, now: datetime, until: datetime, reason: str, *, but_answers: bool = False) -> int:
+    """Every due row (but the answers, `_ANSWER`, with `but_answers`) waits until `until`, `reason`
+    shown; returns how many. No attempt is counted."""
+    query = update(OutboxMessage).where(
+        OutboxMessage.status == OutboxStatus.PENDING, OutboxMessage.next_attempt_at <= now
+    )
+    if but_answers:
+        query = query.where(~_ANSWER)
+    done = session.execute(
+        query.values(next_attempt_at=until, last_error=reason[:2000]).execution_options(synchronize_session=False)
+    )
+    return int(getattr(done, "rowcount", 0) or 0)
+
+
+def sent_since(session: Session, since: datetime) -> tuple[int, datetime | None]:
+    """How many mails went since `since`, and when the first of them went."""
+    count, first = session.execute(
+        select(func.count(), func.min(OutboxMessage.sent_at)).where(
+            OutboxMessage.status == OutboxStatus.SENT, OutboxMessage.sent_at >= since
+        )
+    ).one()
+    return int(count), first
 
 
 def leases(session: Session, now: datetime) -> list[tuple[int, str]]:
@@ -253,6 +304,12 @@ _RECENT_COUNTS = (
     .group_by(_RECIPIENT)
 )
 """Built once: every mail that answers anyone asks it."""
+
+
+def id_of_message(session: Session, message_ids: Collection[str]) -> int | None:
+    """The outbox row of the first of our mails among `message_ids`, if any is ours."""
+    query = select(OutboxMessage.id).where(OutboxMessage.message_id.in_(sorted(set(message_ids))))
+    return session.scalars(query.order_by(OutboxMessage.id).limit(1)).first()
 
 
 def kinds_of(session: Session, message_ids: Collection[str]) -> dict[str, str]:

@@ -144,6 +144,16 @@ def health(database: Database, *, stuck_after: float) -> dict[str, object]:
     return report
 
 
+def _add_mail_health(report: dict[str, object], doors: dict[str, dict[str, object]]) -> None:
+    """The doors to a mail provider (the mailbox, submission), each with its state and since when;
+    one in trouble (unreachable, its login refused) makes the report ``degraded``: mail waits."""
+    for name, door in doors.items():
+        report[name] = door
+        if not door.get("ok", True) and report["status"] == "ok":
+            report["status"] = "degraded"
+            report["reason"] = f"{name}: {door['state']} since {door['since']}"
+
+
 def _unsubscribe_routes(
     database: Database, unsubscribing: Unsubscribing | None, pages: Pages, now: Callable[[], datetime]
 ) -> list[Route]:
@@ -168,6 +178,7 @@ def create_app(
     signing: SigningKeys | None = None,
     site: str | None = None,
     bot_health: BotHealth | None = None,
+    mail_health: Callable[[], dict[str, dict[str, object]]] | None = None,
 ) -> Starlette:
     """The web app; its pages are rendered from `templates`, in each visitor's language.
 
@@ -200,6 +211,8 @@ def create_app(
             return JSONResponse({"status": "unreachable", "reason": reason, "error": type(error).__name__}, 503)
         if bot_health is not None:
             report["bots"] = bot_health.report().to_json()
+        if mail_health is not None:
+            _add_mail_health(report, mail_health())
         return JSONResponse(report, status_code=200 if report["status"] == "ok" else 503)
 
     async def favicon(request: Request) -> Response:

@@ -30,7 +30,7 @@ from pbm.commands.plan import (
 from pbm.config import Limits
 from pbm.facts import Fact
 from pbm.mail.authentication import dmarc_result
-from pbm.mail.bounces import Report, read_report
+from pbm.mail.bounces import Report, read_report, returned_message_ids
 from pbm.mail.fresh import fresh_text
 from pbm.mail.parse import ParsedMail
 from pbm.mail.pipeline.passwords_ahead import authors_words_ahead, check_passwords_ahead, searched_text
@@ -38,7 +38,7 @@ from pbm.mail.pipeline.reply_address import ReplyAddress, ReplyAddresses
 from pbm.mail.reader import MailReader, ReadCost, Reading
 from pbm.mail.sending_host import sending_host
 from pbm.passwords import Ahead
-from pbm.store import inbox, players
+from pbm.store import inbox, outbox, players
 
 GIVE_UP_READING_AFTER = 3
 """Attempts at reading a mail (each one ended by the worker dying) before it is given up."""
@@ -174,6 +174,9 @@ class BotDecision:
 
 def read_mail(reader: MailReader, unread: inbox.Unread) -> Reading:
     """What the reader child makes of `unread` (given up, for a mail whose reading never finished)."""
+    if unread.peer.startswith(inbox.TOO_LARGE_PEER):
+        size, _, limit = unread.peer.removeprefix(inbox.TOO_LARGE_PEER).partition("/")
+        return reader.too_large(unread.raw, unread.envelope_from, int(size or 0), int(limit or 0))
     if unread.attempts > GIVE_UP_READING_AFTER:
         mail = ParsedMail.unread(Fact("unread-never-finished", count=unread.attempts - 1))
         return Reading(mail, ReadCost(0.0, 0))
@@ -206,7 +209,7 @@ def understand(
     keys = conflict_keys(plan, sender=sender)
     replied = reply if isinstance(reply, ReplyFacts) else None
     host = sending_host(unread.peer, unread.raw)
-    bounce = _bounce(reply_addresses, unread)
+    bounce = _bounce(reply_addresses, unread) or _returned(session, unread)
     dmarc = dmarc_result(unread.raw, trusted_authserv_id)
     cost = reading.cost
     return Read(mail, keys, cost.seconds, cost.peak_memory_kb, replied, answered, host, bounce, dmarc)
@@ -224,6 +227,18 @@ class Bounce:
 def _bounce(reply_addresses: ReplyAddresses, unread: inbox.Unread) -> Bounce | None:
     outbox_id = reply_addresses.bounce_addresses.outbox_id_in(unread.envelope_to)
     return None if outbox_id is None else Bounce(outbox_id, read_report(unread.raw))
+
+
+def _returned(session: Session, unread: inbox.Unread) -> Bounce | None:
+    """A report come to the server's own address (as bounces do of mail sent through a provider's
+    account, `pbm.mail.submission`), matched to our mail by the Message-ID it returns. Only a mail
+    with the null sender, that reads as a report of failure, is taken for one."""
+    if unread.envelope_from or unread.peer != "imap":
+        return None
+    returned = returned_message_ids(unread.raw)
+    outbox_id = outbox.id_of_message(session, returned) if returned else None
+    report = read_report(unread.raw) if outbox_id is not None else None
+    return Bounce(outbox_id, report) if outbox_id is not None and report is not None else None
 
 
 def _bounce_json(bounce: Bounce | None) -> list[object] | None:

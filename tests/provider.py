@@ -1,0 +1,192 @@
+"""A mail provider for tests: a private Dovecot holding the club's mailbox (`tests.dovecot`), and a
+submission server with STARTTLS and AUTH (aiosmtpd, in this process) that keeps what pbm sends.
+
+Players' mails are APPENDed to the club's INBOX over IMAP, as the provider's delivery would put
+them there; the board mails pbm sends by submission are what the players get. `pbm serve` runs
+with the README's four settings (`Provider.settings`).
+"""
+
+from __future__ import annotations
+
+import base64
+import imaplib
+import re
+import ssl
+import tempfile
+import threading
+import time
+from email.message import EmailMessage
+from pathlib import Path
+
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import AuthResult, LoginPassword
+
+from tests.dovecot import PrivateDovecot, free_port
+from tests.support import read
+
+CLUB = "games@club.test"
+PASSWORD = "app-password-1"
+
+
+class SubmissionHandler:
+    def __init__(self) -> None:
+        self.messages: list[tuple[str, list[str], bytes]] = []
+        self.arrival_times: list[float] = []
+        self.arrived = threading.Condition()
+        self.refused_recipients: set[str] = set()
+        self.password = PASSWORD
+        self.token: str | None = None
+        """The OAuth2 access token XOAUTH2 takes (None: XOAUTH2 refused)."""
+
+    async def handle_RCPT(self, server, session, envelope, address, options) -> str:
+        if address in self.refused_recipients:
+            return "550 5.1.1 no such user here"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server, session, envelope) -> str:
+        with self.arrived:
+            self.messages.append((envelope.mail_from, list(envelope.rcpt_tos), envelope.original_content))
+            self.arrival_times.append(time.monotonic())
+            self.arrived.notify_all()
+        return "250 2.0.0 queued"
+
+    async def auth_XOAUTH2(self, server, args: list[str]) -> AuthResult:
+        """XOAUTH2 (Google's and Microsoft's SASL for OAuth2 tokens), its response inline."""
+        try:
+            said = base64.b64decode(args[1]).decode()
+        except (IndexError, ValueError):
+            return AuthResult(success=False, handled=False)
+        fields = dict(part.split("=", 1) for part in said.split("\x01") if "=" in part)
+        ok = self.token is not None and fields.get("user") == CLUB and fields.get("auth") == f"Bearer {self.token}"
+        return AuthResult(success=ok, handled=False)
+
+    def authenticate(self, server, session, envelope, mechanism, auth_data) -> AuthResult:
+        ok = isinstance(auth_data, LoginPassword) and auth_data.login == CLUB.encode()
+        ok = ok and auth_data.password == self.password.encode()
+        return AuthResult(success=ok, handled=False)
+
+
+class Submission:
+    """Submission on a free port: STARTTLS required before AUTH, AUTH required before MAIL."""
+
+    def __init__(self, cert: Path, key: Path) -> None:
+        self.handler = SubmissionHandler()
+        self.port = free_port()
+        self.context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        self.context.load_cert_chain(cert, key)
+        self.controller: Controller | None = None
+        self._taken = 0
+
+    def start(self) -> None:
+        """Listen (again, after `stop`: a provider back from an outage), on the same port."""
+        self.controller = Controller(
+            self.handler,
+            hostname="127.0.0.1",
+            port=self.port,
+            tls_context=self.context,
+            require_starttls=True,
+            authenticator=self.handler.authenticate,
+            auth_required=True,
+            auth_require_tls=True,
+        )
+        self.controller.start()
+
+    def stop(self) -> None:
+        if self.controller is not None:
+            self.controller.stop()
+            self.controller = None
+
+    def wait(self, count: int, timeout: float = 30.0) -> list[EmailMessage]:
+        return [read(raw) for _, _, raw in self.wait_raw(count, timeout)]
+
+    def wait_raw(self, count: int, timeout: float = 30.0) -> list[tuple[str, list[str], bytes]]:
+        deadline = time.monotonic() + timeout
+        with self.handler.arrived:
+            while len(self.handler.messages) < self._taken + count:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"{len(self.handler.messages) - self._taken} of {count} mails came")
+                self.handler.arrived.wait(left)
+            got = self.handler.messages[self._taken : self._taken + count]
+            self._taken += count
+            return got
+
+    @property
+    def all(self) -> list[tuple[str, list[str], bytes]]:
+        with self.handler.arrived:
+            return list(self.handler.messages)
+
+
+class Provider:
+    """The club's mailbox (Dovecot) and the provider's submission service, on loopback."""
+
+    def __init__(self) -> None:
+        root = Path(tempfile.mkdtemp(prefix="pbm-provider-"))
+        root.chmod(0o755)  # Dovecot's mail processes run as the dovecot user
+        self.root = root
+        self.dovecot = PrivateDovecot(root)
+        self.dovecot.add_user(CLUB, PASSWORD)
+        self.submission = Submission(self.dovecot.cert, self.dovecot.key)
+        self.password_file = root / "mailbox-password"
+        self.password_file.write_text(PASSWORD + "\n")
+        self.password_file.chmod(0o600)
+
+    def start(self) -> None:
+        self.dovecot.start()
+        self.submission.start()
+
+    def stop(self) -> None:
+        self.submission.stop()
+        self.dovecot.stop()
+
+    def settings(self) -> dict[str, str]:
+        """The README's setup, with the test's hosts and ports, and the test CA."""
+        return {
+            "PBM_ADDRESS": CLUB,
+            "PBM_INBOUND": f"imaps://games%40club.test@127.0.0.1:{self.dovecot.imaps_port}/INBOX",
+            "PBM_OUTBOUND": f"submission://games%40club.test@127.0.0.1:{self.submission.port}",
+            "PBM_MAIL_PASSWORD_FILE": str(self.password_file),
+            "PBM_MAIL_CA_FILE": str(self.dovecot.cert),
+        }
+
+    def imap(self) -> imaplib.IMAP4_SSL:
+        client = imaplib.IMAP4_SSL("127.0.0.1", self.dovecot.imaps_port, ssl_context=self.dovecot.client_context())
+        client.login(CLUB, PASSWORD)
+        return client
+
+    def append(self, *raws: bytes, folder: str = "INBOX") -> None:
+        """Mails arrive in the club's mailbox, as the provider delivers them."""
+        client = self.imap()
+        try:
+            for raw in raws:
+                status, _ = client.append(folder, None, None, raw.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+                assert status == "OK"
+        finally:
+            client.logout()
+
+    def count(self, folder: str) -> int:
+        """Mails in `folder` of the club's mailbox (0 when it does not exist)."""
+        client = self.imap()
+        try:
+            status, data = client.select(f'"{folder}"', readonly=True)
+            return int(data[0]) if status == "OK" else 0
+        finally:
+            client.logout()
+
+    def message_ids(self, folder: str) -> list[str]:
+        client = self.imap()
+        try:
+            status, _ = client.select(f'"{folder}"', readonly=True)
+            if status != "OK":
+                return []
+            status, data = client.fetch("1:*", "(BODY.PEEK[HEADER.FIELDS (MESSAGE-ID)])")
+            found = []
+            for item in data:
+                if isinstance(item, tuple):
+                    match = re.search(rb"<[^>]+>", item[1])
+                    if match:
+                        found.append(match[0].decode())
+            return found
+        finally:
+            client.logout()
