@@ -80,6 +80,13 @@ ENGLISH = frozenset(
 ``queue``, ``secret``, ``minute``, ``long``, ``sent``, ``ours`` are French as well (and ``i`` a
 column of Dodeca's board), so they are no sign of English and are taken out of the list."""
 
+ENGLISH_PLACEHOLDERS = frozenset(
+    "USERID USERID1 USERID2 YOURID PASSWORD BOARD MOVE MOVES GAME ADDRESS FILE FROM UNTIL START INCREMENT CAP"
+    " FRIEND OLD NEW TO LANGUAGE NPLAYERS".split()
+)
+"""What a player writes in place of a usage line's capitals, named in English: French names them
+(IDENTIFIANT, MOTDEPASSE, PARTIE, COUP, FICHIER...), whether or not the English word is French too."""
+
 GAME_NAMES = frozenset({*pbm.games.names(), *(pbm.games.get(name).title.lower() for name in pbm.games.names())})
 DICE_NAMES = frozenset({"tetra", "cube", "octo", "dodeca", "dodecas", "tetras", "cubes", "octos"})
 """Dodeca's dice, by their names."""
@@ -132,6 +139,9 @@ def english_words(text: str, names: set[str] | frozenset[str] = frozenset()) -> 
     found = []
     for index, (match, token) in enumerate(zip(matches, tokens)):
         plain = token.lower().strip("'’_")
+        if token.rstrip("=") in ENGLISH_PLACEHOLDERS:
+            found.append(token)
+            continue
         if token.startswith("-") or token.endswith("=") or any(character.isdigit() for character in token):
             continue  # an option (-size, --clock), a key (seats=), notation (c3, at3, 101)
         if plain not in ENGLISH or plain in names or plain in GAME_NAMES | DICE_NAMES | SEAT_NAMES:
@@ -164,8 +174,9 @@ def _server_name_at(tokens: list[str], index: int) -> bool:
 
 def page_text(html: str) -> str:
     """What a reader of `html` reads and hears: the text between the tags, and the attributes a
-    browser shows or says (titles, labels, alternatives, placeholders, the live script's sentences)."""
-    said = re.findall(r'(?:title|aria-label|alt|placeholder|data-live-[a-z]+)="([^"]*)"', html)
+    browser shows or says (titles, labels, alternatives, placeholders, the column names a phone
+    shows beside each value, the live script's sentences)."""
+    said = re.findall(r'(?:title|aria-label|alt|placeholder|data-label|data-live-[a-z]+)="([^"]*)"', html)
     html = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.S | re.I)
     # A page marks what to type as <code>: its command words stand quoted, as « » quote them in a mail.
     html = re.sub(r"<code\b[^>]*>(.*?)</code>", r"«\1»", html, flags=re.S)
