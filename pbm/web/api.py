@@ -46,7 +46,6 @@ from pbm.web.live import GameChanges, Interest, event_stream
 from pbm.web.reads import BoardList, GamePage, PlayerPage, Reads, Standings, TypeOverview
 from pbm.words import Words
 
-
 ENGLISH = Words()
 """The API's words: English, whatever the browser's language (a program reads them; each field's
 fact code or structure beside it says the same in no language)."""

@@ -1,19 +1,20 @@
 """Finding English in a text meant for a French reader: a mail's subject and body, a page's text.
 
 The check reads the whole text (nothing is cut out first) and names every word that is common
-English and not French. Three kinds of words are English-looking and still right in French text,
-and they are the whole allow-list:
+English and not French, and every placeholder named in English (USERID, FILE). Four kinds of words
+are English-looking and still right in French text, and they are the whole allow-list:
 
-- **names**: the games, Dodeca's dice and Cephalopod's seats by their names, the userids of the players being checked (and what a visitor typed, shown back),
-  each language by its own name (``English`` in the language switch), the games' names and their dice
-  (Tetra, Cube, Octo, Dodeca), the server's own name (``PBeM Server``);
+- **names**: the games, Dodeca's dice and Cephalopod's seats by their names, the userids of the
+  players being checked (and what a visitor typed, shown back), each language by its own name
+  (``English`` in the language switch), the server's own name (``PBeM Server``);
 - **notation**: links, addresses, numbers, cells and moves (anything with a digit), options
-  (``-size``), paths (``/players/...``), a mail's header names (``From``), and a command as the server reads it. A verb's or keyword's word (``move``,
-  ``challenge``, ``show``, ``help``...) passes only beside another word of a command: a game's
-  name, a userid, a PLACEHOLDER in capitals, a number, a starred password, another command word,
-  or inside « » (a page's ``<code>``), after a colon or alone on its line, where French text quotes
-  what to send (« open », objet : help, a usage line).
-  The same word in a French sentence ("votre move") is English and is found;
+  (``-size``), paths (``/players/...``), a mail's header names (``From``), and a command as the
+  server reads it. A verb's or keyword's word (``move``, ``challenge``, ``show``, ``help``...)
+  passes only beside another word of a command: a game's name, a userid, a PLACEHOLDER in
+  capitals, a number, a starred password, another command word; or inside « » (a page's
+  ``<code>``), after a colon or alone on its line, where French text quotes what to send
+  (« open », objet : help, a usage line). The same word in a French sentence ("votre move") is
+  English and is found;
 - **a word quoted alone** in « »: the French text's way of citing what the server reads or keeps
   (« players », a stored position's key), or what a reader wrote (« lost »);
 - **markup** of a page: its tags, and the code of its scripts and styles (not words anyone reads;
@@ -28,8 +29,8 @@ from html import unescape
 
 import pbm.games
 from pbm import languages
-from pbm.games import cephalopod
 from pbm.commands import verbs
+from pbm.games import cephalopod
 
 ENGLISH = frozenset(
     """
@@ -96,8 +97,12 @@ SERVER_NAME = frozenset({"pbem", "server"})
 """``PBeM Server``, the server's name, as the From line and the subjects name it."""
 
 COMMAND_WORDS = frozenset(
-    {word.lower() for verb in (*verbs.ACCOUNT_VERBS, *verbs.GAME_VERBS) for name in (verb.name, *verb.aliases)
-     for word in name.split()}
+    {
+        word.lower()
+        for verb in (*verbs.ACCOUNT_VERBS, *verbs.GAME_VERBS)
+        for name in (verb.name, *verb.aliases)
+        for word in name.split()
+    }
     | {"off", "all", "if", "then", "else", "new", "open", "inf", "active", "next", "now", "today", "board"}
     | {"tutorial", "ratings", "time", "bots", "finished", "cancelled", "roll", "propose", "undo", "accept"}
     | {"reject", "resign", "status", "before", "after", "player", "lang", "queue", "reset", "mail", "json"}
@@ -146,7 +151,7 @@ def english_words(text: str, names: set[str] | frozenset[str] = frozenset()) -> 
             continue  # an option (-size, --clock), a key (seats=), notation (c3, at3, 101)
         if plain not in ENGLISH or plain in names or plain in GAME_NAMES | DICE_NAMES | SEAT_NAMES:
             continue
-        if token in HEADER_NAMES or token in LANGUAGE_NAMES or (plain in SERVER_NAME and _server_name_at(tokens, index)):
+        if token in HEADER_NAMES | LANGUAGE_NAMES or (plain in SERVER_NAME and _server_name_at(tokens, index)):
             continue
         if any(text[start:end].strip("«» \u202f\u00a0") == token for start, end in quoted):
             continue  # one word quoted alone: what the server reads or keeps (« players », « lost »)

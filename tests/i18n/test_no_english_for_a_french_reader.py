@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 import string
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
 from sqlalchemy import select
@@ -21,17 +20,16 @@ from sqlalchemy import select
 import pbm.games
 from pbm.commands import language as lang
 from pbm.commands import verbs
-from pbm.store import boards
-from pbm.store.models import OutboxMessage
-
 from pbm.facts import MOMENT_SPECS, Fact, Plural
 from pbm.mail.compose import Composer
 from pbm.resources import resource_dir
+from pbm.store import boards
+from pbm.store.models import OutboxMessage
 from pbm.words import Words, every_catalogue
 from tests.conftest import ON_SQLITE_ONLY
 from tests.i18n.english import english_words
 from tests.mail.test_bounces import report
-from tests.support import Clock, body_of, mail
+from tests.support import Clock, mail
 
 FRENCH = Words("fr")
 CATALOGUE = every_catalogue()
@@ -224,7 +222,7 @@ def test_every_mail_of_a_french_season_is_french(season, monkeypatch):
     play_season(season, monkeypatch)
     missing = set(MAIL_TEMPLATES) - {template for template, *_ in season.rendered}
     found = {}
-    for template, language, subject, body in season.rendered:
+    for template, _language, subject, body in season.rendered:
         english = english_words(INVITATION.sub("", f"{subject}\n{body}"), NAMES)
         if english:
             found.setdefault(template, set()).update(english)

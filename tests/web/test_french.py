@@ -31,6 +31,7 @@ pytestmark = ON_SQLITE_ONLY  # the French of pages
 
 FRENCH_BROWSER = {"Accept-Language": "fr-FR,fr;q=0.9,en;q=0.5"}
 
+
 def english_in(page: str) -> set[str]:
     """The English words of the whole page a reader sees and hears (`tests.i18n.english`)."""
     return set(english_words(page_text(page), PLAYERS))
@@ -99,17 +100,6 @@ ERRORS = {
     "/cephalopod?status=lost": 400,  # says which values ?status= takes: active, finished, cancelled, all
     "/cephalopod?before=1&after=2": 400,
 }
-
-
-def english_on_every_page(client) -> dict[str, list[str]]:
-    """The English words of every page and error page fetched in French, by URL."""
-    found = {}
-    for url, status in [*((url, 200) for url in PAGES), *ERRORS.items()]:
-        answer = client.get(url, headers=FRENCH_BROWSER)
-        english = english_words(page_text(answer.text), PLAYERS)
-        if english:
-            found[url] = english
-    return found
 
 
 def test_a_browser_preferring_french_gets_every_page_in_french(client, club_with_everything):

@@ -94,5 +94,6 @@ def test_a_players_ratings_and_finished_games_fit_a_phone(browser, client, club_
         html = client.get(url, params={"lang": language}).text
         page.set_content(html.replace('<link rel="stylesheet" href="/static/site.css">', f"<style>{style}</style>"))
         assert page.locator("table.ratings, table.games").count() > 0, url
-        assert (page.evaluate(WIDER_THAN_ITS_BOX), page.evaluate("document.documentElement.scrollWidth")) == ([], 390), url
+        wide, width = page.evaluate(WIDER_THAN_ITS_BOX), page.evaluate("document.documentElement.scrollWidth")
+        assert (wide, width) == ([], 390), url
     page.close()
