@@ -44,6 +44,23 @@ LANGUAGES: dict[str, str] = {
 """Every language a player may choose, by its code, with its own name for itself. A new language
 is one line here and one folder ``pbm/locale/<code>/`` (README: "Translating pbm")."""
 
+OWN_WORDS: dict[str, dict[str, str]] = {
+    "fr": {"inscription": "signup", "aide": "help", "liste": "list", "abandon": "resign"},
+}
+"""The command words a language adds to the server's, each for the verb it stands for (the verbs'
+aliases, `pbm.commands.verbs`): a signup written with them is met in that language."""
+
+
+def written_in(line: str) -> str | None:
+    """The language whose own command word opens `line` (``inscription marie ...``), or None.
+
+    >>> written_in("inscription marie secret"), written_in("signup marie secret")
+    ('fr', None)
+    """
+    first = line.strip().split(" ", 1)[0].lower()
+    return next((language for language, words in OWN_WORDS.items() if first in words), None)
+
+
 DEFAULT = "en"
 """The language of a reader nobody chose one for, unless the club says otherwise (`PBM_LANGUAGE`)."""
 

@@ -81,6 +81,8 @@ def make_environment(
     environment.globals["languages"] = languages.LANGUAGES
     # Facts become words here, in this environment's language: `say(fact)` in a template.
     environment.globals["say"] = words.say
+    # A fact said in another language, the one it speaks of (a welcome names each other language in it).
+    environment.globals["say_in"] = lambda other, said: Words(other, zone=zone).say(said)
     # Spans of time, dates and numbers as the reader writes them; dates in the reader's zone.
     environment.filters["duration"] = words.duration
     environment.filters["moment"] = words.moment

@@ -28,7 +28,6 @@ from pbm.games import FORFEIT, LEAVING, RESIGN, UNDO, BoardCell, Game, MoveExamp
 from pbm.games.fairdice import make_record
 from pbm.store import bot_players
 from pbm.store.models import Board, BoardEvent, BoardStatus, MoveRecord, Offer, OfferKind, OpenChallenge, Player, Rating
-from pbm.words import Words
 
 TALLY_UNITS = ("cell",)
 """The tally units the catalogue has words for (``tally-cells``): Cephalopod's."""
@@ -105,8 +104,8 @@ class ClockView:
 class TimeView:
     """A game's time as players see it: the rules, the turn under way, the clocks."""
 
-    rules: str
-    """The time rules in words (`pbm.clocks.TimeControl.sentence`)."""
+    rules: Fact
+    """The time rules, to be said in each reader's words (`pbm.clocks.TimeControl.said`)."""
     rule_words: str
     """The same as challenge options: ``--nagtime=7 --forfeittime=21``."""
     rule_facts: tuple[Fact, ...] = ()
@@ -140,10 +139,10 @@ def time_view(board: Board, rules: TimeControl, turn: Turn | None) -> TimeView:
                 left = rules.total - used if rules.total is not None else None
             clocks.append(ClockView(seat.player.userid, used, left))
     if turn is None or board.to_move is None:
-        return TimeView(rules.sentence(), rules.words(all_rules=True), tuple(rules.sentence_facts()), clocks=clocks)
+        return TimeView(rules.said(), rules.words(all_rules=True), tuple(rules.sentence_facts()), clocks=clocks)
     away = turn.away_now
     return TimeView(
-        rules.sentence(),
+        rules.said(),
         rules.words(all_rules=True),
         tuple(rules.sentence_facts()),
         to_move=board.seats[board.to_move].player.userid,
@@ -217,9 +216,11 @@ class MoveView:
         return Fact("played-from-queue", did=did) if self.auto else did
 
     @property
-    def text(self) -> str:
-        """`did` in English (the JSON API's words)."""
-        return Words().say(self.did)
+    def shown_fact(self) -> Fact:
+        """`shown` for a reader: ``resign`` is ``abandon`` in French, whatever the player wrote."""
+        code = {RESIGN: "move-list-resign", FORFEIT: "move-list-forfeit", UNDO: "move-list-undo"}.get(self.notation)
+        entry = Fact(code) if code is not None else Fact("move-list-move", move=self.notation)
+        return Fact("move-list-auto", entry=entry) if self.auto else entry
 
     @property
     def shown(self) -> str:
@@ -273,11 +274,6 @@ class Standing:
     """The kind of ending (`Board.end_code`); empty while the game goes on."""
 
     @property
-    def end_reason(self) -> str:
-        """How it ended, in English: ``won, holding 13 of the 25 cells``; empty while the game goes on."""
-        return Words().say(self.end_fact) if self.end_fact is not None else ""
-
-    @property
     def result_fact(self) -> Fact:
         """How a game that is over ended: ``bob won, holding 13 of the 25 cells``, ``cancelled: ...``."""
         assert self.end_fact is not None, "only a game that is over has a result"
@@ -307,21 +303,6 @@ class Standing:
             return Fact("standing-to-move", userid=self.to_move.userid)
         return Fact("standing-active")
 
-    @property
-    def result(self) -> str:
-        """`result_fact` in English."""
-        return Words().say(self.result_fact)
-
-    @property
-    def sentence(self) -> str:
-        """`sentence_fact` in English."""
-        return Words().say(self.sentence_fact)
-
-    @property
-    def standing(self) -> str:
-        """`standing_fact` in English (a page's status, the JSON API)."""
-        return Words().say(self.standing_fact)
-
 
 @dataclass(frozen=True, kw_only=True)
 class BoardView(Standing):
@@ -337,9 +318,9 @@ class BoardView(Standing):
     drawing: str
     """`board_text` without the lines below it that are words: those are `drawing_facts` (`Game.drawing`)."""
     drawing_facts: list[Fact]
-    notes: list[str]
     note_facts: list[Fact]
-    """`notes` as facts, said in the reader's language (`Game.public_facts`)."""
+    """The engine's public notes (a dice commitment), as facts: each reader's words say them
+    (`Game.public_facts`)."""
     created_at: datetime
     updated_at: datetime
     cells: list[BoardCell] = field(default_factory=list)
@@ -398,11 +379,6 @@ class BoardView(Standing):
         if self.at_move is not None:
             return Fact("board-after-move", number=self.at_move)
         return self.sentence_fact
-
-    @property
-    def summary(self) -> str:
-        """`summary_fact` in English."""
-        return Words().say(self.summary_fact)
 
     @property
     def viewer_to_move(self) -> bool:
@@ -587,7 +563,6 @@ def board_view(
         drawing=drawing,
         drawing_facts=below,
         cells=engine.cells(state) if with_cells else [],
-        notes=[Words().say(note) for note in note_facts],
         note_facts=note_facts,
         to_move=to_move,
         winners=[seats[i] for i in (game.winners or [])] if current else [],

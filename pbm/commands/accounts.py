@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pbm.games
+from pbm import languages
 from pbm.addresses import comparable, distinct, same
 from pbm.commands import digests, play, recipients
 from pbm.commands import language as lang
@@ -91,6 +92,8 @@ def signup(ctx: Context, command: lang.Signup) -> list[OutgoingMail]:
     player = players.sign_up(
         ctx.session, command.userid, ctx.hash(command.secret), addresses, sender=sender, host=host, now=now
     )
+    # Written with a language's own words (``inscription``): met in that language from the first mail.
+    player.language = languages.written_in(command.line) or player.language
     asked = _ask_to_confirm(ctx, player, addresses)
     asking = [a for a in addresses if comparable(a) in asked.tokens]
     context = {"player": player, "addresses": addresses, "asked": asking}
@@ -321,7 +324,9 @@ def signoff(ctx: Context, command: lang.Signoff) -> list[OutgoingMail]:
         mails += play.leave(ctx, board, player, play.SIGNING_OFF)
         ended = called_off if board.row.status == BoardStatus.CANCELLED else forfeited
         ended.append(game_summary(board.engine, board.row))
-    mails += recipients.to_player(ctx, player, "signoff", player=player, forfeited=forfeited, called_off=called_off)
+    goodbye = recipients.to_player(ctx, player, "signoff", player=player, forfeited=forfeited, called_off=called_off)
+    # Said in the player's own words: once signed off, their addresses no longer name a reader.
+    mails += [replace(mail, language=player.language, zone=player.time_zone) for mail in goodbye]
     players.sign_off(player, ctx.now())
     # No digest goes to a player who left: what waited for one never will, and says why.
     preferences.set_digest(player, (), None)

@@ -177,7 +177,7 @@ class Context:
         seat = self.seat_at(board, player)
         if not board.active:
             view = self.view(board, viewer=seat)
-            raise Refused("board-over", title=board.title, board=board.row.board, summary=view.summary, view=view)
+            raise Refused("board-over", title=board.title, board=board.row.board, summary=view.summary_fact, view=view)
         return seat
 
     def seat_at(self, board: LiveBoard, player: Player) -> int:

@@ -305,6 +305,7 @@ ACCOUNT_VERBS = (
         lang.Signup,
         accounts.signup,
         also=((lang.ConfirmAddress, accounts.confirm_address),),
+        aliases=("inscription",),
     ),
     Verb("change password", "USERID OLD NEW", "about-change-password", lang.ChangePassword, accounts.change_password),
     Verb(

@@ -836,7 +836,7 @@ class Cubeo(Game[State]):
         turns = [move for move in state.legal if move.startswith(start) and move[len(start)] in "-+"]
         if not turns:
             return Fact("cubeo-die-cannot-move", cell=cell_text(die.cell))
-        return Fact("cubeo-where-to", cell=cell_text(die.cell), moves="; ".join(turns))
+        return Fact("cubeo-where-to", cell=cell_text(die.cell), moves=_listed(turns))
 
     def _why_not_add(self, state: State, cell: Cell) -> Fact:
         where = f"+{cell_text(cell)}"
@@ -870,7 +870,7 @@ class Cubeo(Game[State]):
         legal = [cell for cell in reachable if f"{die.pips},{where}->{cell_text(cell)}" in state.legal]
         if not legal:
             return Fact("cubeo-reaches-nothing", pips=die.pips, cell=where)
-        return Fact("cubeo-reaches", pips=die.pips, cell=where, cells="; ".join(cell_text(cell) for cell in legal))
+        return Fact("cubeo-reaches", pips=die.pips, cell=where, cells=_listed([cell_text(cell) for cell in legal]))
 
     def _why_not_merge(self, state: State, die: Die, target: Cell) -> Fact:
         where, there = cell_text(die.cell), cell_text(target)
@@ -975,3 +975,11 @@ def _connected(cells: set[Cell]) -> bool:
 
 
 GAME = Cubeo()
+
+
+def _listed(items: list[str]) -> Fact | str:
+    """Cells or moves listed for a reader (``0,1; 0,-1``), parted as the reader's language parts
+    a list whose items hold commas."""
+    if len(items) < 2:
+        return items[0] if items else ""
+    return Fact("cubeo-list", first=items[0], rest=_listed(items[1:]))

@@ -139,6 +139,9 @@ CUBEO: Catalogue = {
     "cubeo-die-of-another": "there is no die of yours at {cell} (the die there is {seat}'s)",
     "cubeo-die-cannot-move": "{cell} names your die but not where it goes, and it has no legal move",
     "cubeo-where-to": "{cell} names your die but not where it goes; it can play: {moves}",
+    # Cubeo's cells and moves listed: their coordinates hold commas, so a semicolon parts them
+    # (in French, with the space French puts before it).
+    "cubeo-list": "{first}; {rest}",
     "cubeo-none-in-hand": "you have no dice left in hand (all {dice} are on the board)",
     "cubeo-add-taken": "{move} is taken: a die lies there already",
     "cubeo-add-not-touching": "{move} does not touch your dice: a new die must lie beside one of yours",

@@ -113,6 +113,18 @@ BOARDS: Catalogue = {
     # What a move did, after the mover's name (`MoveView.did`); the engines say the rest.
     "forfeited": "forfeited",
     "played-from-queue": "{did} (Auto)",
+    # A language by its name in running text (``written in French``, ``écrits en français``).
+    "language-name-en": "English",
+    "language-name-fr": "French",
+    # Every welcome names the other languages, each in its own words (`say_in`).
+    "welcome-other-language": "To read the server's mails in {name}, send:\n    language {userid} PASSWORD {code}",
+    # A move as the move list writes it (`MoveView.shown_fact`): its notation, or pbmserv's words
+    # for a move that is none, in the reader's language; ``(Auto)`` after a move the queue played.
+    "move-list-move": "{move}",
+    "move-list-resign": "resign",
+    "move-list-forfeit": "Forfeit",
+    "move-list-undo": "UNDO",
+    "move-list-auto": "{entry} (Auto)",
     # The first lines of a mail about a move.
     "move-news": "{userid} {did}.",
     "players-out": "{userids} {why}.",

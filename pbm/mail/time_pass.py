@@ -28,7 +28,7 @@ from pbm.commands.effects import OutgoingMail, Sender
 from pbm.config import DEFAULT_CLUB, Club, Limits
 from pbm.facts import Fact
 from pbm.mail.held import HeldMail
-from pbm.mail.outgoing import Outgoing
+from pbm.mail.outgoing import Outgoing, in_their_words
 from pbm.passwords import Passwords
 from pbm.store import outbox, players, turns
 from pbm.store.database import Database
@@ -159,7 +159,9 @@ class TimePass:
         """A unit that queues the mails `make` returns, within the limits."""
 
         def work(session: Session) -> tuple[list[str], list[str]]:
-            mails = [mail for mail in make(session) if mail.to]
+            # In their readers' words from here on: the pass's own report (`pbm tick --now`) shows
+            # each mail as its reader gets it, in their language and on their wall clock.
+            mails = in_their_words(session, [mail for mail in make(session) if mail.to])
             notes = self.outgoing.queue_unprompted(session, mails, now=at)
             return [self._line(session, mail) for mail in mails], notes
 

@@ -32,7 +32,7 @@ MESSAGES: Catalogue = {
     "record-lacks": "the record has no {what}",
     "record-proof-apart": (
         "this is a game record without its proof: the server serves the proof beside it "
-        "(record.proof.json at the same address); check both with: pbm verify {file} --proof record.proof.json"
+        "({proof} at the same address); check both with: pbm verify {file} --proof {proof}"
     ),
     "record-header-differs": "the record's header names other players, another game or another board than its chain",
     "record-ply-out-of-order": "the chain's entry {index} is numbered ply {ply}",

@@ -78,6 +78,10 @@ def combined(readable: Any, proof: Any) -> Any:
     return {**{key: value for key, value in readable.items() if key != PROOF}, PROOF: proof}
 
 
+PROOF_FILE = "record.proof.json"
+"""The name the server serves a record's proof under, beside its ``record.json``."""
+
+
 def proof_apart(record: Any) -> bool:
     """Whether `record` is a ``record.json`` as served (an APGameRecord: a header and moves) whose
     proof, served beside it as ``record.proof.json``, was not given with it."""

@@ -57,6 +57,9 @@ from pbm.words import Words
 STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 STREAMS_FULL = "retry: 60000\n\n"
 """All an event stream past its client's cap says: open me again in a minute."""
+ENGLISH = Words()
+"""The API's words: English, whatever the browser's language (a program reads them; each field's
+fact code or structure beside it says the same in no language)."""
 
 
 def _time(value: datetime | None) -> str | None:
@@ -71,10 +74,10 @@ def standing_json(game: Standing) -> dict[str, Any]:
     """Where a game stands, the same in a list and on its own page."""
     return {
         "status": game.status,
-        "standing": game.standing,
+        "standing": ENGLISH.say(game.standing_fact),
         "to_move": game.to_move.userid if game.to_move else None,
         "winners": [s.userid for s in game.winners],
-        "end_reason": game.end_reason or None,
+        "end_reason": ENGLISH.say(game.end_fact) if game.end_fact is not None else None,
         "end_fact": game.end_fact.to_json() if game.end_fact is not None else None,
         "end_code": game.end_code or None,
     }
@@ -115,12 +118,12 @@ def move_json(view: BoardView, move: MoveView) -> dict[str, Any]:
         "seat": move.seat,
         "userid": view.seats[move.seat].userid,
         "notation": move.notation,
-        "did": move.text,
+        "did": ENGLISH.say(move.did),
         "played_at": _time(move.played_at),
     }
     if move.report is not None and move.report.eliminated:
         data["eliminated"] = [view.seats[seat].userid for seat in move.report.eliminated]
-        data["why"] = Words().say(move.report.why) if move.report.why is not None else ""
+        data["why"] = ENGLISH.say(move.report.why) if move.report.why is not None else ""
         if move.report.tally is not None:
             data["tally"] = dict(zip((s.userid for s in view.seats), move.report.tally))
     return data
@@ -136,7 +139,7 @@ def board_json(page: GamePage) -> dict[str, Any]:
         "url": f"/{view.game_type}/{view.board}",
         "options": view.options,
         **standing_json(view),
-        "summary": view.summary,
+        "summary": ENGLISH.say(view.summary_fact),
         "players": [{**seat_json(s), "out": s.out} for s in view.seats],
         "tally": dict(zip((s.userid for s in view.seats), view.tally)) if view.tally is not None else None,
         "tally_unit": view.tally_unit or None,
@@ -144,7 +147,7 @@ def board_json(page: GamePage) -> dict[str, Any]:
         "moves": [move_json(view, m) for m in view.moves],
         "board_text": view.board_text,
         "cells": [cell_json(c) for c in view.cells],
-        "notes": list(view.notes),
+        "notes": [ENGLISH.say(note) for note in view.note_facts],
         "dice_record": f"/api/{view.game_type}/{view.board}/dice" if page.dice_record is not None else None,
         "created_at": _time(view.created_at),
         "updated_at": _time(view.updated_at),
@@ -283,7 +286,7 @@ def bots_json(ladders: list[BotLadder]) -> dict[str, Any]:
 def error_json(status: int, fact: Fact) -> JSONResponse:
     """An error as the API answers it: in English (a program reads it, whatever the browser's
     language), with its fact's code, which stays the same when the English is reworded."""
-    return JSONResponse({"error": Words().say(fact), "code": fact.code}, status_code=status)
+    return JSONResponse({"error": ENGLISH.say(fact), "code": fact.code}, status_code=status)
 
 
 class Api:

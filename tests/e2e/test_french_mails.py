@@ -68,7 +68,7 @@ def alice_in_french(server, sink):
 
 def test_choosing_french_is_answered_in_french(alice_in_french):
     assert alice_in_french["Subject"] == "Langue pour alice"
-    assert "Désormais, chaque courriel à alice est écrit dans cette langue\u202f: Français." in french(alice_in_french)
+    assert "Désormais, tous les courriels adressés à alice\nseront écrits en français." in french(alice_in_french)
 
 
 def test_the_english_check_finds_an_english_sentence(server, sink):

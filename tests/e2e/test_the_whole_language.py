@@ -332,6 +332,16 @@ def test_a_french_speakers_obvious_words_for_help_and_list_are_the_verbs(newcome
     newcomers.refused("dave", "aide moi stp", "PBeM Server Error", "No command found in your mail.")
 
 
+@specifies("inscription")
+def test_a_signup_written_in_french_signs_up_and_welcomes_in_french(newcomers: Club):
+    """``inscription`` is signup, and the newcomer who writes it is met in French."""
+    newcomers.say(
+        "carol",
+        "inscription carol carol-pw",
+        mail_to("carol", "Bienvenue sur le PBeM Server, carol", "L’identifiant carol est maintenant inscrit."),
+    )
+
+
 @specifies("help")
 def test_help_on_a_topic_there_is_no_help_on_lists_the_topics(newcomers: Club):
     newcomers.refused(

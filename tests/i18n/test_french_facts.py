@@ -36,10 +36,10 @@ SAME_IN_BOTH = set(
     # Words an English template and its French share, spelled the same and French too.
     """capture captures options option position notation formation face place
     cube tetra octo dodeca dodecas cephalopod cubeo chat message messages utc ascii from reply votes
-    confirmation rotation type second machine page plus structure unicode base signature pbm verify""".split()
+    confirmation rotation type second machine page plus structure unicode base signature pbm verify auto""".split()
 )
 """``from`` and ``reply`` are the mail headers' own names (From, Reply-To), kept as a mail program shows them;
-``pbm verify`` is a command, typed as it is."""
+``pbm verify`` is a command, typed as it is; ``auto`` marks a move the queue played, in French as in English."""
 
 
 SERVER_WORDS = {
@@ -373,7 +373,7 @@ def test_refusals_are_french(fact):
 @pytest.mark.parametrize(("count", "word"), [(0, "coup,"), (1, "coup,"), (2, "coups,")])
 def test_french_plurals_count_zero_and_one_as_singular(count, word):
     french = FRENCH.say(Fact("fewer-moves", title="Cubeo", board=101, count=count, at_move=9))
-    assert french == f"La partie Cubeo 101 compte {count} {word} pas 9"
+    assert french == f"La partie 101 de Cubeo compte {count} {word} pas 9"
 
 
 # -- the store and the mail layer -----------------------------------------------------------------------

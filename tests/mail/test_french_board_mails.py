@@ -191,11 +191,11 @@ def test_in_a_mixed_game_each_player_reads_their_own_language(table):
     assert english and all("Summary of Cephalopod Board 101" in body for body in english)
     assert not any("Résumé" in body or "\u202f" in body for body in english)
     french = [_said(message) for message in players.received["alice"]]
-    assert all("Résumé de Cephalopod partie 101" in body for body in french)
+    assert all("Résumé de la partie 101 de Cephalopod" in body for body in french)
     # The subjects keep the game, the board number and the player to move where English has them.
     # (" **": the challenge carried a comment.)
     first_subjects = [players.received[userid][0]["Subject"] for userid in ("alice", "bob")]
-    assert first_subjects == ["Nouvelle : Cephalopod partie 101 alice **", "New Cephalopod Board 101 alice **"]
+    assert first_subjects == ["Nouvelle partie : Cephalopod, partie 101 alice **", "New Cephalopod Board 101 alice **"]
 
 
 def test_the_check_finds_english_words_outside_notation_and_names():

@@ -1,17 +1,16 @@
 """The web in French: a browser that prefers French, or a visitor who picks it, reads every page
 in French; English stays the default, and whatever a visitor sends changes nothing but the language.
 
-The pages' own words are checked here. The facts they say (how a game ended, why a forfeit is
-due) and the words engines and clocks give (a game's notes, its time rules, its options) are their
-catalogues' to translate (tests/i18n checks those): here they are replaced by their code, so a
-page's own English cannot hide behind them.
+Every page and every error page is read whole, as a reader reads it: its own words, the facts it
+says (how a game ended, why a forfeit is due), the words engines and clocks give (a game's notes,
+its time rules, its options) and the rules text. No English word may be left outside names and
+notation (`tests.i18n.english`).
 """
 
 from __future__ import annotations
 
 import re
 from datetime import timedelta
-from html import unescape
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -24,66 +23,27 @@ from pbm.store.models import utcnow
 from pbm.templating import Templates
 from pbm.web.app import create_app
 from pbm.web.pages import LANGUAGE_COOKIE
-from pbm.web.reads import FILTERS
 from tests.conftest import ON_SQLITE_ONLY
+from tests.i18n.english import english_words, page_text
 from tests.web.conftest import TestClient
 
 pytestmark = ON_SQLITE_ONLY  # the French of pages
 
 FRENCH_BROWSER = {"Accept-Language": "fr-FR,fr;q=0.9,en;q=0.5"}
 
-ENGLISH_WORDS = set(
-    """the and of to is are with by for from at in this that your you it not there no yet none
-    game games board boards move moves player players won lost drawn rules standings rating ratings
-    mail when left time status active finished cancelled show all waiting until over started played
-    showing empty away since every how play current latest first highest lower higher newer older newest
-    challenge commands reply write sign up password userid clock clocks thinking forfeit
-    deadlines calendar subscribe server administrator updates itself lands found request here called
-    must whole number give both record seed secret turn winner tied out stone kinds dice cells
-    under after without before moving""".split()
-)
-"""Common English words a French page has no reason to show outside userids and notation (words
-that are French as well, like ``page``, ``notes``, ``position`` or ``on``, are left out)."""
-
-OTHER_LAYERS = [
-    "p.rules",  # the time rules: pbm.clocks.TimeControl.sentence
-    "section.notes li",  # an engine's public notes (a dice commitment)
-    "pre",  # the rules text (pbm/locale/fr/rules), the commands' usage lines, the ASCII board
-    "code",  # commands and notation stay the server's
-]
-
-
-def _without(page: str, selector: str) -> str:
-    tag, _, cls = selector.split(" ")[-1].partition(".")
-    pattern = rf"<{tag}\b[^>]*{cls}[^>]*>.*?</{tag}>" if cls else rf"<{tag}\b[^>]*>.*?</{tag}>"
-    return re.sub(pattern, " ", page, flags=re.S)
-
-
-def words_of(page: str) -> list[str]:
-    """The words of the page a reader sees, without other layers' words, quoted values («...»),
-    userids and notation."""
-    for selector in OTHER_LAYERS:
-        page = _without(page, selector)
-    page = re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.S)
-    # Attributes a reader hears or sees: titles, labels, and live.js's sentences.
-    said = " ".join(re.findall(r'(?:title|aria-label|data-live-updated|data-live-failed)="([^"]*)"', page))
-    text = unescape(re.sub(r"<[^>]+>", " ", page) + " " + said)
-    text = re.sub(r"«[^»]*»|⟨[^⟩]*⟩|\{\w+\}|(?<!\w)--?[a-z]+(=\S*)?", " ", text)
-    return re.findall(r"[A-Za-zÀ-ÿ’']+", text)
-
 
 def english_in(page: str) -> set[str]:
-    return {word for word in words_of(page) if word.lower() in ENGLISH_WORDS}
+    """The English words of the whole page a reader sees and hears (`tests.i18n.english`)."""
+    return set(english_words(page_text(page), PLAYERS))
+
+
+PLAYERS = {"alice", "bob", "carol", "nobody", "lost"}
+"""The club's userids, and what the error pages' URLs ask for (``/players/nobody``, ``?status=lost``), shown back."""
 
 
 @pytest.fixture
 def templates() -> Templates:
-    """The server's templates, with other layers' facts said by their code in French (see above)."""
-    templates = Templates()
-    french = templates.speaking("fr")
-    say = french.globals["say"]
-    french.globals["say"] = lambda fact: say(fact) if fact.code.startswith("web-") else f"⟨{fact.code}⟩"
-    return templates
+    return Templates()
 
 
 @pytest.fixture
@@ -110,6 +70,11 @@ def club_with_everything(club):
 PAGES = [
     "/",
     "/cephalopod",
+    "/cubeo",
+    "/dodeca",
+    "/cephalopod/101?ply=3",
+    "/cubeo/standings",
+    "/players/bob",
     "/cephalopod?status=finished",
     "/cephalopod?status=all&player=alice",
     "/dodeca?status=cancelled",
@@ -143,7 +108,7 @@ def test_a_browser_preferring_french_gets_every_page_in_french(client, club_with
         assert answer.status_code == status, url
         assert '<html lang="fr">' in answer.text, url
         assert answer.headers["content-language"] == "fr", url
-        english = english_in(answer.text) - (set(FILTERS) if "status=" in url else set())
+        english = english_in(answer.text)
         assert not english, f"{url}: {sorted(english)}"
 
 
