@@ -39,7 +39,7 @@ from typing import Any
 from pbm.bots.cephalopod import CephalopodRules
 from pbm.bots.cubeo import CubeoRules
 from pbm.bots.dodeca import DodecaRules, blind
-from pbm.bots.search import Rules, Search, best_move, solve
+from pbm.bots.search import Rules, Search, best_move
 from pbm.games import IllegalMove, UnknownGame, get
 
 __all__ = ["Level", "choose", "levels", "plan", "strength"]
@@ -136,9 +136,9 @@ def choose(
         and isinstance(rules, CephalopodRules)
         and rules.small_enough(state, chosen.endgame_empties)
     ):
-        solved = solve(rules, state, chosen.endgame_nodes)
-        if solved is not None:
-            return rules.notation(moves[solved[1]])
+        exact = rules.endgame(state, chosen.endgame_nodes)
+        if exact is not None:
+            return exact
     deadline = time.monotonic() + (SAFETY_SECONDS if seconds is None else seconds)
     search = Search(rules, rng)
     root, _ = search.run(state, chosen.iterations, deadline)
