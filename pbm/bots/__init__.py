@@ -21,8 +21,15 @@ The levels, the same plan for every game, with budgets to suit each game's cost 
 2. UCT with a small budget (in Cephalopod with plain random playouts);
 3. UCT with a larger budget and the game's better playouts;
 4. UCT with the largest budget, and in Cephalopod an exact search of the endgame once few
-   cells are left empty (alpha-beta, or max^n with more than two players); in every game the
-   MCTS-solver plays out any win or loss the tree has proven.
+   cells are left empty (alpha-beta with a transposition table, or max^n with more than two
+   players in play): a win or tie it proves within its budget of positions is played, a loss or
+   an endgame too big for the budget is left to UCT; in every game the MCTS-solver plays out
+   any win or loss the tree has proven.
+
+   How far the exact search sees: random 5x5 endgames (``tests/bots/test_exact_endgames.py``)
+   reach hundreds of thousands of positions from three empty cells, since captures empty cells
+   again; within 40 000 positions (about a second) it settled 10 of 15 such endgames of three
+   empty cells, 3 of 15 of four and none of 15 of five (measured with the search's own count).
 
 This package is pure, like the engines it drives: it imports only `pbm.games` and `pbm.facts`.
 """
@@ -69,7 +76,7 @@ PLANS: dict[str, tuple[Level, ...]] = {
         Level(0, _CEPHALOPOD),
         Level(100, CephalopodRules(greedy=0.0)),
         Level(400, _CEPHALOPOD),
-        Level(1600, _CEPHALOPOD, endgame_empties=6, endgame_nodes=20_000),
+        Level(1600, _CEPHALOPOD, endgame_empties=4, endgame_nodes=40_000),
     ),
     "cubeo": (
         Level(0, _CUBEO),
