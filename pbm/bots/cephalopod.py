@@ -193,6 +193,9 @@ def playout(position: State, rng: Random, greedy: float) -> Reward:
 
 WON, TIED, LOST = 1, 0, -1
 """An exact endgame's scores, for the player to move."""
+ENDGAME_PLIES = 200
+"""The deepest line the endgame search follows before it gives up: captures can keep an endgame
+going for long, and each move is two frames of Python's stack, which holds a thousand."""
 _EXACT, _AT_LEAST, _AT_MOST = 0, 1, 2
 """What a transposition-table entry's score says: the value itself, or a bound of it."""
 
@@ -238,6 +241,8 @@ class Endgame:
         self.other = {first: second, second: first}
         self.budget = budget
         self.table: dict[int, tuple[int, int, tuple[int, int] | None]] = {}
+        self.plies = 0
+        """How deep the search is now, in moves from the position searched."""
         self.history: dict[tuple[int, int], int] = {}
         """How many times each move cut the search off (the history heuristic): a move that refutes
         one line of play often refutes its neighbours too."""
@@ -296,7 +301,11 @@ class Endgame:
         self.empty += len(lifted) - 1
         other = self.other[seat]
         if self.empty:
+            self.plies += 1
+            if self.plies > ENDGAME_PLIES:
+                raise OutOfNodes  # the board is left as it is: this search is over
             score = -self._search(other, -beta, -alpha)[0]
+            self.plies -= 1
         else:
             score = WON if held[seat] > held[other] else TIED if held[seat] == held[other] else LOST
         self.empty -= len(lifted) - 1

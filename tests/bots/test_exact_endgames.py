@@ -19,7 +19,9 @@ import sys
 import pytest
 
 import pbm.bots
+import pbm.bots.cephalopod
 from pbm.bots.cephalopod import LOST, TIED, WON, Endgame
+from pbm.bots.search import OutOfNodes
 from pbm.games.cephalopod import GAME, State
 
 TOP = pbm.bots.levels("cephalopod")[-1]
@@ -173,3 +175,13 @@ def test_the_top_level_takes_every_win_of_a_3x3_game_from_the_start(game):
             move = rng.choice(GAME.legal_moves(state))
         state = GAME.apply(state, move)
     assert checked
+
+
+def test_an_endgame_deeper_than_the_search_goes_is_left_to_the_tree_search(monkeypatch):
+    """Captures can keep an endgame going for hundreds of moves, past what Python's stack holds:
+    the exact search gives up at its depth, as at its budget, and the bot still answers."""
+    monkeypatch.setattr(pbm.bots.cephalopod, "ENDGAME_PLIES", 1)
+    state = GAME.from_position("a1a1a6a1/a1b6.b6/b6.a1./b1b6b1b1 b")
+    with pytest.raises(OutOfNodes):
+        Endgame(state, 100_000).solve()
+    assert pbm.bots.choose("cephalopod", state, TOP, seed=3) in GAME.legal_moves(state)
