@@ -30,6 +30,10 @@ ENDGAMES = {"bounded": 16, "full": 200}[SCALE]
 EXACT_POSITIONS = {"bounded": 4_000, "full": 20_000}[SCALE]
 
 
+MINIMAX_PLIES = 300
+"""Lines deeper than this are more than Python's stack holds: the endgame is too big for minimax."""
+
+
 class TooBig(Exception):
     """The endgame reaches more positions than the exact solver here is given."""
 
@@ -41,18 +45,18 @@ class Minimax:
         self.limit = limit
         self.known: dict[tuple, float] = {}
 
-    def value(self, state: State) -> float:
+    def value(self, state: State, depth: int = 0) -> float:
         key = (state.values, state.owners, state.to_move)
         known = self.known.get(key)
         if known is not None:
             return known
-        if len(self.known) >= self.limit:
+        if len(self.known) >= self.limit or depth > MINIMAX_PLIES:
             raise TooBig
         result = GAME.result(state)
         if result is not None:
             value = 1 / len(result.winners) if 0 in result.winners else 0.0
         else:
-            shares = [self.value(GAME.apply(state, move)) for move in GAME.legal_moves(state)]
+            shares = [self.value(GAME.apply(state, move), depth + 1) for move in GAME.legal_moves(state)]
             value = max(shares) if state.to_move == 0 else min(shares)
         self.known[key] = value
         return value
