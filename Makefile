@@ -124,7 +124,7 @@ ladder: $(BIN)/.installed
 # plain minimax settles within 20 000 positions (most drawn are bigger: about 7 in 8 are passed
 # over), each checked move by move; the score is printed. Tens of minutes of one core.
 endgames: $(BIN)/.installed
-	ENDGAMES_SCALE=full TMPDIR=$(TEST_TMPDIR) $(BIN)/python -m pytest -q -s -n 0 tests/bots/test_exact_endgames.py
+	ENDGAMES_SCALE=full TMPDIR=$(TEST_TMPDIR) $(BIN)/python -m pytest -q -s -n 0 --timeout 7200 tests/bots/test_exact_endgames.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis
