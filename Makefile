@@ -8,11 +8,12 @@
 #   make season the simulated season of correspondence games at full size
 #   make slow   the fault suite, the season and a club's month in their bounded forms (about three minutes)
 #   make install-check  pip install . into a new venv outside the checkout, then a game by mail
+#   make endgames  the top level of Cephalopod checked against plain minimax on 200 endgames
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test slow coverage faults season lint bench install-check ladder clean messages
+.PHONY: run test slow coverage faults season lint bench install-check ladder endgames clean messages
 
 # The languages' catalogues brought up to date with the code and templates (README: "Translating pbm").
 messages: $(BIN)/.installed
@@ -118,6 +119,12 @@ LADDER ?= --games 4 --cubeo-games 2 --dodeca-games 2 --far 0
 
 ladder: $(BIN)/.installed
 	$(BIN)/python -m benchmarks.ladder $(LADDER)
+
+# The top level's exact endgames at full size: 200 random 5x5 endgames of 3 to 5 empty cells that
+# plain minimax settles within 20 000 positions (most drawn are bigger: about 7 in 8 are passed
+# over), each checked move by move; the score is printed. Tens of minutes of one core.
+endgames: $(BIN)/.installed
+	ENDGAMES_SCALE=full TMPDIR=$(TEST_TMPDIR) $(BIN)/python -m pytest -q -s -n 0 --timeout 7200 tests/bots/test_exact_endgames.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis

@@ -13,10 +13,11 @@ randomly); otherwise it is a uniformly random legal move, so the playouts stay v
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable, Sequence
 from random import Random
 
-from pbm.bots.search import Reward, share
+from pbm.bots.search import OutOfNodes, Reward, share, solve
 from pbm.games.cephalopod import EMPTY, GAME, State, _next_seat, _tables
 
 GREEDY = 0.8
@@ -55,6 +56,23 @@ class CephalopodRules:
     def small_enough(self, position: State, empties: int) -> bool:
         """Whether few enough cells are left empty for the exact endgame search to try."""
         return position.values.count(0) <= empties
+
+    def endgame(self, position: State, budget: int) -> str | None:
+        """A move keeping the exact value of `position` if it is won or tied and the search proves
+        it within `budget` positions; ``None`` otherwise (a lost position is left to the tree
+        search, whose most visited move gives a fallible opponent the most chances to go wrong).
+
+        Two players in play: alpha-beta (`Endgame`); more: max^n (`pbm.bots.search.solve`)."""
+        if len(position.in_play) == 2:
+            try:
+                score, move = Endgame(position, budget).solve()
+            except OutOfNodes:
+                return None
+            return None if score == LOST else move
+        solved = solve(self, position, budget)
+        if solved is None or solved[0][position.to_move] == 0.0:
+            return None
+        return self.moves(position)[solved[1]]
 
     def winning_move(self, position: State, moves: Sequence[str]) -> int | None:
         return None  # only the move that fills the board can win, and the search sees that one
@@ -171,3 +189,159 @@ def playout(position: State, rng: Random, greedy: float) -> Reward:
                     else:
                         capturable.discard(k)
             seat = following[seat]
+
+
+WON, TIED, LOST = 1, 0, -1
+"""An exact endgame's scores, for the player to move."""
+ENDGAME_PLIES = 200
+"""The deepest line the endgame search follows before it gives up: captures can keep an endgame
+going for long, and each move is two frames of Python's stack, which holds a thousand."""
+_EXACT, _AT_LEAST, _AT_MOST = 0, 1, 2
+"""What a transposition-table entry's score says: the value itself, or a bound of it."""
+
+
+@functools.cache
+def _zobrist(cells: int, seats: int, dice: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """One fixed random 64-bit number per (cell, owner, pips): a position's key is the XOR of its dice's."""
+    rng = Random(f"cephalopod zobrist {cells} {seats} {dice}")
+    return tuple(tuple(tuple(rng.getrandbits(64) for _ in range(dice + 1)) for _ in range(seats)) for _ in range(cells))
+
+
+class Endgame:
+    """The exact value of a Cephalopod position with two players in play, by alpha-beta search.
+
+    Scores are won, tied or lost for the player to move (`WON`, `TIED`, `LOST`), so any win
+    cuts off its siblings at once: with the full window the search is a proof that a win exists
+    or that none does. Positions recur through different orders of moves and through captures
+    that empty cells again, so a transposition table (Zobrist keys, kept incrementally) stores
+    each position's score or bound and the move that decided it, tried first on a second visit
+    (see `_ordered` for the rest of the order). The board is two mutable lists, dice placed and
+    lifted back as in `playout`: about 5 microseconds a position on one core.
+
+    The search counts the positions it expands and raises `OutOfNodes` past `budget`.
+    """
+
+    def __init__(self, position: State, budget: int) -> None:
+        if len(position.in_play) != 2:
+            raise ValueError("the endgame search is for two players in play")
+        tables = self.tables = _tables(position.size, position.dice)
+        self.values = list(position.values)
+        self.owners = list(position.owners)
+        self.empty = self.values.count(0)
+        self.zobrist = _zobrist(tables.cells, position.players, position.dice)
+        self.turn = tuple(pips[0] for pips in _zobrist(1, position.players, 0)[0])  # who is to move
+        self.held = [0] * position.players
+        self.key = 0
+        for i, owner in enumerate(self.owners):
+            if owner != EMPTY:
+                self.held[owner] += 1
+                self.key ^= self.zobrist[i][owner][self.values[i]]
+        self.seat = position.to_move
+        first, second = position.in_play
+        self.other = {first: second, second: first}
+        self.budget = budget
+        self.table: dict[int, tuple[int, int, tuple[int, int] | None]] = {}
+        self.plies = 0
+        """How deep the search is now, in moves from the position searched."""
+        self.history: dict[tuple[int, int], int] = {}
+        """How many times each move cut the search off (the history heuristic): a move that refutes
+        one line of play often refutes its neighbours too."""
+
+    def solve(self) -> tuple[int, str]:
+        """The score of the position for the player to move, and a move that reaches it."""
+        score, move = self._search(self.seat, LOST, WON)
+        assert move is not None  # an unfinished game has a move
+        i, mask = move
+        return score, self.tables.texts[i][mask]
+
+    def _search(self, seat: int, alpha: int, beta: int) -> tuple[int, tuple[int, int] | None]:
+        self.budget -= 1
+        if self.budget < 0:
+            raise OutOfNodes
+        key = self.key ^ self.turn[seat]
+        known = self.table.get(key)
+        first = None
+        if known is not None:
+            score, bound, first = known
+            if bound == _EXACT or (bound == _AT_LEAST and score >= beta) or (bound == _AT_MOST and score <= alpha):
+                return score, first
+        floor = alpha
+        best, best_move = LOST - 1, None
+        for move in self._ordered(seat, first):
+            score = self._after(seat, move, alpha, beta)
+            if score > best:
+                best, best_move = score, move
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        self.history[move] = self.history.get(move, 0) + 1
+                        break
+        bound = _AT_MOST if best <= floor else _AT_LEAST if best >= beta else _EXACT
+        self.table[key] = (best, bound, best_move)
+        return best, best_move
+
+    def _after(self, seat: int, move: tuple[int, int], alpha: int, beta: int) -> int:
+        """The score for `seat` of playing `move`: the die placed, searched from, and lifted again."""
+        i, mask = move
+        tables, values, owners, held = self.tables, self.values, self.owners, self.held
+        zobrist = self.zobrist
+        lifted = []
+        total = 0
+        for j in tables.captured[i][mask]:
+            value, owner = values[j], owners[j]
+            lifted.append((j, value, owner))
+            total += value
+            self.key ^= zobrist[j][owner][value]
+            held[owner] -= 1
+            values[j], owners[j] = 0, EMPTY
+        placed = total or 1
+        values[i], owners[i] = placed, seat
+        self.key ^= zobrist[i][seat][placed]
+        held[seat] += 1
+        self.empty += len(lifted) - 1
+        other = self.other[seat]
+        if self.empty:
+            self.plies += 1
+            if self.plies > ENDGAME_PLIES:
+                raise OutOfNodes  # the board is left as it is: this search is over
+            score = -self._search(other, -beta, -alpha)[0]
+            self.plies -= 1
+        else:
+            score = WON if held[seat] > held[other] else TIED if held[seat] == held[other] else LOST
+        self.empty -= len(lifted) - 1
+        held[seat] -= 1
+        self.key ^= zobrist[i][seat][placed]
+        values[i], owners[i] = 0, EMPTY
+        for j, value, owner in lifted:
+            values[j], owners[j] = value, owner
+            held[owner] += 1
+            self.key ^= zobrist[j][owner][value]
+        return score
+
+    def _ordered(self, seat: int, first: tuple[int, int] | None) -> list[tuple[int, int]]:
+        """The legal moves, most promising first: the table's best move; then the quiet moves,
+        which bring the end one cell nearer (captures empty cells again and make the proof
+        longer: quiet first settled 10 of 15 endgames of three empty cells within 10 000
+        positions, captures first 6); then captures by the cells they gain `seat` over its
+        opponent (two enemy dice taken gain 3, two of its own lose 1); ties by how often each
+        move cut the search off before (the history heuristic)."""
+        tables, values, owners, history = self.tables, self.values, self.owners, self.history
+        captured, masks_of, neighbour_values = tables.captured, tables.masks, tables.neighbour_values
+        ranked: list[tuple[int, int, int, int]] = []
+        for i, value in enumerate(values):
+            if value:
+                continue
+            masks = masks_of(neighbour_values[i](values))
+            if not masks:
+                ranked.append((-99, -history.get((i, 0), 0), i, 0))
+            for mask in masks:
+                gain = 1
+                for j in captured[i][mask]:
+                    gain += 1 if owners[j] != seat else -1
+                ranked.append((-gain, -history.get((i, mask), 0), i, mask))
+        ranked.sort()
+        moves = [(i, mask) for _, _, i, mask in ranked]
+        if first is not None:
+            moves.remove(first)
+            moves.insert(0, first)
+        return moves
