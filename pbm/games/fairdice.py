@@ -152,7 +152,7 @@ def reveal_notes(seed: bytes) -> list[Fact]:
     """The lines printed once the game is over (however it ended): the seed and where to check it."""
     check = Fact(
         "dice-check-every-roll",
-        formula='HMAC-SHA256(seed, "roll:<i>")',
+        message='"roll:<i>"',  # what the HMAC of the seed is taken of: notation in every language
         recipe="pbm/games/fairdice.py",
         command="pbm verify-dice",
     )
