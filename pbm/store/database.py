@@ -88,10 +88,17 @@ def create_private(path: Path) -> None:
 
 def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
     parsed = make_url(url)
-    if parsed.database and parsed.database != ":memory:":
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        create_private(Path(parsed.database))
     engine = create_engine(url, connect_args={"timeout": 30}, hide_parameters=True)
+    if parsed.database and parsed.database != ":memory:":
+        path = Path(parsed.database)
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+        @event.listens_for(engine, "do_connect")
+        def _private_first(*_: Any) -> None:
+            # Made as SQLite connects, not as the engine is built: a probe of a database whose
+            # folder went away must fail, not make it again.
+            if path.parent.is_dir():
+                create_private(path)
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
