@@ -10,6 +10,7 @@ nesting bounded by `MAX_DEPTH`, and every way reading fails is a `Fact`.
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from pathlib import Path
@@ -35,7 +36,9 @@ def read_json(name: str) -> Any:
     """The JSON in file `name` (``-``: standard input), or `Unreadable` saying why it is none."""
     try:
         if name == "-":
-            data = _bounded(sys.stdin.buffer)
+            # The bytes under the text stream; a stream with none (a test's, an embedding's) is read as text.
+            stdin = getattr(sys.stdin, "buffer", None) or io.BytesIO(sys.stdin.read(MAX_BYTES + 1).encode())
+            data = _bounded(stdin)
         else:
             with Path(name).open("rb") as file:
                 data = _bounded(file)
