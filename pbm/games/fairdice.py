@@ -152,7 +152,8 @@ def reveal_notes(seed: bytes) -> list[Fact]:
     """The lines printed once the game is over (however it ended): the seed and where to check it."""
     check = Fact(
         "dice-check-every-roll",
-        message='"roll:<i>"',  # what the HMAC of the seed is taken of: notation in every language
+        hmac="HMAC-SHA256",  # notation in every language: the function and what it is taken of
+        message='"roll:<i>"',
         recipe="pbm/games/fairdice.py",
         command="pbm verify-dice",
     )

@@ -201,7 +201,7 @@ DODECA: Catalogue = {
     "dice-commitment": "Dice commitment: SHA-256 of the secret dice seed is {hash}",
     "dice-seed-revealed": "Dice seed (revealed): {seed}",
     "dice-check-every-roll": (
-        "Check every roll: roll i is HMAC-SHA256(seed, {message}) mapped onto the die (recipe in {recipe}, "
+        "Check every roll: roll i is {hmac}(seed, {message}) mapped onto the die (recipe in {recipe}, "
         "or run: {command})"
     ),
     # Positions (`from_position`).
