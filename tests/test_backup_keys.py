@@ -40,7 +40,7 @@ class Club:
     """The Reply-To of the board mail the player to move got."""
     mover: str
     record: Path
-    """The game's record.json, as a reader downloaded it."""
+    """The game's record.json, as a reader downloaded it (its proof, record.proof.json, beside it)."""
 
 
 def process(folder: Path, sender: str, raw: bytes, to: str = "pbm@localhost") -> None:
@@ -76,11 +76,14 @@ def club(tmp_path, monkeypatch, capsys) -> Club:
 
     server = Server(load_settings())
     try:
-        record = TestClient(server.web).get("/cephalopod/101/record.json")
+        web = TestClient(server.web)
+        record = web.get("/cephalopod/101/record.json")
+        proof = web.get("/cephalopod/101/record.proof.json")
     finally:
         server.close()
-    assert record.status_code == 200
+    assert record.status_code == 200 and proof.status_code == 200
     (tmp_path / "record.json").write_text(record.text)
+    (tmp_path / "record.proof.json").write_text(proof.text)
     capsys.readouterr()
     reply_to, mover = first["Reply-To"].addresses[0].addr_spec, first["To"].addresses[0].addr_spec
     return Club(tmp_path, home, reply_to, mover, tmp_path / "record.json")
@@ -113,7 +116,19 @@ def test_a_backup_restored_on_a_new_machine_answers_old_board_mails_and_verifies
     answer = reply_on(club, monkeypatch, new_home)
     assert "not a reply address of this server" not in answer
     assert "Error" not in answer.splitlines()[0], answer
-    assert main(["verify", str(club.record), "--keys", str(new_home / "signing")]) == 0
+    assert (
+        main(
+            [
+                "verify",
+                str(club.record),
+                "--proof",
+                str(club.record.with_name("record.proof.json")),
+                "--keys",
+                str(new_home / "signing"),
+            ]
+        )
+        == 0
+    )
 
 
 def test_restoring_a_database_only_backup_still_works_and_says_the_keys_were_not_in_it(club, monkeypatch, capsys):
@@ -188,7 +203,19 @@ def test_a_backup_encrypted_to_the_admins_key_shows_nothing_and_restores_with_th
     assert main(["restore", "--decrypt-with", str(private_file), str(copy)]) == 0
     assert "restored the signing keys" in capsys.readouterr().out
     assert "not a reply address of this server" not in reply_on(club, monkeypatch, new_home)
-    assert main(["verify", str(club.record), "--keys", str(new_home / "signing")]) == 0
+    assert (
+        main(
+            [
+                "verify",
+                str(club.record),
+                "--proof",
+                str(club.record.with_name("record.proof.json")),
+                "--keys",
+                str(new_home / "signing"),
+            ]
+        )
+        == 0
+    )
 
 
 def test_an_encrypted_backup_is_refused_with_another_key_or_changed_by_one_byte(

@@ -37,7 +37,7 @@ ALICE, BOB = "alice@example.org", "bob@example.net"
 
 BUDGETS = {
     # kind of mail: (SQL statements, template renders)
-    "signup": (40, 1),
+    "signup": (41, 1),
     "show": (35, 1),
     "password move": (45, 2),
     "reply move": (43, 2),
