@@ -128,15 +128,20 @@ def turns_of(
     """`turn_of` of each board still under way, by board id, in two statements however many boards
     there are (the movers' time away, then the proposals waiting for votes): a player's page
     lists every game waiting for them, and one statement per game made it grow with their games."""
-    moving = [board for board in boards if board.status == BoardStatus.ACTIVE and board.to_move is not None]
+    movers = {
+        board.id: board.seats[board.to_move]
+        for board in boards
+        if board.status == BoardStatus.ACTIVE and board.to_move is not None
+    }
+    moving = [board for board in boards if board.id in movers]
     if not moving:
         return {}
     since = {board.id: board.turn_since or board.updated_at for board in moving}
-    away = vacations.away(session, [board.seats[board.to_move].player_id for board in moving], min(since.values()))
+    away = vacations.away(session, [seat.player_id for seat in movers.values()], min(since.values()))
     offers = {offer.game_id: offer for offer in session.scalars(select(Offer).where(Offer.game_id.in_(list(since))))}
     turns = {}
     for board in moving:
-        seat = board.seats[board.to_move]
+        seat = movers[board.id]
         # The earliest turn's time away is everyone's: each turn keeps what ends after its own start.
         mine = [interval for interval in away.get(seat.player_id, []) if interval.end > since[board.id]]
         not_counted = _with_vote(mine, seat, offers.get(board.id))
@@ -147,8 +152,7 @@ def turns_of(
 def _turn(
     board: Board, since: datetime, now: datetime, away: list[clocks.Interval], default: clocks.TimeControl
 ) -> clocks.Turn:
-    assert board.to_move is not None
-    seat = board.seats[board.to_move]
+    seat = board.seats[board.to_move or 0]  # the callers checked: a player is to move
     return clocks.Turn(
         rules_of(board, default),
         since,
