@@ -102,3 +102,9 @@ def test_a_players_boards_and_their_count_come_from_their_seats_not_the_types_in
     for plan in plans(database, read):
         assert "SEARCH games USING INTEGER PRIMARY KEY" in plan, plan
         assert "ix_games_type_status" not in plan and "sqlite_autoindex_games" not in plan, plan
+
+
+def test_the_data_version_reads_the_ends_of_two_indexes_not_the_table(database, alice):
+    [plan] = plans(database, board_lists.data_version)
+    assert "SCAN games" not in plan, plan
+    assert plan.count("SEARCH games") == 2, plan
