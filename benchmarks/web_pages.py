@@ -2,8 +2,8 @@
 
 Fills a fresh database with 100 000 games (bulk inserts: players, games,
 seats, ratings), starts the server as ``pbm serve`` does (SMTP, HTTP and the
-workers on loopback ports), and times requests to ``/`` and ``/<game>`` (and a few more pages) over
-real HTTP: median and 99th percentile. Numbers only; nothing is asserted.
+workers on loopback ports), and times requests to every page and API answer over
+real HTTP, in English and in French: median and 99th percentile. Numbers only; nothing is asserted.
 
 SQLite (a file in a temporary folder) by default. With
 ``--database-url postgresql+psycopg://USER@HOST/DB`` it runs on that
@@ -26,7 +26,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import httpx
-from sqlalchemy import create_engine, insert, text
+from sqlalchemy import create_engine, func, insert, select, text
 from sqlalchemy.engine import make_url
 
 import pbm.games
@@ -56,6 +56,21 @@ def scratch_database(url: str | None) -> Iterator[str]:
         with admin.connect() as connection:
             connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+@contextmanager
+def kept_or_scratch(keep: Path | None, url: str | None) -> Iterator[str]:
+    """The kept SQLite file's URL, or a scratch database (`scratch_database`)."""
+    if keep is not None:
+        yield f"sqlite:///{keep.resolve()}"
+        return
+    with scratch_database(url) as scratch:
+        yield scratch
+
+
+def kept_filled(database: Database) -> bool:
+    with database.reading() as session:
+        return bool(session.scalar(select(func.count()).select_from(Board)))
 
 
 def fill(database: Database, games: int, players: int, rng: random.Random) -> None:
@@ -150,13 +165,14 @@ def serving(url: str, folder: Path) -> Iterator[str]:
         yield f"http://127.0.0.1:{server.http_port}"
 
 
-def timings(client: httpx.Client, path: str, requests: int) -> list[float]:
+def timings(client: httpx.Client, path: str, requests: int, language: str) -> list[float]:
+    headers = {"Accept-Language": language}
     for _ in range(5):
-        client.get(path).raise_for_status()
+        client.get(path, headers=headers).raise_for_status()
     taken = []
     for _ in range(requests):
         started = time.perf_counter()
-        client.get(path).raise_for_status()
+        client.get(path, headers=headers).raise_for_status()
         taken.append(time.perf_counter() - started)
     return taken
 
@@ -166,19 +182,52 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
+def every_page(board: int) -> list[str]:
+    """Every page and API answer the web side has, on a board of the filled database."""
+    return [
+        "/",
+        "/cephalopod",
+        "/cephalopod?status=finished",
+        f"/cephalopod?before={101 + (board - 101) // 2}",
+        "/cephalopod?player=player7&status=all",
+        f"/cephalopod/{board}",
+        f"/cephalopod/{board}?ply=0",
+        f"/cephalopod/{board}/record.json",
+        "/cephalopod/standings",
+        "/cephalopod/rules",
+        "/players/player7",
+        "/players/player7/deadlines.ics",
+        "/bots",
+        "/api/games",
+        "/api/cephalopod",
+        "/api/cephalopod?status=finished",
+        f"/api/cephalopod/{board}",
+        "/api/cephalopod/standings",
+        "/api/players/player7",
+        "/api/bots",
+        "/healthz",
+    ]
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.web_pages", description=__doc__.splitlines()[0])
     parser.add_argument("--database-url", help="a PostgreSQL server to run on (default: SQLite)")
     parser.add_argument("--games", type=int, default=100_000)
     parser.add_argument("--players", type=int, default=2_000)
-    parser.add_argument("--requests", type=int, default=300, help="timed requests per page")
+    parser.add_argument("--requests", type=int, default=300, help="timed requests per page and language")
+    parser.add_argument("--languages", nargs="+", default=["en", "fr"], help="Accept-Language of the requests")
+    parser.add_argument("--only", nargs="*", help="only the pages whose path contains one of these")
+    parser.add_argument(
+        "--keep", type=Path, help="a SQLite file: filled if it does not exist, else measured as it is (runs compared)"
+    )
     args = parser.parse_args(argv)
 
-    with scratch_database(args.database_url) as url:
+    with kept_or_scratch(args.keep, args.database_url) as url:
         database = Database(url)
         database.upgrade()
         started = time.perf_counter()
-        fill(database, args.games, args.players, random.Random(6))
+        if args.keep is None or not database.is_sqlite or not kept_filled(database):
+            fill(database, args.games, args.players, random.Random(6))
         backend = "PostgreSQL" if url.startswith("postgresql") else "SQLite"
         filled = time.perf_counter() - started
         print(f"{backend}: {args.games:,} games, {args.players:,} players stored in {filled:.1f} s")
@@ -186,21 +235,13 @@ def main(argv: list[str] | None = None) -> None:
         folder = Path(tempfile.mkdtemp(prefix="pbm-bench-"))
         with serving(url, folder) as base, httpx.Client(base_url=base, timeout=30) as client:
             board = client.get("/api/cephalopod").json()["games"][0]["board"]
-            pages = [
-                "/",
-                "/cephalopod",
-                "/cephalopod?status=finished",
-                f"/cephalopod?before={101 + (board - 101) // 2}",
-                "/cephalopod?player=player7&status=all",
-                "/api/games",
-                f"/cephalopod/{board}",
-                "/players/player7",
-                "/cephalopod/standings",
-            ]
-            print(f"{'page':42} {'median':>9} {'p99':>9}   ({args.requests} requests each, one client)")
+            pages = [path for path in every_page(board) if not args.only or any(part in path for part in args.only)]
+            print(f"{'page':42} {'lang':>4} {'median':>9} {'p99':>9}   ({args.requests} requests each, one client)")
             for path in pages:
-                taken = timings(client, path, args.requests)
-                print(f"{path:42} {statistics.median(taken) * 1000:7.1f}ms {percentile(taken, 0.99) * 1000:7.1f}ms")
+                for language in args.languages:
+                    taken = timings(client, path, args.requests, language)
+                    median, p99 = statistics.median(taken) * 1000, percentile(taken, 0.99) * 1000
+                    print(f"{path:42} {language:>4} {median:7.1f}ms {p99:7.1f}ms")
         shutil.rmtree(folder, ignore_errors=True)
 
 

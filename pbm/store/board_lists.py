@@ -20,7 +20,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Select, func, select, union_all
+from sqlalchemy import Select, distinct, func, select, union_all
 from sqlalchemy.orm import Session, load_only, selectinload
 
 from pbm.store.models import Board, BoardStatus, Player, Seat
@@ -83,6 +83,24 @@ def latest_games(session: Session, game_types: Sequence[str], status: str, *, li
     return found
 
 
+def data_version(session: Session) -> tuple[datetime | None, int | None]:
+    """What changes whenever a count of games by type and status may: the latest ``updated_at``
+    (every new game and every end sets it) and the highest id; two ends of two indexes, no scan."""
+    # One subquery per max: SQLite reads a lone max() from the end of an index, but two in one
+    # SELECT make it scan the whole index.
+    latest = select(func.max(Board.updated_at)).scalar_subquery()
+    highest = select(func.max(Board.id)).scalar_subquery()
+    found, top = session.execute(select(latest, highest)).one()
+    return found, top
+
+
+def _seated(game_type: str, statuses: Sequence[str], player_id: int) -> Select:
+    """The ids of a type's boards in `statuses` where `player_id` sits, found from the player's
+    seats (a few hundred rows), not by checking every board of the type one by one."""
+    seats = select(Seat.game_id).join(Board, Board.id == Seat.game_id).where(Seat.player_id == player_id)
+    return _filtered(seats, game_type, statuses)
+
+
 def _filtered(query: Select, game_type: str, statuses: Sequence[str], player_ids: Sequence[int] = ()) -> Select:
     """`query` narrowed to a type's boards in `statuses` where any of `player_ids` sits (if any are given)."""
     query = query.where(Board.game_type == game_type)
@@ -117,10 +135,14 @@ def boards(
     before: int | None = None,
     after: int | None = None,
     limit: int = 50,
+    total: int | None = None,
 ) -> BoardPage:
-    """A page of boards: the `limit` highest below `before`, or the `limit` lowest above `after`."""
-    seated = [player.id] if player is not None else []
-    query = _filtered(_listed(), game_type, statuses, seated)
+    """A page of boards: the `limit` highest below `before`, or the `limit` lowest above `after`;
+    `total`: their `count` when the caller knows it (`pbm.web.reads` keeps counts per data version)."""
+    if player is not None:
+        query = _listed().where(Board.id.in_(_seated(game_type, statuses, player.id)))
+    else:
+        query = _filtered(_listed(), game_type, statuses)
     if after is not None:
         query = query.where(Board.board > after).order_by(Board.board.asc())
     else:
@@ -135,13 +157,21 @@ def boards(
         newer_exists, older_exists = more, True
     else:
         newer_exists, older_exists = before is not None, more
-    total = session.scalar(_filtered(select(func.count()).select_from(Board), game_type, statuses, seated))
     return BoardPage(
         games=found,
-        total=total or 0,
+        total=count(session, game_type, statuses, player) if total is None else total,
         newer=found[0].board if found and newer_exists else None,
         older=found[-1].board if found and older_exists else None,
     )
+
+
+def count(session: Session, game_type: str, statuses: Sequence[str], player: Player | None = None) -> int:
+    """How many of a type's boards are in `statuses` (where `player` sits, if given)."""
+    if player is not None:
+        query = select(func.count(distinct(Board.id))).where(Board.id.in_(_seated(game_type, statuses, player.id)))
+    else:
+        query = _filtered(select(func.count()).select_from(Board), game_type, statuses)
+    return session.scalar(query) or 0
 
 
 def of_players(

@@ -118,13 +118,46 @@ def turn_of(session: Session, board: Board, now: datetime, default: clocks.TimeC
     `default`: the rules of a board from before time rules were stored."""
     if board.status != BoardStatus.ACTIVE or board.to_move is None:
         return None
-    seat = board.seats[board.to_move]
     since = board.turn_since or board.updated_at
+    return _turn(board, since, now, _not_counted(session, board, since), default)
+
+
+def turns_of(
+    session: Session, boards: Sequence[Board], now: datetime, default: clocks.TimeControl
+) -> dict[int, clocks.Turn]:
+    """`turn_of` of each board still under way, by board id, in two statements however many boards
+    there are (the movers' time away, then the proposals waiting for votes): a player's page
+    lists every game waiting for them, and one statement per game made it grow with their games."""
+    movers = {
+        board.id: board.seats[board.to_move]
+        for board in boards
+        if board.status == BoardStatus.ACTIVE and board.to_move is not None
+    }
+    moving = [board for board in boards if board.id in movers]
+    if not moving:
+        return {}
+    since = {board.id: board.turn_since or board.updated_at for board in moving}
+    away = vacations.away(session, [seat.player_id for seat in movers.values()], min(since.values()))
+    offers = {offer.game_id: offer for offer in session.scalars(select(Offer).where(Offer.game_id.in_(list(since))))}
+    turns = {}
+    for board in moving:
+        seat = movers[board.id]
+        # The earliest turn's time away is everyone's: each turn keeps what ends after its own start.
+        mine = [interval for interval in away.get(seat.player_id, []) if interval.end > since[board.id]]
+        not_counted = _with_vote(mine, seat, offers.get(board.id))
+        turns[board.id] = _turn(board, since[board.id], now, not_counted, default)
+    return turns
+
+
+def _turn(
+    board: Board, since: datetime, now: datetime, away: list[clocks.Interval], default: clocks.TimeControl
+) -> clocks.Turn:
+    seat = board.seats[board.to_move or 0]  # the callers checked: a player is to move
     return clocks.Turn(
         rules_of(board, default),
         since,
         now,
-        tuple(_not_counted(session, board, since)),
+        tuple(away),
         thinking=timedelta(seconds=seat.thinking_seconds),
         bank=timedelta(seconds=seat.bank_seconds) if seat.bank_seconds is not None else None,
     )
@@ -138,7 +171,11 @@ def _not_counted(session: Session, board: Board, since: datetime) -> list[clocks
     if seat is None:
         return []
     away = vacations.away(session, [seat.player_id], since).get(seat.player_id, [])
-    offer = board.offer
+    return _with_vote(away, seat, board.offer)
+
+
+def _with_vote(away: list[clocks.Interval], seat: Seat, offer: Offer | None) -> list[clocks.Interval]:
+    """`away`, and the time since `offer` was made if the mover at `seat` said yes to it."""
     if offer is not None and seat.seat in offer.accepted:
         away.append(clocks.Interval(offer.created_at, clocks.FOREVER))
     return away

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable
+import threading
+import time
+from collections.abc import Callable, Hashable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar, cast
 
 from sqlalchemy.orm import Session
 
@@ -164,6 +166,46 @@ def _summaries(games: list[Board]) -> list[GameSummary]:
     return [game_summary(get_game(game.game_type), game) for game in games]
 
 
+COUNTS_KEPT_SECONDS = 5.0
+"""How long counts of games are kept at most, even while the data version stays: a transaction
+that commits after a later one leaves the version as it was (see `Counts`)."""
+
+
+class Counts:
+    """Counts of games, kept while the data version (`board_lists.data_version`) stays the same.
+
+    Counting a type's games walks an index entry per game: with 100 000 games it was most of the
+    front page's time, yet the counts only change when a game starts or ends, which moves the
+    version. A transaction that committed after a later one (its ``updated_at`` older than the
+    newest) does not move it: `COUNTS_KEPT_SECONDS` bounds how long such a count can lag.
+    """
+
+    most = 1000
+    """Counts kept at most (one per type, status filter and player seen): past it, all are let go."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._version: object = None
+        self._since = 0.0
+        self._kept: dict[Hashable, Any] = {}
+
+    def get(self, session: Session, key: Hashable, count: Callable[[], T]) -> T:
+        """The count under `key` as of `session`'s data, from `count()` unless kept for this version."""
+        version = board_lists.data_version(session)
+        with self._lock:
+            now = self.clock()
+            if version != self._version or now - self._since > COUNTS_KEPT_SECONDS or len(self._kept) > self.most:
+                self._kept, self._version, self._since = {}, version, now
+            if key in self._kept:
+                return cast(T, self._kept[key])
+        counted = count()
+        with self._lock:
+            if self._version == version:
+                self._kept[key] = counted
+        return counted
+
+
 class Reads:
     front_page_games = 20
     """Current games shown per type on the front page; the type's page lists them all."""
@@ -186,6 +228,7 @@ class Reads:
         """The time rules of games from before rules were stored: the club's."""
         self.now = now
         self._threads = ThreadPoolExecutor(threads, thread_name_prefix="pbm-page")
+        self.counts = Counts()
 
     async def run(self, read: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """`read(*args, **kwargs)`, one of these methods, in the pages' thread (`PAGE_THREADS`)."""
@@ -198,7 +241,7 @@ class Reads:
     def overview(self) -> list[TypeOverview]:
         engines = all_games()
         with self.database.reading() as session:
-            counts = board_lists.counts_by_type(session)
+            counts = self.counts.get(session, "by type", lambda: board_lists.counts_by_type(session))
             latest = board_lists.latest_games(
                 session, [engine.name for engine in engines], "active", limit=self.front_page_games
             )
@@ -222,14 +265,21 @@ class Reads:
                 seated = players.find(session, player)
                 if seated is None:
                     return None
+            statuses = FILTERS[status]
+            total = self.counts.get(
+                session,
+                (engine.name, status, seated.id if seated is not None else None),
+                lambda: board_lists.count(session, engine.name, statuses, seated),
+            )
             page = board_lists.boards(
                 session,
                 engine.name,
-                statuses=FILTERS[status],
+                statuses=statuses,
                 player=seated,
                 before=before,
                 after=after,
                 limit=self.page_size,
+                total=total,
             )
             return BoardList(
                 engine,
@@ -323,10 +373,13 @@ class Reads:
 
     def _deadlines(self, session: Session, player_id: int, active: list[Board], now: datetime) -> list[Deadline]:
         waiting = []
-        for game in active:
-            if game.to_move is None or game.seats[game.to_move].player_id != player_id:
-                continue
-            turn = turns.turn_of(session, game, now, self.time_control)
+        to_move = [
+            game for game in active if game.to_move is not None and game.seats[game.to_move].player_id == player_id
+        ]
+        # All the turns at once: the page costs the same few statements however many games wait.
+        turns_now = turns.turns_of(session, to_move, now, self.time_control)
+        for game in to_move:
+            turn = turns_now.get(game.id)
             if turn is not None and turn.forfeit_at < clocks.FOREVER:
                 summary = game_summary(get_game(game.game_type), game)
                 waiting.append(Deadline(summary, turn.forfeit_at, turn.why, turn.waited))

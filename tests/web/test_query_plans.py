@@ -92,3 +92,19 @@ def test_only_the_games_that_are_news_are_read_whole(database):
 def test_counting_games_by_type_reads_an_index_not_the_rows(database):
     [plan] = plans(database, board_lists.counts_by_type)
     assert "COVERING INDEX" in plan
+
+
+def test_a_players_boards_and_their_count_come_from_their_seats_not_the_types_index(database, alice):
+    def read(session):
+        board_lists.boards(session, "cephalopod", player=alice)
+        board_lists.count(session, "cephalopod", board_lists.STATUSES, alice)
+
+    for plan in plans(database, read):
+        assert "SEARCH games USING INTEGER PRIMARY KEY" in plan, plan
+        assert "ix_games_type_status" not in plan and "sqlite_autoindex_games" not in plan, plan
+
+
+def test_the_data_version_reads_the_ends_of_two_indexes_not_the_table(database, alice):
+    [plan] = plans(database, board_lists.data_version)
+    assert "SCAN games" not in plan, plan
+    assert plan.count("SEARCH games") == 2, plan
