@@ -591,7 +591,8 @@ def _verify(args: argparse.Namespace) -> int:
         return 2
     if verify.proof_apart(record):
         # Not "not genuine": half of what is needed to say so was given.
-        print("pbm verify: " + words.say(Fact("record-proof-apart", file=args.file, proof=verify.PROOF_FILE)), file=sys.stderr)
+        apart = Fact("record-proof-apart", file=args.file, proof=verify.PROOF_FILE)
+        print("pbm verify: " + words.say(apart), file=sys.stderr)
         return 2
     known = SigningKeys.known(args.keys) if args.keys is not None else None
     verdict = verify.verify(record, known_keys=known)
