@@ -158,6 +158,16 @@ class Tables:
         return tuple(tuple(map(tuple, rows)) for rows in (players, addresses, games, moves))
 
 
+def as_delivered(outbox: Path, row: Outgoing) -> bytes:
+    """`row` as delivery handed it over (its tokens made whole: the outbox keeps them sealed),
+    found in the maildir `outbox` by its Message-ID; the outbox's own copy while not delivered."""
+    parser = BytesHeaderParser(policy=compat32)
+    for raw in maildir_files(outbox):
+        if str(parser.parsebytes(raw).get("Message-ID", "")).strip() == row.message_id.strip():
+            return raw
+    return row.raw
+
+
 def maildir_files(path: Path) -> list[bytes]:
     """Every mail written into a maildir (delivered), as raw bytes."""
     return [

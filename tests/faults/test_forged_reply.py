@@ -14,7 +14,7 @@ import shutil
 
 import pytest
 
-from tests.faults.audit import Tables
+from tests.faults.audit import Tables, as_delivered
 from tests.faults.harness import GENEROUS_LIMITS, ServeProcess
 from tests.faults.players import Letter, letter, new_player, send_and_wait, signup
 from tests.support import body_of, read, reply_to_board
@@ -50,7 +50,7 @@ def test_a_reply_with_a_forged_from_and_no_dmarc_policy_plays_nothing(server, fi
             server, letter(alice.address, f"cephalopod move 101 {alice.userid} {alice.password} c3", kind="m")
         )
     )
-    mails = [read(row.raw) for row in server.tables.outbox() if row.inbound_id in moved]
+    mails = [read(as_delivered(server.outbox, row)) for row in server.tables.outbox() if row.inbound_id in moved]
     board_mail = next(m for m in mails if m["To"].addresses[0].addr_spec == bob.address)
     raw = through_our_mta("none")["Authentication-Results"].join(["Authentication-Results: ", "\n"]).encode()
     raw += reply_to_board(board_mail, bob.address, "b3")

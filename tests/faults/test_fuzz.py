@@ -22,7 +22,7 @@ from email.policy import compat32
 
 import pytest
 
-from tests.faults.audit import Tables, maildir_files
+from tests.faults.audit import Tables, as_delivered, maildir_files
 from tests.faults.harness import GENEROUS_LIMITS, MIB, Attempt, Refused, ServeProcess, attempt, wait_for
 from tests.faults.hostile import NEWER_VERBS, Hostile, calendar_paths, hostile_mails
 from tests.faults.players import Letter, Match, challenge, letter, new_player, post, signup
@@ -140,7 +140,7 @@ def reply_address(run: FuzzRun, player, board: int) -> str | None:
     parser = BytesHeaderParser(policy=compat32)
     for row in reversed(run.tables.outbox()):
         if row.recipient == player.address:
-            headers = parser.parsebytes(row.raw)
+            headers = parser.parsebytes(as_delivered(run.server.outbox, row))
             if f"Board {board} " in str(headers["Subject"]) and headers["Reply-To"]:
                 return re.search(r"<([^>]+)>", str(headers["Reply-To"])).group(1)
     return None
