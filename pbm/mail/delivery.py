@@ -22,7 +22,7 @@ import logging
 import os
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -159,6 +159,38 @@ def _sync_folder(folder: Path) -> None:
         os.close(descriptor)
 
 
+async def send_on(
+    client: aiosmtplib.SMTP, sender: str, recipient: str, raw: bytes, *, rest: Callable[[], Awaitable[None]]
+) -> None:
+    """`raw` handed over on `client`, for a relay and a provider's submission alike: after any
+    refusal the connection is let go (`rest`); a 5xx, or every recipient refused for good, is a
+    `PermanentFailure` of this mail alone, anything else rises to be retried."""
+    try:
+        await client.sendmail(sender, [recipient], raw)
+    except aiosmtplib.SMTPRecipientsRefused as error:
+        await rest()
+        if all(refusal.code >= 500 for refusal in error.recipients):
+            raise PermanentFailure(str(error)) from error
+        raise
+    except aiosmtplib.SMTPResponseException as error:
+        await rest()
+        if 500 <= error.code < 600:
+            raise PermanentFailure(f"{error.code} {error.message}") from error
+        raise
+    except BaseException:
+        await rest()
+        raise
+
+
+async def let_go(client: aiosmtplib.SMTP | None) -> None:
+    """Close `client` politely if it still answers, and at once if not."""
+    if client is None:
+        return
+    with contextlib.suppress(Exception):
+        await client.quit()
+    client.close()
+
+
 @dataclass
 class SmtpTransport:
     """Hands mail to a relay, on one connection for as long as mail keeps coming: a burst of
@@ -184,29 +216,11 @@ class SmtpTransport:
         await self._send(client, sender, recipient, raw)
 
     async def _send(self, client: aiosmtplib.SMTP, sender: str, recipient: str, raw: bytes) -> None:
-        try:
-            await client.sendmail(sender, [recipient], raw)
-        except aiosmtplib.SMTPResponseException as error:
-            await self.rest()
-            if 500 <= error.code < 600:
-                raise PermanentFailure(f"{error.code} {error.message}") from error
-            raise
-        except aiosmtplib.SMTPRecipientsRefused as error:
-            await self.rest()
-            if all(refusal.code >= 500 for refusal in error.recipients):
-                raise PermanentFailure(str(error)) from error
-            raise
-        except BaseException:
-            await self.rest()
-            raise
+        await send_on(client, sender, recipient, raw, rest=self.rest)
 
     async def rest(self) -> None:
         client, self._connection = self._connection, None
-        if client is None:
-            return
-        with contextlib.suppress(Exception):
-            await client.quit()
-        client.close()
+        await let_go(client)
 
     async def check(self) -> None:
         # A relay may come up after us (a local MTA starting beside us): that is no reason not to start.

@@ -14,14 +14,13 @@ against any mail, and `health` (``/healthz``, logged once) says what is wrong un
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from dataclasses import dataclass, field
 
 import aiosmtplib
 
 from pbm.config import SUBMISSION_PORTS, Outbound
 from pbm.mail.account import Account, AccountError
-from pbm.mail.delivery import PermanentFailure, Transport, TransportUnavailable
+from pbm.mail.delivery import Transport, TransportUnavailable, let_go, send_on
 from pbm.mail.delivery import transport_for as plain_transport_for
 from pbm.mail.doors import DoorHealth
 from pbm.text import one_line
@@ -92,29 +91,11 @@ class SubmissionTransport:
         return client
 
     async def _send(self, client: aiosmtplib.SMTP, recipient: str, raw: bytes) -> None:
-        try:
-            await client.sendmail(self.account.user, [recipient], raw)
-        except aiosmtplib.SMTPRecipientsRefused as error:
-            await self.rest()
-            if all(refusal.code >= 500 for refusal in error.recipients):
-                raise PermanentFailure(str(error)) from error
-            raise
-        except aiosmtplib.SMTPResponseException as error:
-            await self.rest()
-            if 500 <= error.code < 600:
-                raise PermanentFailure(f"{error.code} {error.message}") from error
-            raise
-        except BaseException:
-            await self.rest()
-            raise
+        await send_on(client, self.account.user, recipient, raw, rest=self.rest)
 
     async def rest(self) -> None:
         client, self._connection = self._connection, None
-        if client is None:
-            return
-        with contextlib.suppress(Exception):
-            await client.quit()
-        client.close()
+        await let_go(client)
 
     async def check(self) -> None:
         """At start, nothing is tried: a provider down or a refused password stops no server, and
