@@ -5,6 +5,8 @@ Dovecot (Debian's ``dovecot-imapd``; .ci/run installs it without starting it).
 The certificate is made here (`self_signed`) for ``localhost`` and 127.0.0.1; the tests give its
 file to pbm as PBM_MAIL_CA_FILE, as a club with a private CA would. Users come from a passwd-file
 (``user:{PLAIN}password``); each has a Maildir. Plus addressing is on (``recipient_delimiter``).
+Its authentication is also offered to a submission server on a socket (`auth_socket`), as
+providers run Postfix with Dovecot SASL.
 """
 
 from __future__ import annotations
@@ -99,6 +101,12 @@ default_login_user = dovenull
 imap_idle_notify_interval = 1 secs
 mail_max_userip_connections = 50
 passdb {{
+  # Logins refused per service (%s: imap, smtp), as a provider turns off SMTP AUTH for one account
+  driver = passwd-file
+  args = username_format=%u {root}/refused-%s
+  deny = yes
+}}
+passdb {{
   driver = passwd-file
   args = scheme=PLAIN username_format=%u {root}/passwd
 }}
@@ -123,6 +131,12 @@ service anvil {{
 service imap-login {{
   chroot =
 }}
+service auth {{
+  # Dovecot's SASL for a submission server (tests.submission: Postfix's smtpd_sasl_type = dovecot)
+  unix_listener auth-submission {{
+    mode = 0666
+  }}
+}}
 """
 
 
@@ -136,6 +150,8 @@ class PrivateDovecot:
         self.cert, self.key = self_signed(root)
         self.imap_port, self.imaps_port = free_port(), free_port()
         self.config = root / "dovecot.conf"
+        self.auth_socket = root / "run" / "auth-submission"
+        """Where a submission server asks Dovecot to check a login (Dovecot SASL)."""
         owner = pwd.getpwnam("dovecot")  # mail may not belong to root: Dovecot refuses uid 0
         for folder in ("mail", "home"):
             os.chown(root / folder, owner.pw_uid, owner.pw_gid)
@@ -150,11 +166,18 @@ class PrivateDovecot:
                 imaps_port=self.imaps_port,
             )
         )
-        (root / "passwd").write_text("")
+        for name in ("passwd", "refused-imap", "refused-smtp"):
+            (root / name).write_text("")
 
     def add_user(self, user: str, password: str) -> None:
         with open(self.root / "passwd", "a") as passwd:
             passwd.write(f"{user}:{{PLAIN}}{password}\n")
+
+    def refuse(self, service: str, user: str, refused: bool = True) -> None:
+        """Refuse `user`'s logins to `service` ("imap", or "smtp" for a submission server), or no more."""
+        path = self.root / f"refused-{service}"
+        others = [line for line in path.read_text().splitlines() if line != user]
+        path.write_text("".join(f"{line}\n" for line in [*others, *([user] if refused else [])]))
 
     def start(self) -> None:
         subprocess.run(["dovecot", "-c", str(self.config)], check=True, env={**os.environ, "PATH": SBIN})

@@ -1,9 +1,14 @@
-"""A mail provider for tests: a private Dovecot holding the club's mailbox (`tests.dovecot`), and a
-submission server with STARTTLS and AUTH (aiosmtpd, in this process) that keeps what pbm sends.
+"""A mail provider for tests: a private Dovecot holding the club's mailbox (`tests.dovecot`), and
+a submission server with STARTTLS and AUTH, either of two:
 
-Players' mails are APPENDed to the club's INBOX over IMAP, as the provider's delivery would put
-them there; the board mails pbm sends by submission are what the players get. `pbm serve` runs
-with the README's four settings (`Provider.settings`).
+- `Provider`: aiosmtpd in this process, keeping what pbm sends, refusing what a test says.
+  Players' mails are APPENDed to the club's INBOX over IMAP, as the provider's delivery would
+  put them there; the board mails pbm sends are what the players get.
+- `PostfixProvider`: Debian's Postfix with Dovecot SASL (`tests.submission`), delivering into
+  the club's and the players' Dovecot mailboxes. Players send through it as themselves, and
+  read their board mails back from their own mailboxes over IMAP.
+
+`pbm serve` runs with the README's settings (`ClubMailbox.settings`).
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import base64
 import imaplib
 import re
+import smtplib
 import ssl
 import tempfile
 import threading
@@ -22,10 +28,12 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 
 from tests.dovecot import PrivateDovecot, free_port
+from tests.submission import PostfixSubmission
 from tests.support import read
 
 CLUB = "games@club.test"
 PASSWORD = "app-password-1"
+PLAYER_PASSWORD = "player-password-1"
 
 
 class SubmissionHandler:
@@ -118,8 +126,8 @@ class Submission:
             return list(self.handler.messages)
 
 
-class Provider:
-    """The club's mailbox (Dovecot) and the provider's submission service, on loopback."""
+class ClubMailbox:
+    """The club's mailbox at the provider: a private Dovecot, its account's password in a file."""
 
     def __init__(self) -> None:
         root = Path(tempfile.mkdtemp(prefix="pbm-provider-"))
@@ -127,32 +135,26 @@ class Provider:
         self.root = root
         self.dovecot = PrivateDovecot(root)
         self.dovecot.add_user(CLUB, PASSWORD)
-        self.submission = Submission(self.dovecot.cert, self.dovecot.key)
         self.password_file = root / "mailbox-password"
         self.password_file.write_text(PASSWORD + "\n")
         self.password_file.chmod(0o600)
 
-    def start(self) -> None:
-        self.dovecot.start()
-        self.submission.start()
-
-    def stop(self) -> None:
-        self.submission.stop()
-        self.dovecot.stop()
+    def submission_url(self) -> str:
+        raise NotImplementedError
 
     def settings(self) -> dict[str, str]:
         """The README's setup, with the test's hosts and ports, and the test CA."""
         return {
             "PBM_ADDRESS": CLUB,
             "PBM_INBOUND": f"imaps://games%40club.test@127.0.0.1:{self.dovecot.imaps_port}/INBOX",
-            "PBM_OUTBOUND": f"submission://games%40club.test@127.0.0.1:{self.submission.port}",
+            "PBM_OUTBOUND": self.submission_url(),
             "PBM_MAIL_PASSWORD_FILE": str(self.password_file),
             "PBM_MAIL_CA_FILE": str(self.dovecot.cert),
         }
 
-    def imap(self) -> imaplib.IMAP4_SSL:
+    def imap(self, user: str = CLUB, password: str = PASSWORD) -> imaplib.IMAP4_SSL:
         client = imaplib.IMAP4_SSL("127.0.0.1", self.dovecot.imaps_port, ssl_context=self.dovecot.client_context())
-        client.login(CLUB, PASSWORD)
+        client.login(user, password)
         return client
 
     def append(self, *raws: bytes, folder: str = "INBOX") -> None:
@@ -190,3 +192,99 @@ class Provider:
             return found
         finally:
             client.logout()
+
+
+class Provider(ClubMailbox):
+    """The club's mailbox (Dovecot) and a submission service in this process (aiosmtpd) that keeps
+    what pbm sends, so a test can refuse a login, a recipient or a token at will."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.submission = Submission(self.dovecot.cert, self.dovecot.key)
+
+    def start(self) -> None:
+        self.dovecot.start()
+        self.submission.start()
+
+    def stop(self) -> None:
+        self.submission.stop()
+        self.dovecot.stop()
+
+    def submission_url(self) -> str:
+        return f"submission://games%40club.test@127.0.0.1:{self.submission.port}"
+
+
+class PlayerMailbox:
+    """A player's INBOX at the provider, read over IMAP as their mail client would."""
+
+    def __init__(self, provider: PostfixProvider, address: str) -> None:
+        self.provider = provider
+        self.address = address
+        self._taken: set[bytes] = set()
+
+    def wait(self, count: int, timeout: float = 30.0) -> list[EmailMessage]:
+        """The next `count` mails to arrive (waiting for them), in the order they came."""
+        deadline = time.monotonic() + timeout
+        while True:
+            fresh = [(uid, raw) for uid, raw in self.all_raw() if uid not in self._taken]
+            if len(fresh) >= count:
+                break
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{self.address}: {len(fresh)} of {count} mails came:\n{self.provider.log()}")
+            time.sleep(0.1)
+        self._taken.update(uid for uid, _ in fresh[:count])
+        return [read(raw) for _, raw in fresh[:count]]
+
+    def all_raw(self) -> list[tuple[bytes, bytes]]:
+        """Every mail in the INBOX: (UID, the mail as delivered), oldest first."""
+        client = self.provider.imap(self.address, PLAYER_PASSWORD)
+        try:
+            client.select("INBOX", readonly=True)
+            status, data = client.uid("FETCH", "1:*", "(BODY.PEEK[])")
+            found = []
+            for item in data:
+                if isinstance(item, tuple):
+                    uid = re.search(rb"UID (\d+)", item[0])
+                    assert uid is not None
+                    found.append((uid[1], item[1]))
+            return found
+        finally:
+            client.logout()
+
+
+class PostfixProvider(ClubMailbox):
+    """The club's mailbox and its players' mailboxes (Dovecot), and a real submission service in
+    front of them: Debian's Postfix with STARTTLS and Dovecot SASL (`tests.submission`). Players
+    send through it as themselves; what pbm sends through it lands in their mailboxes."""
+
+    def __init__(self, players: list[str]) -> None:
+        super().__init__()
+        for player in players:
+            self.dovecot.add_user(player, PLAYER_PASSWORD)
+        self.postfix = PostfixSubmission(self.root / "postfix", self.dovecot)
+        self.postfix.create([CLUB, *players])
+
+    def start(self) -> None:
+        self.dovecot.start()
+        self.postfix.start()
+
+    def stop(self) -> None:
+        self.postfix.stop()
+        self.dovecot.stop()
+
+    def submission_url(self) -> str:
+        return f"submission://games%40club.test@127.0.0.1:{self.postfix.port}"
+
+    def send(self, sender: str, raw: bytes) -> None:
+        """A player sends `raw` through the provider (STARTTLS, logged in as themselves), to its To."""
+        recipient = read(raw)["To"].addresses[0].addr_spec
+        with smtplib.SMTP("127.0.0.1", self.postfix.port, timeout=30) as client:
+            client.starttls(context=self.dovecot.client_context())
+            client.login(sender, PLAYER_PASSWORD)
+            client.sendmail(sender, [recipient], raw.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+
+    def mailbox(self, player: str) -> PlayerMailbox:
+        return PlayerMailbox(self, player)
+
+    def log(self) -> str:
+        return self.postfix.log()[-3000:]
