@@ -23,6 +23,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from tests.oauth2 import Introspection
+
 SBIN = os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin"])
 
 
@@ -77,6 +79,14 @@ def self_signed(folder: Path) -> tuple[Path, Path]:
     return cert_path, key_path
 
 
+OAUTH2 = """\
+introspection_mode = post
+introspection_url = {url}
+username_attribute = username
+active_attribute = active
+active_value = true
+"""
+
 CONFIG = """\
 base_dir = {root}/run
 state_dir = {root}/state
@@ -89,7 +99,7 @@ ssl_cert = <{cert}
 ssl_key = <{key}
 ssl_min_protocol = TLSv1.2
 disable_plaintext_auth = yes
-auth_mechanisms = plain login
+auth_mechanisms = plain login {oauth2_mechanisms}
 recipient_delimiter = +
 mail_location = maildir:{root}/mail/%n
 mail_uid = {uid}
@@ -105,6 +115,12 @@ passdb {{
   driver = passwd-file
   args = username_format=%u {root}/refused-%s
   deny = yes
+}}
+passdb {{
+  # OAuth2 access tokens, checked with the provider's introspection endpoint (tests.oauth2)
+  driver = oauth2
+  mechanisms = {oauth2_mechanisms}
+  args = {root}/oauth2.conf.ext
 }}
 passdb {{
   driver = passwd-file
@@ -143,13 +159,18 @@ service auth {{
 class PrivateDovecot:
     """One Dovecot instance: `start`, `stop`, `restart`; users added with `add_user`."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, oauth2_mechanisms: str = "xoauth2 oauthbearer") -> None:
+        """`oauth2_mechanisms`: the SASL mechanisms it offers for OAuth2 tokens (Google offers
+        both; Microsoft 365 XOAUTH2 only)."""
         self.root = root
         for folder in ("run", "state", "mail", "home"):
             (root / folder).mkdir(parents=True, exist_ok=True)
         self.cert, self.key = self_signed(root)
         self.imap_port, self.imaps_port = free_port(), free_port()
         self.config = root / "dovecot.conf"
+        self.introspection = Introspection(free_port())
+        """The provider's OAuth2 token introspection: `start` it, `grant` tokens, for XOAUTH2 and OAUTHBEARER."""
+        (root / "oauth2.conf.ext").write_text(OAUTH2.format(url=self.introspection.url))
         self.auth_socket = root / "run" / "auth-submission"
         """Where a submission server asks Dovecot to check a login (Dovecot SASL)."""
         owner = pwd.getpwnam("dovecot")  # mail may not belong to root: Dovecot refuses uid 0
@@ -164,6 +185,7 @@ class PrivateDovecot:
                 gid=owner.pw_gid,
                 imap_port=self.imap_port,
                 imaps_port=self.imaps_port,
+                oauth2_mechanisms=oauth2_mechanisms,
             )
         )
         for name in ("passwd", "refused-imap", "refused-smtp"):

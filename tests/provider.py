@@ -129,11 +129,11 @@ class Submission:
 class ClubMailbox:
     """The club's mailbox at the provider: a private Dovecot, its account's password in a file."""
 
-    def __init__(self) -> None:
+    def __init__(self, oauth2_mechanisms: str = "xoauth2 oauthbearer") -> None:
         root = Path(tempfile.mkdtemp(prefix="pbm-provider-"))
         root.chmod(0o755)  # Dovecot's mail processes run as the dovecot user
         self.root = root
-        self.dovecot = PrivateDovecot(root)
+        self.dovecot = PrivateDovecot(root, oauth2_mechanisms)
         self.dovecot.add_user(CLUB, PASSWORD)
         self.password_file = root / "mailbox-password"
         self.password_file.write_text(PASSWORD + "\n")
@@ -257,20 +257,22 @@ class PostfixProvider(ClubMailbox):
     front of them: Debian's Postfix with STARTTLS and Dovecot SASL (`tests.submission`). Players
     send through it as themselves; what pbm sends through it lands in their mailboxes."""
 
-    def __init__(self, players: list[str]) -> None:
-        super().__init__()
+    def __init__(self, players: list[str], oauth2_mechanisms: str = "xoauth2 oauthbearer") -> None:
+        super().__init__(oauth2_mechanisms)
         for player in players:
             self.dovecot.add_user(player, PLAYER_PASSWORD)
         self.postfix = PostfixSubmission(self.root / "postfix", self.dovecot)
         self.postfix.create([CLUB, *players])
 
     def start(self) -> None:
+        self.dovecot.introspection.start()
         self.dovecot.start()
         self.postfix.start()
 
     def stop(self) -> None:
         self.postfix.stop()
         self.dovecot.stop()
+        self.dovecot.introspection.stop()
 
     def submission_url(self) -> str:
         return f"submission://games%40club.test@127.0.0.1:{self.postfix.port}"

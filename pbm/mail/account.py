@@ -4,7 +4,8 @@ The secret comes from a file (`PBM_MAIL_PASSWORD_FILE`) or from a program that p
 (`PBM_MAIL_PASSWORD_COMMAND`, run without a shell, its output stripped), read again at each
 login, so a rotated app password or a fresh OAuth2 token is used as soon as it is there. What
 the program prints starting with ``Bearer `` is an OAuth2 access token: it is given to the
-provider by XOAUTH2 (Google and Microsoft 365 want it for accounts without app passwords).
+provider by OAUTHBEARER (RFC 7628) when the server offers it, else by XOAUTH2 (Google offers
+both; Microsoft 365 XOAUTH2 only; they want a token for accounts without app passwords).
 
 The secret is never logged, never put in an error, never on a command line: it goes over the
 encrypted connection only. Certificates are checked, against `PBM_MAIL_CA_FILE` when it names a
@@ -16,6 +17,10 @@ private CA, else against the system's.
 'ya29.token'
 >>> "app-password" in repr(Secret.of("app-password"))
 False
+>>> oauth2_mechanism(["PLAIN", "XOAUTH2", "OAUTHBEARER"]), oauth2_mechanism(["plain", "xoauth2"])
+('OAUTHBEARER', 'XOAUTH2')
+>>> base64.b64decode(oauth2_response("OAUTHBEARER", "games@club.org", "t0k", "imap.example", 993))
+b'n,a=games@club.org,\\x01host=imap.example\\x01port=993\\x01auth=Bearer t0k\\x01\\x01'
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import base64
 import shlex
 import ssl
 import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,9 +57,27 @@ class Secret:
         return cls(text)
 
 
-def xoauth2(user: str, token: str) -> str:
-    """The XOAUTH2 initial response for `user` and `token`, base64-encoded (SMTP AUTH)."""
-    return base64.b64encode(f"user={user}\x01auth=Bearer {token}\x01\x01".encode()).decode("ascii")
+OAUTHBEARER, XOAUTH2 = "OAUTHBEARER", "XOAUTH2"
+OAUTH2_FAILED = "AQ=="
+"""What a client answers to the error challenge of a refused token (RFC 7628, 3.2.3: a lone
+%x01, base64-encoded), so that the server ends the exchange with its refusal."""
+
+
+def oauth2_mechanism(offered: Iterable[str]) -> str:
+    """The SASL mechanism for an OAuth2 token: the standard OAUTHBEARER when the server offers it,
+    else XOAUTH2, which came first and which some servers still offer alone."""
+    return OAUTHBEARER if OAUTHBEARER in {name.upper() for name in offered} else XOAUTH2
+
+
+def oauth2_response(mechanism: str, user: str, token: str, host: str, port: int) -> str:
+    """The initial response of `mechanism` for `user`'s `token`, base64-encoded (IMAP and SMTP)."""
+    if mechanism == OAUTHBEARER:
+        # The GS2 header names the user; "," and "=" in a name are escaped (RFC 5801, 4).
+        name = user.replace("=", "=3D").replace(",", "=2C")
+        said = f"n,a={name},\x01host={host}\x01port={port}\x01auth=Bearer {token}\x01\x01"
+    else:
+        said = f"user={user}\x01auth=Bearer {token}\x01\x01"
+    return base64.b64encode(said.encode()).decode("ascii")
 
 
 @dataclass(frozen=True)

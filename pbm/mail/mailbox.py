@@ -46,7 +46,7 @@ from pathlib import Path
 import aioimaplib
 
 from pbm.config import Inbound
-from pbm.mail.account import Account, AccountError
+from pbm.mail.account import OAUTH2_FAILED, Account, AccountError, oauth2_mechanism, oauth2_response
 from pbm.mail.doors import DoorHealth
 from pbm.mail.headers import masked_address
 from pbm.mail.tokens import Addressing
@@ -224,7 +224,7 @@ class MailboxReader:
             await _start_tls(client, context, inbound.host)
         try:
             if secret.oauth2:
-                response = await client.xoauth2(inbound.user, secret.value)
+                response = await _authenticate_oauth2(client, inbound, secret.value)
             else:
                 response = await client.login(inbound.user, secret.value)
         except BaseException:
@@ -411,6 +411,42 @@ async def _start_tls(client: aioimaplib.IMAP4, context: ssl.SSLContext, host: st
     loop = asyncio.get_running_loop()
     protocol.transport = await loop.start_tls(protocol.transport, protocol, context, server_hostname=host)
     await protocol.capability()  # capabilities may change once encrypted (RFC 3501, 6.2.1)
+
+
+class _Authenticate(aioimaplib.Command):
+    """AUTHENTICATE with its initial response on the command line (SASL-IR, RFC 4959). A server
+    that refuses the token sends an error challenge first and waits: this answers it, once, with
+    `OAUTH2_FAILED`, so that the server says NO instead of holding the command until it times out."""
+
+    def __init__(self, protocol: aioimaplib.IMAP4ClientProtocol, mechanism: str, response: str) -> None:
+        super().__init__("AUTHENTICATE", protocol.new_tag(), mechanism, response, loop=protocol.loop)
+        self._protocol = protocol
+        self._challenged = self._answered = False
+
+    def append_to_resp(self, line: bytes, result: str = "Pending") -> None:
+        self._challenged = self._challenged or line.startswith(b"+")
+        super().append_to_resp(line, result)
+
+    def flush(self) -> None:  # aioimaplib calls it after each batch of lines read for this command
+        transport = self._protocol.transport
+        if self._challenged and not self._answered and transport is not None:
+            self._answered = True
+            transport.write(OAUTH2_FAILED.encode() + b"\r\n")
+
+
+async def _authenticate_oauth2(client: aioimaplib.IMAP4, inbound: Inbound, token: str) -> aioimaplib.Response:
+    """Log in with an OAuth2 access token: OAUTHBEARER when the server offers it, else XOAUTH2.
+    aioimaplib has XOAUTH2 only, and waits for ever on a refusal's challenge: its command is used."""
+    protocol = client.protocol
+    offered = [name.removeprefix("AUTH=") for name in protocol.capabilities if name.startswith("AUTH=")]
+    mechanism = oauth2_mechanism(offered)
+    response = oauth2_response(mechanism, inbound.user, token, inbound.host, inbound.port)
+    async with protocol.state_condition:
+        answer = await protocol.execute(_Authenticate(protocol, mechanism, response), scrub=response)
+        if answer.result == "OK":
+            protocol.state = aioimaplib.AUTH
+        protocol.state_condition.notify_all()
+    return answer
 
 
 async def _close(client: aioimaplib.IMAP4) -> None:

@@ -1,7 +1,7 @@
 """Sending through the club's provider: SMTP submission as the club's account (`PBM_OUTBOUND`
 ``submission://USER@HOST[:587]`` with STARTTLS, or ``smtps://USER@HOST[:465]`` with TLS from the
 start), certificates checked (`PBM_MAIL_CA_FILE` for a private CA), AUTH PLAIN/LOGIN with the
-account's password or XOAUTH2 with its OAuth2 token (`pbm.mail.account`).
+account's password, or OAUTHBEARER or XOAUTH2 with its OAuth2 token (`pbm.mail.account`).
 
 The envelope sender is the account itself, whatever the outbox row's bounce address: providers
 refuse any other. One connection is kept for as long as mail keeps coming, as the relay transport
@@ -17,9 +17,10 @@ import asyncio
 from dataclasses import dataclass, field
 
 import aiosmtplib
+from aiosmtplib import SMTPStatus
 
 from pbm.config import SUBMISSION_PORTS, Outbound
-from pbm.mail.account import Account, AccountError
+from pbm.mail.account import OAUTH2_FAILED, Account, AccountError, oauth2_mechanism, oauth2_response
 from pbm.mail.delivery import Transport, TransportUnavailable, let_go, send_on
 from pbm.mail.delivery import transport_for as plain_transport_for
 from pbm.mail.doors import DoorHealth
@@ -79,7 +80,7 @@ class SubmissionTransport:
             raise ProviderUnavailable(f"{self.health.door} does not answer") from error
         try:
             if secret.oauth2:
-                await client.auth_xoauth2(self.account.user, secret.value)
+                await _authenticate_oauth2(client, self.account.user, secret.value, self.host, self.port)
             else:
                 await client.login(self.account.user, secret.value)
         except aiosmtplib.SMTPException as error:
@@ -100,6 +101,19 @@ class SubmissionTransport:
     async def check(self) -> None:
         """At start, nothing is tried: a provider down or a refused password stops no server, and
         the first mail to send says so (`health`)."""
+
+
+async def _authenticate_oauth2(client: aiosmtplib.SMTP, user: str, token: str, host: str, port: int) -> None:
+    """AUTH with an OAuth2 access token: OAUTHBEARER when the server offers it, else XOAUTH2."""
+    if client.is_ehlo_or_helo_needed:
+        await client.ehlo()
+    mechanism = oauth2_mechanism(client.server_auth_methods)
+    said = oauth2_response(mechanism, user, token, host, port)
+    response = await client.execute_command(b"AUTH", mechanism.encode(), said.encode())
+    if response.code == SMTPStatus.auth_continue:  # a refusal's error challenge: answered, to end it
+        response = await client.execute_command(OAUTH2_FAILED.encode())
+    if response.code != SMTPStatus.auth_successful:
+        raise aiosmtplib.SMTPAuthenticationError(response.code, response.message)
 
 
 def transport_for(outbound: Outbound, account: Account) -> Transport:
