@@ -276,6 +276,10 @@ class _Claim:
     held: set[int] = field(default_factory=set)
 
 
+DAILY_LIMIT = "daily limit"
+"""What the reason of every mail the daily cap keeps waiting says (counted for ``/healthz``)."""
+
+
 class Delivery:
     """Hands due outbox rows to the transport, a leased batch at a time.
 
@@ -305,7 +309,8 @@ class Delivery:
         genuine (`pbm.mail.tokens.ReplyTokens.unseal`), which the database never holds."""
         self.max_per_day = max_per_day
         """The provider's cap on mails a day (PBM_OUTBOUND_MAX_PER_DAY): at it, mail waits; near
-        it (its last tenth), only answers to a player's own mail go (`outbox.claim_due`)."""
+        it (its last tenth), only answers to a player's own mail go; under it, answers go first and
+        board mails for players who take digests last (`outbox.claim_due`, `outbox.PRIORITY`)."""
         self._unavailable_wait = 0.0
         self.daily: dict[str, object] = {}
         """The daily limit as last counted (``/healthz``): the limit, the mails sent in the last
@@ -452,7 +457,15 @@ class Delivery:
         until = now + self.lease
         with self.database.transaction() as session:
             limit, answers_only = self._room(session, now)
-            rows = outbox.claim_due(session, now, until, self.worker.name, limit=limit, answers_only=answers_only)
+            rows = outbox.claim_due(
+                session,
+                now,
+                until,
+                self.worker.name,
+                limit=limit,
+                answers_only=answers_only,
+                by_priority=self.max_per_day is not None,
+            )
             messages = [
                 _Outgoing(row.id, row.recipient, row.raw, row.attempts, row.queued_at or row.created_at, row.player_id)
                 for row in rows
@@ -467,18 +480,25 @@ class Delivery:
         sent, first = outbox.sent_since(session, now - DAY)
         room = self.max_per_day - sent
         until = (first or now) + DAY
-        room_from = until.isoformat(timespec="seconds")
-        self.daily = {"limit": self.max_per_day, "sent_last_day": sent, "room_from": room_from}
-        if room <= 0:
-            reason = f"waits: the daily limit of {self.max_per_day} mails (PBM_OUTBOUND_MAX_PER_DAY) is reached"
-            outbox.defer_due(session, now, until, reason)
-            return 0, False
         kept_for_answers = max(1, self.max_per_day // 10)
-        if room > kept_for_answers:
-            return min(CLAIM_LIMIT, room - kept_for_answers), False
-        reason = f"waits: near the daily limit ({self.max_per_day} mails), answers to a player's own mail go first"
-        outbox.defer_due(session, now, until, reason, but_answers=True)
-        return min(CLAIM_LIMIT, room), True
+        if room <= 0:
+            reason = f"waits: the {DAILY_LIMIT} of {self.max_per_day} mails (PBM_OUTBOUND_MAX_PER_DAY) is reached"
+            outbox.defer_due(session, now, until, reason)
+            claim = (0, False)
+        elif room > kept_for_answers:
+            claim = (min(CLAIM_LIMIT, room - kept_for_answers), False)
+        else:
+            first_go = "answers to a player's own mail go first"
+            reason = f"waits: near the {DAILY_LIMIT} ({self.max_per_day} mails), {first_go}"
+            outbox.defer_due(session, now, until, reason, but_answers=True)
+            claim = (min(CLAIM_LIMIT, room), True)
+        self.daily = {
+            "limit": self.max_per_day,
+            "sent_last_day": sent,
+            "room_from": until.isoformat(timespec="seconds"),
+            "waiting": outbox.waiting_with(session, now, DAILY_LIMIT),
+        }
+        return claim
 
     def _renew(self, message_ids: set[int], held_until: datetime, until: datetime) -> set[int]:
         with self.database.transaction() as session:

@@ -68,7 +68,7 @@ WINDOW = timedelta(hours=1)
 URGENT = timedelta(days=1)
 """A board mail whose player would forfeit within this long goes at once, digest or not: the
 last warning, a day before the forfeit, among them."""
-DIGESTED = ("board", "nag")
+DIGESTED = outbox.DIGESTED
 """Templates of the mails a digest stands for, when they tell a player it is their move: the
 digest lists every game waiting for their move, with its board and its time left."""
 

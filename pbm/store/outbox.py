@@ -22,25 +22,35 @@ from sqlalchemy.orm import Session
 
 from pbm.addresses import comparable, comparable_column
 from pbm.store.database import execute_plain
-from pbm.store.models import HoldReason, InboundMessage, OutboxMessage, OutboxStatus
+from pbm.store.models import HoldReason, InboundMessage, OutboxMessage, OutboxStatus, Player
 
 LEASE = timedelta(seconds=15)
 """How long a claim holds without renewal: how long a dead worker's rows wait."""
 
 
 def claim_due(
-    session: Session, now: datetime, held_until: datetime, holder: str, *, limit: int = 20, answers_only: bool = False
+    session: Session,
+    now: datetime,
+    held_until: datetime,
+    holder: str,
+    *,
+    limit: int = 20,
+    answers_only: bool = False,
+    by_priority: bool = False,
 ) -> list[OutboxMessage]:
-    """Pending rows whose time has come, leased to `holder` until `held_until`; with
-    `answers_only`, only answers to a mail of their own recipient (`_ANSWER`)."""
+    """Pending rows whose time has come, leased to `holder` until `held_until`, oldest first; with
+    `answers_only`, only answers to a mail of their own recipient (`_ANSWER`); with `by_priority`
+    (a daily cap leaves room for some only), answers first and board mails for players who take
+    digests last (`PRIORITY`)."""
     query = select(OutboxMessage).where(
         OutboxMessage.status == OutboxStatus.PENDING, OutboxMessage.next_attempt_at <= now
     )
     if answers_only:
         query = query.where(_ANSWER)
+    order = (PRIORITY,) if by_priority else ()
     due = list(
         session.scalars(
-            query.order_by(OutboxMessage.next_attempt_at, OutboxMessage.id)
+            query.order_by(*order, OutboxMessage.next_attempt_at, OutboxMessage.id)
             .limit(limit)
             .with_for_update(skip_locked=True)
         )
@@ -60,6 +70,18 @@ _ANSWER = (
     .exists()
 )
 """A mail that answers its own recipient's mail (their move's board, an error in their command)."""
+
+DIGESTED = ("board", "nag")
+"""Kinds of the mails a digest stands for, when they tell a player it is their move (`pbm.mail.outgoing`)."""
+
+_FOR_A_DIGEST_TAKER = OutboxMessage.kind.in_(DIGESTED) & (
+    select(Player.id).where(Player.id == OutboxMessage.player_id, Player.digest_times.is_not(None)).exists()
+)
+"""A board mail or a reminder for a player who takes digests: what it says, their digest says too."""
+
+PRIORITY = case((_ANSWER, 0), (_FOR_A_DIGEST_TAKER, 2), else_=1)
+"""The order mail goes in when a daily cap leaves room for some only: answers to a player's own
+mail, then the rest, then board mails for players who take digests, which their digest will tell."""
 
 
 def put_back(session: Session, message_ids: Collection[int], until: datetime, reason: str) -> None:
@@ -96,6 +118,21 @@ def sent_since(session: Session, since: datetime) -> tuple[int, datetime | None]
         )
     ).one()
     return int(count), first
+
+
+def waiting_with(session: Session, now: datetime, reason: str) -> int:
+    """How many pending rows wait, not due before a later time, with `reason` in what they say."""
+    return int(
+        session.scalar(
+            select(func.count()).where(
+                OutboxMessage.status == OutboxStatus.PENDING,
+                OutboxMessage.next_attempt_at > now,
+                OutboxMessage.held_by.is_(None),
+                OutboxMessage.last_error.contains(reason, autoescape=True),
+            )
+        )
+        or 0
+    )
 
 
 def leases(session: Session, now: datetime) -> list[tuple[int, str]]:

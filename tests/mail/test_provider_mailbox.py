@@ -20,7 +20,7 @@ from pbm.mail.mailbox import MailboxReader, _envelope_from, _envelope_to
 from pbm.mail.submission import SubmissionTransport
 from pbm.mail.tokens import Addressing
 from pbm.store import outbox
-from pbm.store.models import InboundMessage, OutboxMessage, OutboxStatus
+from pbm.store.models import InboundMessage, OutboxMessage, OutboxStatus, Player
 from tests import dovecot
 from tests.provider import CLUB, PASSWORD, Provider, Submission
 from tests.support import mail
@@ -101,8 +101,8 @@ def test_a_mail_of_the_mailbox_is_stored_with_the_envelope_its_provider_recorded
     assert _envelope_to(b"To: someone@else.example\r\n\r\nx", addressing) == ["games@ourclub.org"]
 
 
-def queue(database, rows: list[tuple[str, str | None]], *, now: datetime) -> None:
-    """Outbox mails to each recipient; with a sender, an answer to that sender's inbound mail."""
+def queue(database, rows: list[tuple[str, str | None]], *, now: datetime, player_id: int | None = None) -> None:
+    """Outbox board mails to each recipient; with a sender, an answer to that sender's inbound mail."""
     with database.transaction() as session:
         for index, (recipient, asked_by) in enumerate(rows):
             inbound_id = None
@@ -111,7 +111,8 @@ def queue(database, rows: list[tuple[str, str | None]], *, now: datetime) -> Non
                 session.add(row)
                 session.flush()
                 inbound_id = row.id
-            mail_row = outbox.Queued(recipient, f"<{index}.{recipient}@t>", b"Subject: x\r\n\r\nx\r\n", "board")
+            raw = b"Subject: x\r\n\r\nx\r\n"
+            mail_row = outbox.Queued(recipient, f"<{index}.{recipient}@t>", raw, "board", player_id=player_id)
             outbox.enqueue(session, [mail_row], now=now, inbound_id=inbound_id)
 
 
@@ -133,32 +134,59 @@ def test_near_the_daily_limit_answers_go_first_and_at_it_mail_waits_with_its_rea
     now = datetime(2026, 11, 28, 12, tzinfo=UTC)
     transport = Taken()
     delivery = Delivery(database, transport, "games@ourclub.org", now=lambda: now, max_per_day=20)
-    queue(database, [(f"p{i}@example.org", None) for i in range(17)], now=now - timedelta(hours=2))
+    queue(database, [(f"p{i}@example.org", None) for i in range(16)], now=now - timedelta(hours=2))
     asyncio.run(delivery.deliver_due())
-    assert len(transport.sent) == 17
-    # 3 left today, the last tenth (2) kept for answers: a watcher's board mail waits, an answer goes.
+    assert len(transport.sent) == 16
+    # 4 left today, the last tenth (2) kept for answers: the answer goes first, then one board mail.
     queue(
         database,
         [("watcher@example.org", None), ("w2@example.org", None), ("alice@example.org", "Alice@Example.org")],
         now=now,
     )
     asyncio.run(delivery.deliver_due())
-    assert transport.sent[17:] == ["watcher@example.org", "alice@example.org"]
+    assert transport.sent[16:] == ["alice@example.org", "watcher@example.org"]
     with database.reading() as session:
         waiting = session.scalars(select(OutboxMessage).where(OutboxMessage.status == OutboxStatus.PENDING)).all()
     assert [row.recipient for row in waiting] == ["w2@example.org"]
     assert "near the daily limit" in waiting[0].last_error and waiting[0].attempts == 0
     queue(database, [("bob@example.net", "bob@example.net")], now=now)
-    asyncio.run(delivery.deliver_due())
-    assert transport.sent[19:] == ["bob@example.net"], "the last of the day: an answer"
     queue(database, [("carol@example.com", "carol@example.com")], now=now)
+    asyncio.run(delivery.deliver_due())
+    assert transport.sent[18:] == ["bob@example.net", "carol@example.com"], "the last of the day: answers"
+    queue(database, [("dave@example.com", "dave@example.com")], now=now)
     asyncio.run(delivery.deliver_due())
     assert len(transport.sent) == 20, "none past the limit"
     assert delivery.daily["limit"] == 20 and delivery.daily["sent_last_day"] == 20, "what /healthz shows"
+    assert delivery.daily["waiting"] == 2, "w2 and dave wait, neither dropped"
     with database.reading() as session:
-        carol = session.scalars(select(OutboxMessage).where(OutboxMessage.recipient == "carol@example.com")).one()
-    assert "daily limit of 20 mails" in carol.last_error
-    assert carol.next_attempt_at > now + timedelta(hours=21), "until the first of the day's mails is a day old"
+        dave = session.scalars(select(OutboxMessage).where(OutboxMessage.recipient == "dave@example.com")).one()
+    assert "daily limit of 20 mails" in dave.last_error
+    assert dave.next_attempt_at > now + timedelta(hours=21), "until the first of the day's mails is a day old"
+
+
+def test_under_the_daily_limit_answers_go_first_and_board_mails_for_digest_players_last(database):
+    now = datetime(2026, 11, 28, 12, tzinfo=UTC)
+    with database.transaction() as session:
+        dora = Player(userid="dora", password_hash="x", digest_times="07:30")
+        session.add(dora)
+        session.flush()
+        dora_id = dora.id
+    transport = Taken()
+    delivery = Delivery(database, transport, "games@ourclub.org", now=lambda: now, max_per_day=20)
+    queue(database, [(f"p{i}@example.org", None) for i in range(15)], now=now - timedelta(hours=2))
+    asyncio.run(delivery.deliver_due())
+    # 5 left today, 2 kept for answers: 3 go, in this order whatever the order they were queued in.
+    queue(database, [("dora@example.org", None)], now=now - timedelta(minutes=3), player_id=dora_id)
+    queue(database, [("watcher@example.org", None)], now=now - timedelta(minutes=2))
+    queue(database, [("alice@example.org", "alice@example.org")], now=now - timedelta(minutes=1))
+    queue(database, [("zed@example.org", None)], now=now)
+    asyncio.run(delivery.deliver_due())
+    assert transport.sent[15:] == ["alice@example.org", "watcher@example.org", "zed@example.org"]
+    with database.reading() as session:
+        waiting = session.scalars(select(OutboxMessage).where(OutboxMessage.status == OutboxStatus.PENDING)).all()
+    assert [row.recipient for row in waiting] == ["dora@example.org"], "the digest player's board waits, not dropped"
+    assert "near the daily limit" in waiting[0].last_error
+    assert delivery.daily["waiting"] == 1, "what /healthz shows"
 
 
 needs_dovecot = pytest.mark.skipif(dovecot.unavailable() is not None, reason=str(dovecot.unavailable()))
