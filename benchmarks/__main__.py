@@ -21,6 +21,7 @@ BENCHMARKS = [
     "web_pages",
     "page_flood",
     "records",
+    "mailbox",
 ]
 
 

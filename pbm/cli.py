@@ -18,6 +18,7 @@ from pbm.config import ConfigError, Settings, load_settings
 
 if TYPE_CHECKING:
     from pbm.doctor import ProviderSetup
+    from pbm.mail.provider_check import Tried
     from pbm.server import Server
     from pbm.store.database import Database
     from pbm.store.inbox import Stored
@@ -670,7 +671,23 @@ def _provider_setup(settings: Settings) -> ProviderSetup:
         max_per_day=settings.outbound_max_per_day,
         password_file=str(settings.mail_password_file) if settings.mail_password_file else None,
         password_command=bool(settings.mail_password_command),
+        **asyncio.run(_try_provider(settings)),
     )
+
+
+async def _try_provider(settings: Settings) -> dict[str, Tried]:
+    """`pbm doctor` logs in to the club's mailbox and submission service, as `pbm serve` would."""
+    from pbm.mail import provider_check
+    from pbm.mail.submission import SubmissionTransport, transport_for
+    from pbm.server import account_for
+
+    assert settings.inbound is not None
+    tries = {"mailbox": provider_check.try_mailbox(settings.inbound, account_for(settings, settings.inbound.user))}
+    transport = transport_for(settings.outbound, account_for(settings, settings.outbound.user))
+    if isinstance(transport, SubmissionTransport):
+        tries["submission"] = provider_check.try_submission(transport)
+    outcomes = await asyncio.gather(*tries.values())
+    return dict(zip(tries, outcomes, strict=True))
 
 
 def _not_stored(error: Exception) -> int:

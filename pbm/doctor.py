@@ -31,6 +31,8 @@ import dns.name
 import dns.resolver
 import dns.reversename
 
+from pbm.mail.provider_check import Tried
+
 DOMAIN = re.compile(r"(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}")
 SHORTEST_RSA_KEY = 1024
 """Receivers ignore signatures by shorter RSA keys (RFC 8301)."""
@@ -568,12 +570,33 @@ class ProviderSetup:
     max_per_day: int | None
     password_file: str | None
     password_command: bool
+    mailbox: Tried | None = None
+    """What logging in to the mailbox found (`pbm.mail.provider_check`); None: not tried."""
+    submission: Tried | None = None
+    """What logging in to the submission service found; None: not tried."""
+
+
+WITHOUT = {
+    "IDLE": "new mail is looked for every 30 seconds instead of at once",
+    "MOVE": "a read mail is copied, marked deleted and expunged instead of moved",
+}
+"""What pbm does without each IMAP extension it uses."""
+
+
+def _tried(check: str, door: str, tried: Tried) -> Finding:
+    if not tried.ok:
+        return Finding(check, Status.WRONG, found=(door,), notes=(tried.said,))
+    if tried.lacking:
+        notes = tuple(f"the server offers no {name}: {WITHOUT[name]}" for name in tried.lacking)
+        return Finding(check, Status.WARNING, found=(f"{door}: {tried.said}",), notes=notes)
+    return Finding(check, Status.OK, found=(f"{door}: {tried.said}",))
 
 
 def diagnose_provider(setup: ProviderSetup) -> list[Finding]:
     """With a mailbox at a provider, the provider receives, signs and sends: no MX, DKIM or reverse
     DNS of the club's own to check. What matters is that plus addresses reach the mailbox, that
-    replies go out through the provider, within its daily limit, and that the secret is kept."""
+    replies go out through the provider, within its daily limit, that the secret is kept, and
+    that the provider takes it (the logins `setup` tried)."""
     local, _, domain = setup.address.rpartition("@")
     plus = Finding(
         "plus addressing",
@@ -605,7 +628,12 @@ def diagnose_provider(setup: ProviderSetup) -> list[Finding]:
         )
     else:
         limit = Finding("sending limit", Status.OK, found=(f"PBM_OUTBOUND_MAX_PER_DAY={setup.max_per_day}",))
-    return [plus, sending, limit, _secret_finding(setup)]
+    tried = []
+    if setup.mailbox is not None:
+        tried.append(_tried("mailbox", setup.inbound, setup.mailbox))
+    if setup.submission is not None:
+        tried.append(_tried("submission", setup.outbound, setup.submission))
+    return [plus, sending, limit, _secret_finding(setup), *tried]
 
 
 def _secret_finding(setup: ProviderSetup) -> Finding:

@@ -80,7 +80,7 @@ STOP_GRACE_SECONDS = 10
 """How long a stopping server lets a worker finish the mail in hand."""
 
 
-def _account(settings: Settings, user: str | None) -> Account:
+def account_for(settings: Settings, user: str | None) -> Account:
     """The club's account `user` at a mail provider (`pbm.mail.account`), with its secret's source."""
     return Account(user or "", settings.mail_password_file, settings.mail_password_command, settings.mail_ca_file)
 
@@ -183,7 +183,7 @@ class Server:
         self.mailbox = self._mailbox_reader(settings, worker, now)
         self.delivery = Delivery(
             self.database,
-            transport or transport_for(settings.outbound, _account(settings, settings.outbound.user)),
+            transport or transport_for(settings.outbound, account_for(settings, settings.outbound.user)),
             settings.address,
             envelope_sender=self.bounce_addresses.address_for,
             now=now,
@@ -279,7 +279,7 @@ class Server:
         return MailboxReader(
             self.database,
             settings.inbound,
-            _account(settings, settings.inbound.user),
+            account_for(settings, settings.inbound.user),
             self.addressing,
             on_stored=lambda: self._processing.set(),
             max_size=settings.max_message_size,

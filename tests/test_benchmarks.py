@@ -9,12 +9,14 @@ failed. Times are printed by the benchmarks, never asserted here.
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
 
-from benchmarks import move_cost, smtp_load
+from benchmarks import mailbox, move_cost, smtp_load
 from benchmarks.web_pages import scratch_database
+from tests import dovecot
 
 
 @pytest.mark.parametrize("mode", smtp_load.MODES)
@@ -62,3 +64,14 @@ def test_the_benchmarks_boards_are_the_servers_own_every_move_chained(game_type,
                 head = chain.link_hash(link, head)
                 assert move.chain_hash == head
             assert row.move_count == 6 and row.chain_head == head
+
+
+@pytest.mark.skipif(dovecot.unavailable() is not None, reason=str(dovecot.unavailable()))
+def test_the_mailbox_benchmark_times_board_mails_and_empties_the_clubs_mailbox(tmp_path, capsys):
+    figures = tmp_path / "mailbox.json"
+    assert mailbox.main(["--moves", "3", "--fill", "6", "--json", str(figures)]) == 0
+    measured = json.loads(figures.read_text())
+    assert measured["latency"]["moves"] == 3 and measured["latency"]["median_seconds"] > 0
+    filled, kept = measured["mailbox"]["after_fill"], measured["mailbox"]["after_keep_days"]
+    assert filled["answered"] == filled["processed_once"] == filled["processed_folder"] == 6
+    assert filled["inbox"] == kept["inbox"] == kept["processed_folder"] == kept["mail_files"] == 0

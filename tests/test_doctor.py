@@ -17,6 +17,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from pbm import doctor
 from pbm.cli import main as pbm_main
 from pbm.doctor import Status
+from pbm.mail.provider_check import Tried
 
 DOMAIN = "games.example.org"
 SELECTOR = "pbm2026"
@@ -468,3 +469,15 @@ def test_the_doctor_warns_of_a_missing_daily_limit_replies_not_sent_through_the_
     missing = doctor.diagnose_provider(provider_setup(tmp_path, password_file=str(tmp_path / "none")))
     assert missing[-1].status is Status.WRONG
     assert doctor.exit_status(missing) == 1
+
+
+def test_the_doctor_says_what_logging_in_to_the_provider_found(tmp_path):
+    refused = Tried(False, "the login was refused: NO [AUTHENTICATIONFAILED] Authentication failed.")
+    setup = provider_setup(tmp_path, mailbox=Tried(True, "logged in", ("IDLE",)), submission=refused)
+    by_check = {f.check: f for f in doctor.diagnose_provider(setup)}
+    assert by_check["mailbox"].status is Status.WARNING
+    assert "no IDLE: new mail is looked for every 30 seconds" in by_check["mailbox"].notes[0]
+    assert by_check["submission"].status is Status.WRONG and "refused" in by_check["submission"].notes[0]
+    assert doctor.exit_status(list(by_check.values())) == 1
+    welcomed = doctor.diagnose_provider(provider_setup(tmp_path, mailbox=Tried(True, "logged in")))
+    assert welcomed[-1].check == "mailbox" and welcomed[-1].status is Status.OK

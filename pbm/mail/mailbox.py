@@ -210,30 +210,7 @@ class MailboxReader:
             await _close(client)
 
     async def _connect(self) -> aioimaplib.IMAP4:
-        inbound = self.inbound
-        secret = await asyncio.to_thread(self.account.secret)
-        context = self.account.tls_context()
-        if inbound.scheme == "imaps":
-            client: aioimaplib.IMAP4 = aioimaplib.IMAP4_SSL(
-                inbound.host, inbound.port, timeout=COMMAND_SECONDS, ssl_context=context
-            )
-            await client.wait_hello_from_server()
-        else:
-            client = aioimaplib.IMAP4(inbound.host, inbound.port, timeout=COMMAND_SECONDS)
-            await client.wait_hello_from_server()
-            await _start_tls(client, context, inbound.host)
-        try:
-            if secret.oauth2:
-                response = await _authenticate_oauth2(client, inbound, secret.value)
-            else:
-                response = await client.login(inbound.user, secret.value)
-        except BaseException:
-            await _close(client)
-            raise
-        if response.result != "OK":
-            await _close(client)
-            raise LoginRefused(_said(response))
-        return client
+        return await log_in(self.inbound, self.account)
 
     async def _prepare(self, client: aioimaplib.IMAP4) -> None:
         """Make the folder of processed mail if missing, select ours, and note its UIDVALIDITY."""
@@ -411,6 +388,34 @@ async def _start_tls(client: aioimaplib.IMAP4, context: ssl.SSLContext, host: st
     loop = asyncio.get_running_loop()
     protocol.transport = await loop.start_tls(protocol.transport, protocol, context, server_hostname=host)
     await protocol.capability()  # capabilities may change once encrypted (RFC 3501, 6.2.1)
+
+
+async def log_in(inbound: Inbound, account: Account) -> aioimaplib.IMAP4:
+    """A connection to `inbound`'s server, encrypted and logged in as `account` (`LoginRefused`
+    when the server refuses the secret; `AccountError` when there is none to give)."""
+    secret = await asyncio.to_thread(account.secret)
+    context = account.tls_context()
+    if inbound.scheme == "imaps":
+        client: aioimaplib.IMAP4 = aioimaplib.IMAP4_SSL(
+            inbound.host, inbound.port, timeout=COMMAND_SECONDS, ssl_context=context
+        )
+        await client.wait_hello_from_server()
+    else:
+        client = aioimaplib.IMAP4(inbound.host, inbound.port, timeout=COMMAND_SECONDS)
+        await client.wait_hello_from_server()
+        await _start_tls(client, context, inbound.host)
+    try:
+        if secret.oauth2:
+            response = await _authenticate_oauth2(client, inbound, secret.value)
+        else:
+            response = await client.login(inbound.user, secret.value)
+    except BaseException:
+        await _close(client)
+        raise
+    if response.result != "OK":
+        await _close(client)
+        raise LoginRefused(_said(response))
+    return client
 
 
 class _Authenticate(aioimaplib.Command):

@@ -98,6 +98,10 @@ class SubmissionTransport:
         client, self._connection = self._connection, None
         await let_go(client)
 
+    async def log_in_once(self) -> None:
+        """Connect and log in, then leave (`pbm doctor`): `ProviderUnavailable` when it cannot."""
+        await let_go(await self._connect())
+
     async def check(self) -> None:
         """At start, nothing is tried: a provider down or a refused password stops no server, and
         the first mail to send says so (`health`)."""
