@@ -197,7 +197,9 @@ def main(argv: list[str] | None = None) -> int:
                     figures["latency"] = {
                         "moves": len(seconds),
                         "median_seconds": round(statistics.median(seconds), 3),
+                        "p90_seconds": round(percentile(seconds, 0.90), 3),
                         "p99_seconds": round(percentile(seconds, 0.99), 3),
+                        "over_2_seconds": sum(1 for s in seconds if s > 2),
                         "max_seconds": round(max(seconds), 3),
                     }
                     print(f"  APPEND to board mail handed to submission: {json.dumps(figures['latency'])}", flush=True)
