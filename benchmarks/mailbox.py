@@ -1,6 +1,6 @@
 """A club's mailbox at a provider (issue 46): how long a player waits, and what the mailbox keeps.
 
-    nice -n 19 python -m benchmarks.mailbox [--moves 200] [--fill 1000] [--json FILE]
+    nice -n 19 python -m benchmarks.mailbox [--moves 200] [--fill 1000] [--json FILE] [--postfix]
 
 Against a private Dovecot (the club's mailbox, IMAPS with IDLE) and a submission service in this
 process (`tests.provider`), with `pbm serve` set up as the README says (PBM_INBOUND,
@@ -9,6 +9,8 @@ PBM_OUTBOUND=submission://..., PBM_MAIL_PASSWORD_FILE, PBM_MAIL_CA_FILE):
 - latency: Cephalopod games are set up in the store (`benchmarks.smtp_load`), then each move is
   APPENDed to the club's INBOX as a reply to the board mail, one at a time; the time from the
   APPEND to the board mail for the opponent handed to submission. Median and p99 over --moves.
+  With --postfix, the submission service is Debian's Postfix (`tests.submission`) and the time
+  runs until the board mail is delivered into the opponent's mailbox.
 - mailbox size: --fill mails (``help``) APPENDed at once; once every one is answered, what the
   club's mailbox holds (INBOX, the folder of processed mail, bytes on disk); then the expunge
   of processed mail `pbm serve`'s reader does every hour, run with its clock
@@ -43,8 +45,8 @@ from pbm.mail.mailbox import MailboxReader
 from pbm.mail.tokens import Addressing
 from pbm.store.database import Database
 from pbm.store.models import InboundMessage, OutboxMessage
-from tests import dovecot
-from tests.provider import CLUB, Provider
+from tests import dovecot, submission
+from tests.provider import CLUB, ClubMailbox, PostfixProvider, Provider
 
 LIMITS = {
     "max_mails_per_address_per_hour": "100000",
@@ -73,33 +75,76 @@ def count(database: Database, model, *where) -> int:
         return int(session.scalar(select(func.count()).select_from(model).where(*where)) or 0)
 
 
-def latency(provider: Provider, database: Database, folder: Path, moves: int) -> list[float]:
-    """Seconds from each move's APPEND to its opponent's board mail handed to submission."""
+def games_for(moves: int) -> tuple[int, int]:
+    """How many games, and moves in each, make `moves` moves (ten a game: a Cephalopod game lasts longer)."""
     games = max(1, moves // 10)
-    streams = set_up_games(database, games, -(-moves // games), "reply", seed=46)
+    return games, -(-moves // games)
+
+
+def players_for(moves: int) -> list[str]:
+    """The addresses `benchmarks.club` signs the players of `games_for(moves)` up with."""
+    return [f"p{game}{seat}@bench.example" for game in range(games_for(moves)[0]) for seat in "ab"]
+
+
+def opponent_of(address: str) -> str:
+    """The other player of `address`'s game: ``p3a@bench.example`` plays ``p3b@bench.example``."""
+    local, _, domain = address.partition("@")
+    return f"{local[:-1]}{'b' if local.endswith('a') else 'a'}@{domain}"
+
+
+def latency(provider: ClubMailbox, database: Database, folder: Path, moves: int) -> list[float]:
+    """Seconds from each move's APPEND to its opponent's board mail: handed to the in-process
+    submission (`Provider`), or delivered by Postfix into the opponent's mailbox (`PostfixProvider`)."""
+    streams = set_up_games(database, *games_for(moves), "reply", seed=46)
     # The benchmark's reply addresses are pbm+TOKEN@localhost; the club's are games+TOKEN@club.test.
     ordered = [mail for round_ in zip(*streams, strict=True) for mail in round_][:moves]
-    handler = provider.submission.handler
+    arrivals = Arrivals(provider)
     client = provider.imap()
     seconds = []
     try:
         with pbm_serve(database.url, folder, secret_key=SECRET, **served(provider), **LIMITS):
             for index, mail in enumerate(ordered):
                 raw = mail.raw.replace(b"pbm+", b"games+").replace(b"@localhost", b"@club.test")
-                seen = len(handler.messages)
-                appended = time.monotonic()
+                opponent = opponent_of(mail.sender)
+                seen = arrivals.count(opponent)
+                appended = time.time()
                 assert client.append("INBOX", None, None, raw)[0] == "OK"
 
-                def answered(seen: int = seen, mover: str = mail.sender) -> bool:
-                    return any(rcpt != [mover] for _, rcpt, _ in handler.messages[seen:])
+                def answered(opponent: str = opponent, seen: int = seen) -> bool:
+                    return arrivals.count(opponent) > seen
 
                 wait_for(answered, 60, f"the board mail of move {index + 1}")
-                first = next(i for i in range(seen, len(handler.messages)) if handler.messages[i][1] != [mail.sender])
-                seconds.append(handler.arrival_times[first] - appended)
+                seconds.append(arrivals.time_of(opponent, seen) - appended)
                 wait_for(lambda: count(database, OutboxMessage, OutboxMessage.status == "pending") == 0, 60, "sent")
     finally:
         client.logout()
     return seconds
+
+
+class Arrivals:
+    """Mails for each player as they arrive: at the in-process submission, or in their Maildir."""
+
+    def __init__(self, provider: ClubMailbox) -> None:
+        self.provider = provider
+        self.handed: dict[str, list[float]] = {}
+        if isinstance(provider, Provider):
+            provider.submission.handler.on_arrival = self._handed
+
+    def _handed(self, recipients: list[str]) -> None:
+        for recipient in recipients:
+            self.handed.setdefault(recipient, []).append(time.time())
+
+    def _delivered(self, player: str) -> list[float]:
+        new = self.provider.dovecot.root / "mail" / player.partition("@")[0] / "new"
+        return sorted(path.stat().st_mtime for path in new.iterdir()) if new.is_dir() else []
+
+    def count(self, player: str) -> int:
+        return len(self.handed.get(player, [])) if isinstance(self.provider, Provider) else len(self._delivered(player))
+
+    def time_of(self, player: str, index: int) -> float:
+        if isinstance(self.provider, Provider):
+            return self.handed[player][index]
+        return self._delivered(player)[index]
 
 
 def mailbox_state(provider: Provider) -> dict[str, int]:
@@ -175,10 +220,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--moves", type=int, default=200)
     parser.add_argument("--fill", type=int, default=1000)
     parser.add_argument("--json", type=Path, help="also write the figures there")
+    parser.add_argument(
+        "--postfix",
+        action="store_true",
+        help="latency through Debian's Postfix (tests.submission), to the opponent's mailbox",
+    )
     args = parser.parse_args(argv)
     # aiosmtpd (the test provider's submission) logs a deprecation at each login: noise here.
     logging.getLogger("mail.log").setLevel(logging.ERROR)
-    why_not = dovecot.unavailable()
+    why_not = dovecot.unavailable() or (submission.unavailable() if args.postfix else None)
     if why_not is not None:
         print(f"  skipped: {why_not}")
         return 0
@@ -186,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="pbm-bench-mailbox-") as scratch:
         folder = Path(scratch)
         for part in ("latency", "fill"):
-            provider = Provider()
+            provider = PostfixProvider(players_for(args.moves)) if args.postfix and part == "latency" else Provider()
             provider.start()
             database = Database(f"sqlite:///{folder / part}.db")
             database.upgrade()
@@ -202,7 +252,8 @@ def main(argv: list[str] | None = None) -> int:
                         "over_2_seconds": sum(1 for s in seconds if s > 2),
                         "max_seconds": round(max(seconds), 3),
                     }
-                    print(f"  APPEND to board mail handed to submission: {json.dumps(figures['latency'])}", flush=True)
+                    where = "delivered by Postfix" if args.postfix else "handed to submission"
+                    print(f"  APPEND to board mail {where}: {json.dumps(figures['latency'])}", flush=True)
                 elif part == "fill" and args.fill:
                     figures["mailbox"] = fill(provider, database, folder / part, args.fill)
                     print(f"  the club's mailbox: {json.dumps(figures['mailbox'])}", flush=True)

@@ -21,6 +21,7 @@ import ssl
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -45,6 +46,8 @@ class SubmissionHandler:
         self.password = PASSWORD
         self.token: str | None = None
         """The OAuth2 access token XOAUTH2 takes (None: XOAUTH2 refused)."""
+        self.on_arrival: Callable[[list[str]], None] = lambda recipients: None
+        """Called with each mail's recipients as it is taken (a benchmark times arrivals)."""
 
     async def handle_RCPT(self, server, session, envelope, address, options) -> str:
         if address in self.refused_recipients:
@@ -56,6 +59,7 @@ class SubmissionHandler:
         with self.arrived:
             self.messages.append((envelope.mail_from, list(envelope.rcpt_tos), envelope.original_content))
             self.arrival_times.append(time.monotonic())
+            self.on_arrival(list(envelope.rcpt_tos))
             self.arrived.notify_all()
         return "250 2.0.0 queued"
 
