@@ -203,28 +203,40 @@ class PrivateDovecot:
 
     def start(self) -> None:
         subprocess.run(["dovecot", "-c", str(self.config)], check=True, env={**os.environ, "PATH": SBIN})
+        # Started once it answers and has written its pid file, which `stop` needs: Dovecot may
+        # answer before it writes it, and a test that ended at once left its Dovecot running.
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             try:
                 with socket.create_connection(("127.0.0.1", self.imaps_port), timeout=1):
-                    return
+                    if self._pid_file.exists():
+                        return
             except OSError:
-                time.sleep(0.05)
+                pass
+            time.sleep(0.05)
         raise RuntimeError(f"the private Dovecot did not start:\n{self.log()}")
 
+    @property
+    def _pid_file(self) -> Path:
+        return self.root / "run" / "master.pid"
+
     def stop(self) -> None:
-        pid_file = self.root / "run" / "master.pid"
-        if not pid_file.exists():
+        """SIGTERM to the master, again each second should one be lost; SIGKILL after 20 s."""
+        if not self._pid_file.exists():
             return
-        pid = int(pid_file.read_text().split()[0])
-        try:
-            os.kill(pid, signal.SIGTERM)
-        except ProcessLookupError:
-            return
+        pid = int(self._pid_file.read_text().split()[0])
         deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
+        asked = 0.0
+        while True:
             try:
-                os.kill(pid, 0)
+                if time.monotonic() >= deadline:
+                    os.kill(pid, signal.SIGKILL)
+                    return
+                if time.monotonic() - asked >= 1:
+                    os.kill(pid, signal.SIGTERM)
+                    asked = time.monotonic()
+                else:
+                    os.kill(pid, 0)
             except ProcessLookupError:
                 return
             time.sleep(0.05)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import imaplib
 import re
+import shutil
 import smtplib
 import ssl
 import tempfile
@@ -213,6 +214,7 @@ class Provider(ClubMailbox):
     def stop(self) -> None:
         self.submission.stop()
         self.dovecot.stop()
+        shutil.rmtree(self.root, ignore_errors=True)
 
     def submission_url(self) -> str:
         return f"submission://games%40club.test@127.0.0.1:{self.submission.port}"
@@ -277,6 +279,7 @@ class PostfixProvider(ClubMailbox):
         self.postfix.stop()
         self.dovecot.stop()
         self.dovecot.introspection.stop()
+        shutil.rmtree(self.root, ignore_errors=True)
 
     def submission_url(self) -> str:
         return f"submission://games%40club.test@127.0.0.1:{self.postfix.port}"
