@@ -142,6 +142,13 @@ class AllGames(Command):
 
 
 @dataclass(frozen=True)
+class Deadlines(Command):
+    """``deadlines USERID``: the player's games of every kind waiting for their move, by their deadline."""
+
+    userid: str
+
+
+@dataclass(frozen=True)
 class Vacation(WithPassword):
     """``vacation USERID PASSWORD [FROM UNTIL | off]``: book time away, end it, or (neither) see it."""
 

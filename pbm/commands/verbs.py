@@ -431,6 +431,14 @@ ACCOUNT_VERBS = (
         lang.AllGames,
         accounts.all_games,
     ),
+    Verb(
+        "deadlines",
+        "USERID",
+        "The games of every kind waiting for the player's move, the one they would forfeit soonest "
+        "first, each with the time left and when it runs out, on your clock.",
+        lang.Deadlines,
+        queries.deadlines,
+    ),
 )
 
 GAME_VERBS = (
