@@ -35,8 +35,9 @@ Say players may ``pause`` a board (``GAME pause BOARD USERID PASSWORD``):
    naming the same board or player are applied in the order they came, because the usage line
    names a ``PASSWORD``, a ``BOARD`` and a ``USERID``. The help mail, ``/help/commands`` and
    the rules pages list the verb from the table; the help text and the arguments' names reach
-   the translators from it (`verbs.verb_catalogue`, codes ``about-pause`` and
-   ``arguments-pause``). A verb whose words may mean another noun says how to choose
+   the translators from it (`verbs.verb_catalogue`: ``about-pause``, and the arguments under
+   the code of the first verb that takes the same, here ``arguments-join``, already translated).
+   A verb whose words may mean another noun says how to choose
    (``build=``, as ``move`` and ``accept`` do); one whose words no usage line can describe
    brings its own parser (``parse=``, as ``challenge`` and ``vacation`` do), in its entry too.
 
@@ -52,8 +53,9 @@ Say players may ``pause`` a board (``GAME pause BOARD USERID PASSWORD``):
    `pbm.commands.messages`), and its test in ``tests/commands/handlers/``. A mail of its own is
    a template, ``templates/mail/pause.txt``.
 
-4. ``make messages``, then the French of each line it asks for: the help text and the
-   arguments in ``facts.po``, the mail's words in ``mails.po`` (`pbm.translating`).
+4. ``make messages``, then the French of each line it asks for: the help text in ``facts.po``
+   (and the arguments, when no verb took them before), the mail's words in ``mails.po``
+   (`pbm.translating`).
 
 ``tests/commands/test_verb_table.py`` reads every entry, so the new verb's parsing, secrets,
 ordering and help code are checked without a line more; ``tests/e2e/test_the_whole_language.py``

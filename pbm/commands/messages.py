@@ -122,9 +122,10 @@ PARSING: Catalogue = {
 USAGE: Catalogue = {
     # Usage lines, as ``help`` lists them and a line that fits none answers with: the command's
     # words stay the server's (it reads only them), the names of what a player writes in their
-    # place are said in the reader's language. Each verb's arguments (``arguments-<verb>``) are
-    # its own usage, read from the verb table (`pbm.commands.verbs.verb_catalogue`), so that a
-    # verb stays one entry; a translation names them in its language, where the lower-case words
+    # place are said in the reader's language. The verbs' arguments (``arguments-<verb>``, one
+    # code for each shape, the first verb's that takes it) are their usage, read from the verb
+    # table (`pbm.commands.verbs.verb_catalogue`), so that a verb stays one entry; a translation
+    # names them in its language, where the lower-case words
     # (off, all, if, then, else, new, open, inf ...) stay the server's.
     "usage-line": "{command} {arguments}",
     "usage-bare": "{command}",

@@ -120,8 +120,11 @@ class Verb:
 
     @property
     def arguments_code(self) -> str:
-        """The code of the arguments as a usage line names them (`verb_catalogue`)."""
-        return "arguments-" + self.help.removeprefix("about-")
+        """The code of the arguments as a usage line names them (`verb_catalogue`): one for each
+        shape of arguments, named after the first verb of the table that takes it (``USERID
+        PASSWORD`` is ``arguments-signoff``), so that a new verb whose arguments another verb
+        takes already needs no translation of them."""
+        return _ARGUMENTS_CODES.get(self.arguments) or "arguments-" + self.help.removeprefix("about-")
 
     @property
     def about(self) -> Fact:
@@ -655,6 +658,10 @@ GAME_VERBS = (
     ),
 )
 
+_ARGUMENTS_CODES = {
+    verb.arguments: "arguments-" + verb.help.removeprefix("about-") for verb in reversed((*ACCOUNT_VERBS, *GAME_VERBS))
+}
+"""The code of each shape of arguments: the first verb's that takes it (the reversed table's last)."""
 ACCOUNT = {name: verb for verb in ACCOUNT_VERBS for name in (verb.name, *verb.aliases)}
 GAME = {name: verb for verb in GAME_VERBS for name in (verb.name, *verb.aliases)}
 _FIRST_ACCOUNT_WORDS = {name.split()[0] for name in ACCOUNT}

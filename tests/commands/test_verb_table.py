@@ -274,3 +274,15 @@ def test_every_verb_says_what_it_does_by_a_code_of_the_help_catalogue():
     for verb in EVERY_VERB:
         assert re.fullmatch(r"about-[a-z-]+", verb.help)
         assert Words().say(verb.about) == verb.does, "the words of its own entry"
+
+
+def test_verbs_that_take_the_same_arguments_share_their_names_in_the_catalogue():
+    """A new verb whose arguments another verb takes needs no translation of them: its one new
+    catalogue line is what it does."""
+    codes: dict[str, set[str]] = {}
+    for verb in EVERY_VERB:
+        if verb.arguments:
+            codes.setdefault(verb.arguments, set()).add(verb.arguments_code)
+    assert all(len(shared) == 1 for shared in codes.values())
+    assert len({code for shared in codes.values() for code in shared}) == len(codes), "one code, one shape"
+    assert verbs.ACCOUNT["deadlines"].arguments_code == verbs.ACCOUNT["password reset"].arguments_code
