@@ -200,6 +200,7 @@ class Server:
             address=settings.address,
             stuck_after=settings.stuck_after,
             time_control=settings.club.time_control,
+            vacation_allowance=settings.club.vacation_allowance,
             idle_seconds=settings.http_idle_seconds,
             event_streams_per_client=settings.http_max_event_streams_per_client,
             now=now,

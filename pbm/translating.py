@@ -11,6 +11,38 @@ Three domains, each a catalogue of its own for translators (`DOMAINS`): ``facts`
 catalogue entry of every layer (its code is the message's context, so one English message
 used by two codes is translated twice, once for each meaning); ``mails``, the words of the
 mail and help templates and of the Python edge (`pbm.languages`); ``web``, the pages.
+
+Translating pbm
+---------------
+
+pbm speaks English and French. Each player chooses (`language USERID PASSWORD fr`, or `en`);
+a player who has not chosen reads the club's language, `PBM_LANGUAGE` (default `en`). In one
+game each player reads their own language; comments and chat pass as written. Commands stay
+the server's notation in every language. The web follows the visitor's switch at the foot of
+every page (remembered in a cookie), else the browser's `Accept-Language`.
+
+Engines and handlers decide facts (a code and its parameters); the English of every fact is in
+its layer's catalogue (`pbm/*/messages.py`), and every template is written in English with
+jinja2's i18n tags (`{% trans %}`, `_()`). A language's words are gettext catalogues in
+`pbm/locale/<code>/LC_MESSAGES/`, one per domain: `facts.po` (every catalogue entry; its code is
+the message's context), `mails.po` (mail and help templates), `web.po` (the pages). Beside them:
+the game rules (`rules/`), the challenge options (`options.txt`) and the glossary every message
+follows (`glossaire.md` for French).
+
+A new language is one folder and one line:
+
+1. Add the line to `LANGUAGES` in `pbm/languages.py` (its code and its own name), and the words
+   players write for it to `_NAMES`.
+2. `make messages` creates `pbm/locale/<code>/LC_MESSAGES/*.po` from the code and templates;
+   translate every entry (keep each `{placeholder}` and `%(name)s`), and the rules in
+   `pbm/locale/<code>/rules/`.
+3. `python -m pbm.translating check` says what is left; `make test` checks placeholders and,
+   for French, typography (`tests/i18n`). The build compiles the catalogues (`.mo`).
+
+When code or templates change, `make messages` brings every catalogue up to date: new messages
+arrive untranslated, changed English is marked fuzzy (and read as English until a translator
+looks at it again). Several translators can work at once and bring their files together with
+`python -m pbm.translating merge FILE.po`.
 """
 
 from __future__ import annotations

@@ -1,22 +1,35 @@
-"""The README says what the server does in the words the server itself uses."""
+"""The README says what the server does in the words the server itself uses, is short enough to
+finish, and leads to the rest: the administrator's manual under ``deploy/``, whose settings table
+names every variable the server reads."""
 
+import re
 from pathlib import Path
 
-from pbm.commands import verbs
+from pbm.config import Settings
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-
-
-def test_the_readme_lists_every_command_as_help_writes_it():
-    for verb in verbs.ACCOUNT_VERBS:
-        assert verb.usage() in README
-    for verb in verbs.GAME_VERBS:
-        assert verb.usage("GAME") in README
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+MANUAL = sorted((ROOT / "deploy").glob("*.md"))
 
 
 def test_the_readme_starts_with_the_two_commands_for_a_fresh_machine():
     first_lines = [line.strip() for line in README.splitlines()[:5] if line.strip()]
     assert first_lines[1:3] == ["make run", "make test"]
+
+
+def test_the_readme_is_short_enough_to_finish():
+    assert len(README.splitlines()) < 250
+
+
+def test_every_link_of_the_readme_and_the_manual_leads_to_a_file_or_folder_of_the_checkout():
+    for document in [ROOT / "README.md", *MANUAL]:
+        for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", document.read_text()):
+            assert (document.parent / target).exists(), f"{document.name}: {target}"
+
+
+def test_the_settings_table_names_every_variable_the_server_reads():
+    table = re.findall(r"^\| `(PBM_[A-Z_]+)` \|", (ROOT / "deploy" / "settings.md").read_text(), re.M)
+    assert sorted(table) == sorted(f"PBM_{name.upper()}" for name in Settings.model_fields)
 
 
 def tour_blocks() -> list[str]:

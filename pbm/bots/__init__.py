@@ -33,6 +33,67 @@ The levels, the same plan for every game, with budgets to suit each game's cost 
    from four empty cells: from five it would spend most of a second a move for nothing.
 
 This package is pure, like the engines it drives: it imports only `pbm.games` and `pbm.facts`.
+
+The bots on the server
+----------------------
+
+`pbm.bots.levels("cephalopod")` lists a game's bot levels, weakest first, and
+`pbm.bots.choose("cephalopod", state, level, seed=7)` returns a legal move for the
+seat to move, in the notation `play` takes. Level 1 plays its playout policy
+alone (a capture or a win in reach, else at random); levels 2 to 4 search with
+UCT on a transposition table (max^n with three to six players), in budgets counted
+in iterations, so a seeded choice is the same on any machine; the top level
+proves what it can (MCTS-solver) and in Cephalopod searches the last empty cells
+exactly. A Dodeca bot never sees the dice seed: it searches a copy of the public
+position and draws rerolls from its own random source. `make ladder` plays the
+levels against each other and a random mover and fits Elo ratings with 95%
+intervals into `pbm/bots/strength.json`; `make ladder LADDER="--add --games 10"`
+adds games to those stored (the pairs take turns, and the file is written after
+every game, so a run of hours can be stopped and resumed); `python -m
+benchmarks.bot_playouts` measures the playouts beside the engines' own.
+
+What players see of that file is one read model, `pbm.views.bot_ladders()`:
+`help bots` (`aide bots`) mails it, the page `/bots` shows it (linked from every
+page's navigation) and `GET /api/bots` gives it as JSON. For each game and level:
+the bot (`bot1`, ...), its Elo counted from the random mover at 0 with its 95%
+interval, the ladder games it played, its typical seconds a move, and the day of
+the measure. Where an interval is wider than 200 Elo, the table says that too few
+games were played, and how many; a level whose lead over the one below has an
+interval reaching 0 is named as not yet shown stronger.
+
+The bots play as players `bot1` to `bot4` (`pbm.store.bot_players`: signed up
+when first named, with no address and a password hash no password matches).
+`pbm serve` plays their turns (`pbm.mail.bot_turns`): after each batch of mail
+it looks for boards where a bot is to move or has a vote to cast, claims each
+for a lease in `bot_turns`, so that several workers on one database think about
+a turn once, and thinks in a process of its own at a lower priority, within
+`PBM_BOT_SECONDS`, outside any transaction and outside the mail workers: a bot
+thinking holds up no mail. The decision goes into the inbox as the bot's reply
+to its board at that move (`pbm.mail.pipeline.read.BotDecision`), with the
+keys that reply would have, and the mail workers apply it as they apply a
+reply: ordered after any mail about the board received before it, refused as
+stale (`#N`) if the board moved on, exactly once after a crash, then the
+queues, the withdrawn proposals and the mails to the others as for any move.
+`python -m benchmarks.bot_turns` (in `make bench`) times a bot's turn by mail
+and the mail answered meanwhile: on a 2-core machine, from alice's move
+applied to bot1's about 0.1 s (the first after a start about 3 s, the thinking
+process starting), to bot4's about 2.3 s in Cephalopod 5x5; a `help` mail
+answered in a median 20 ms while bot4 thinks, 11 ms while none does.
+
+The thinking process cannot silently die. A question crosses to it as
+`pbm.bots.answers.encoded` bytes (a property test proves every reachable
+position of every game, option and player count comes back with the same moves,
+result and player to move) and its outcome comes back as plain data, a move or
+an error's code and words, never an exception. The server waits on the pipe and
+on the process together: a process that dies (SIGKILL, a crash) or overruns its
+seconds is replaced at once and the turn thought again with what is left of
+them (the new process's start included). Killed mid-turn, bot4's answer in
+Cephalopod came 4 to 7 s after the kill on a 2-core machine at a load of 7: the
+new process's start, 3 to 5 s there (1.1 s of CPU), and bot4's search. A bot that still
+gets no answer plays level 1's move,
+and that is an incident (`pbm.bot_health`): logged as an error with its game and
+board, counted in `pbm_bot_unthought_answers_total`, and shown on `/healthz` and
+`/bots` until a bot searches again.
 """
 
 from __future__ import annotations

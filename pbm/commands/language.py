@@ -85,6 +85,17 @@ class BoardCommand(GameCommand):
     board: int
 
 
+@dataclass(frozen=True)
+class WithPassword(Command):
+    """A command a player sends with their password, as ``USERID PASSWORD`` in its usage line: the
+    one place its fields are written. A command of a game or a board names it first, so that its
+    own fields come before these (``class Join(WithPassword, BoardCommand)``: game, board, userid,
+    secret)."""
+
+    userid: str
+    secret: str = field(repr=False, metadata=SECRET)
+
+
 # -- account commands --------------------------------------------------------
 
 
@@ -94,9 +105,7 @@ class Help(Command):
 
 
 @dataclass(frozen=True)
-class Signup(Command):
-    userid: str
-    secret: str = field(repr=False, metadata=SECRET)
+class Signup(WithPassword):
     addresses: tuple[str, ...] = ()
 
 
@@ -108,25 +117,19 @@ class ChangePassword(Command):
 
 
 @dataclass(frozen=True)
-class ChangeAddress(Command):
-    userid: str
-    secret: str = field(repr=False, metadata=SECRET)
+class ChangeAddress(WithPassword):
     addresses: tuple[str, ...]
 
 
 @dataclass(frozen=True)
-class ChooseLanguage(Command):
+class ChooseLanguage(WithPassword):
     """``language USERID PASSWORD fr``: every mail to the player in that language (`pbm.languages`)."""
 
-    userid: str
-    secret: str = field(repr=False, metadata=SECRET)
     language: str
 
 
 @dataclass(frozen=True)
-class AddAddress(Command):
-    userid: str
-    secret: str = field(repr=False, metadata=SECRET)
+class AddAddress(WithPassword):
     addresses: tuple[str, ...]
 
 
@@ -139,11 +142,16 @@ class AllGames(Command):
 
 
 @dataclass(frozen=True)
-class Vacation(Command):
-    """``vacation USERID PASSWORD [FROM UNTIL | off]``: book time away, end it, or (neither) see it."""
+class Deadlines(Command):
+    """``deadlines USERID``: the player's games of every kind waiting for their move, by their deadline."""
 
     userid: str
-    secret: str = field(repr=False, metadata=SECRET)
+
+
+@dataclass(frozen=True)
+class Vacation(WithPassword):
+    """``vacation USERID PASSWORD [FROM UNTIL | off]``: book time away, end it, or (neither) see it."""
+
     starts: date | None = None
     """The first day away; None with `until` set: from now."""
     until: date | None = None
@@ -158,59 +166,47 @@ class Vacation(Command):
 
 
 @dataclass(frozen=True)
-class TimeZone(Command):
+class TimeZone(WithPassword):
     """``timezone USERID PASSWORD [ZONE]``: the zone the player lives in (an IANA name), in which they
     read dates and keep their quiet hours and digests; without one, which it is."""
 
-    userid: str
-    secret: str = field(repr=False, metadata=SECRET)
     zone: str | None = None
 
 
 @dataclass(frozen=True)
-class QuietHours(Command):
+class QuietHours(WithPassword):
     """``quiet USERID PASSWORD [HH:MM-HH:MM|off]``: the hours of the player's day in which no mail goes
     to them (it waits), ``off`` for none; with neither, what they are."""
 
-    userid: str
-    secret: str = field(repr=False, metadata=SECRET)
     hours: local_time.LocalHours | None = None
     off: bool = False
 
 
 @dataclass(frozen=True)
-class Digest(Command):
+class Digest(WithPassword):
     """``digest USERID PASSWORD [HH:MM[,HH:MM...]|off]``: one mail at each of those local times
     listing the games waiting for the player, instead of a mail for each move; ``off`` for a mail
     for each again; with neither, what they are."""
 
-    userid: str
-    secret: str = field(repr=False, metadata=SECRET)
     times: tuple[time, ...] | None = None
     off: bool = False
 
 
 @dataclass(frozen=True)
-class Signoff(Command):
-    userid: str
-    secret: str = field(repr=False, metadata=SECRET)
+class Signoff(WithPassword):
+    """``signoff USERID PASSWORD``: the player leaves the server."""
 
 
 @dataclass(frozen=True)
-class Message(Command):
+class Message(WithPassword):
     """`userid` sends the mail's comment to the players named, whose addresses stay unknown to them."""
 
-    userid: str
-    secret: str = field(repr=False, metadata=SECRET)
     to: tuple[str, ...]
 
 
 @dataclass(frozen=True)
-class Broadcast(Command):
+class Broadcast(WithPassword):
     """An administrator sends the mail's comment to every player."""
-
-    userid: str
-    secret: str = field(repr=False, metadata=SECRET)
 
 
 @dataclass(frozen=True)
@@ -274,11 +270,8 @@ class Challenge(GameCommand):
 
 
 @dataclass(frozen=True)
-class Join(BoardCommand):
+class Join(WithPassword, BoardCommand):
     """`userid` takes a free seat of an open challenge."""
-
-    userid: str
-    secret: str = field(repr=False, metadata=SECRET)
 
 
 @dataclass(frozen=True)
@@ -287,11 +280,9 @@ class OpenChallenges(GameCommand):
 
 
 @dataclass(frozen=True)
-class Seek(GameCommand):
+class Seek(WithPassword, GameCommand):
     """`userid` wants `wanted` more games (0: no more; None: only say how many), with `options` or any."""
 
-    userid: str
-    secret: str = field(repr=False, metadata=SECRET)
     wanted: int | None = None
     options: dict[str, Any] = field(default_factory=dict)
 
@@ -351,49 +342,39 @@ class Chat(ReplyableCommand):
 
 
 @dataclass(frozen=True)
-class Subscribe(GameCommand):
+class Subscribe(WithPassword, GameCommand):
     """`userid` watches a board, or (`board` None) every game of the type that starts from now on."""
 
-    userid: str
-    secret: str = field(repr=False, metadata=SECRET)
     board: int | None = None
 
 
 @dataclass(frozen=True)
-class Unsubscribe(GameCommand):
+class Unsubscribe(WithPassword, GameCommand):
     """`userid` stops watching a board, or (`board` None) the games of the type yet to start."""
 
-    userid: str
-    secret: str = field(repr=False, metadata=SECRET)
     board: int | None = None
 
 
 @dataclass(frozen=True)
-class Notify(GameCommand):
+class Notify(WithPassword, GameCommand):
     """`userid` asks for a mail when these boards end, or (none named) when any game of the type ends;
     `off` takes every such request of the type back."""
 
-    userid: str
-    secret: str = field(repr=False, metadata=SECRET)
     boards: tuple[int, ...] = ()
     off: bool = False
 
 
 @dataclass(frozen=True)
-class TakeChallenges(GameCommand):
+class TakeChallenges(WithPassword, GameCommand):
     """`userid` takes (``accept``) or refuses (``reject``) every challenge to this game type."""
 
-    userid: str
-    secret: str = field(repr=False, metadata=SECRET)
     takes: bool
 
 
 @dataclass(frozen=True)
-class Limit(GameCommand):
+class Limit(WithPassword, GameCommand):
     """`userid` plays at most `most` games of this type at once (None: no limit); `asked`: only say the limit."""
 
-    userid: str
-    secret: str = field(repr=False, metadata=SECRET)
     most: int | None = None
     asked: bool = False
 
@@ -406,20 +387,15 @@ class NotAllowed(GameCommand):
 
 
 @dataclass(frozen=True)
-class Submit(BoardCommand):
+class Submit(WithPassword, BoardCommand):
     """`userid` sees privately the board after `move`, which counts only once confirmed."""
 
-    userid: str
-    secret: str = field(repr=False, metadata=SECRET)
     move: str
 
 
 @dataclass(frozen=True)
-class Confirm(BoardCommand):
+class Confirm(WithPassword, BoardCommand):
     """`userid` plays the move submitted before, if the board has not changed since."""
-
-    userid: str
-    secret: str = field(repr=False, metadata=SECRET)
 
 
 @dataclass(frozen=True)
@@ -432,12 +408,10 @@ class QueueLine:
 
 
 @dataclass(frozen=True)
-class Queue(BoardCommand):
+class Queue(WithPassword, BoardCommand):
     """`userid` queues `lines` to be played for them when their turn comes; no lines shows what is
     queued, and `clear` forgets it."""
 
-    userid: str
-    secret: str = field(repr=False, metadata=SECRET)
     lines: tuple[QueueLine, ...] = ()
     clear: bool = False
 

@@ -2,7 +2,8 @@
 
 Parsers and handlers decide facts (``Fact("not-your-turn", userid="bob")``); this catalogue
 says them, and the engines' catalogue (`pbm.games.messages`) says what an engine decided.
-One catalogue, kept in blocks by who raises the facts.
+One catalogue, kept in blocks by who raises the facts. What each verb does and the names of its
+arguments are not here: they are the verb's own entry (`pbm.commands.verbs.verb_catalogue`).
 """
 
 from __future__ import annotations
@@ -118,133 +119,13 @@ PARSING: Catalogue = {
     ),
 }
 
-HELP: Catalogue = {
-    # What each verb is for (``help`` and the rules page list them): ``about-`` and the verb's
-    # name, ``about-game-help`` for a game's own ``help``.
-    "about-help": "This help, or a game's rules and options.",
-    "about-signup": (
-        "Sign up. Without an address, the server writes to the one you mail from. Each address gets a"
-        " mail to reply to: the server writes nothing else to it until the reply confirms it. A "
-        "userid is 2-32 letters a-z, digits, '.', '_' or '-'."
-    ),
-    "about-change-password": "Change your password; every address of yours hears of it.",
-    "about-change-address": (
-        "Write to these addresses from now on (the first is where boards go); the old ones hear of "
-        "it. A new address gets a mail to reply to, and nothing else until the reply confirms it."
-    ),
-    "about-add": (
-        "More addresses for the same player: mail from any of them counts as yours (replies to board "
-        "mails too); boards still go to the first. Each new address confirms itself by a reply, as at"
-        " signup; naming one not yet confirmed asks it again."
-    ),
-    "about-signoff": (
-        "Leave the server; the games you still play are forfeited. Finished games and ratings stay in"
-        " the records, and nobody else gets the userid."
-    ),
-    "about-message": "Mail the text below the command to these players; nobody sees anyone's address.",
-    "about-password-reset": (
-        "Forgot your password? A mail goes to the player's registered addresses with a reply address "
-        "that works once, for a day: reply to it with the new password alone on the first line. "
-        "Whoever asks learns nothing."
-    ),
-    "about-broadcast": "For the server's administrators: mail the text below the command to every player.",
-    "about-timezone": (
-        "The time zone you live in, by its IANA name (Europe/Paris, America/New_York): dates in your "
-        "mails are its local time, and your quiet hours and digests keep its clock, summer time included."
-        " Without a zone, which it is."
-    ),
-    "about-digest": (
-        "One mail at each of these local times (07:30,19:00) instead of a mail for each move: the games"
-        " waiting for you, the most urgent first, each with its board, its time left and a reply address"
-        " of its own. A game you would forfeit within a day is mailed at once. 'off': a mail for each move"
-        " again."
-    ),
-    "about-quiet": (
-        "Hours of your day without mail (22:00-07:00, local time): mail for you that comes then waits "
-        "until they end, except the answers to mail you send. 'off': mail at any hour again."
-    ),
-    "about-vacation": (
-        "Going away? Book it: FROM is now or a day (2026-12-20), UNTIL your last day away or a number"
-        " of days (14d). While you are away your clocks stand still, nobody reminds you and you "
-        "cannot forfeit on time; your opponents are told when you leave and come back. 'off' ends it "
-        "(and calls off those booked ahead); with neither, where you stand and the days you have "
-        "left."
-    ),
-    "about-list": "The games this server plays.",
-    "about-all-show": "A player's games of every kind: those being played, those waiting for the player, or all.",
-    "about-game-help": "The game's rules, its challenge options and its commands.",
-    "about-challenge": (
-        "Start a game. Send it from your own registered address; the first userid named moves first. "
-        "The time rules --nagtime=N, --forfeittime=N, --totaltime=N and --clock=START+INCREMENT/CAP "
-        "(days, or hours as 12h) set when the player to move is reminded and forfeits (see help "
-        "time)."
-    ),
-    "about-join": (
-        "Take a free seat of an open challenge (one that names 'open' for a player); the game starts "
-        "when every seat is taken. 'games open' lists them."
-    ),
-    "about-seek": (
-        "Ask for N more games (0: no more): the server pairs you with another seeker, the longest "
-        "waiting first and then the nearest rating, and starts the game. Options narrow the games you"
-        " take; without any, every game of this type will do. Without N, what you seek now."
-    ),
-    "about-move": (
-        "#N is optional: the move is refused unless it is move N of the game, so a move sent against "
-        "an old board is never misapplied. MOVE may also be: propose (a draw), undo (take back the "
-        "last move), accept or reject (the draw or undo the others proposed): every player still in "
-        "the game must accept, one reject ends the proposal, and any move withdraws it."
-    ),
-    "about-queue": (
-        "Have a move played for you when your turn comes, if the others' moves are the ones you name "
-        "(see help queue); with no move, what you queued; off forgets it."
-    ),
-    "about-submit": "See the board after your move, mailed to you alone: nothing counts until you confirm it.",
-    "about-confirm": "Play the move you submitted, unless the board changed since (then submit again).",
-    "about-preview": (
-        "Play moves on a copy of a board (as it stands, or after move N) or of a new game, and see "
-        "the result; nothing is saved."
-    ),
-    "about-pass": "No game here allows passing: every turn must be played.",
-    "about-swap": "No game here has a swap: the first player named in the challenge moves first.",
-    "about-chat": (
-        "Mail the text below the command to the board's players, without moving. A reply to a board "
-        "mail whose first line is chat does the same."
-    ),
-    "about-accept": (
-        "Take challenges to this game (the default); with a board, accept what another player proposed there."
-    ),
-    "about-reject": "Refuse every challenge to this game; with a board, reject what another player proposed there.",
-    "about-language": "Every mail to you from now on in this language: en (English) or fr (French).",
-    "about-limit": "Play at most N games of this type at once (inf: no limit); without a value, the limit now.",
-    "about-subscribe": (
-        "Watch a board: its board mails come to you too, as to a player who holds no seat. With all, "
-        "every game of this type that starts from now on."
-    ),
-    "about-unsubscribe": "Stop watching.",
-    "about-notify": "A mail when these boards end, or when any game of this type ends; off stops it.",
-    "about-show": "Mail a board; with #N, the board as it was after move N. With a userid, that player's games.",
-    "about-showas": "As show: these games hide nothing, so every player sees the same board.",
-    "about-games": (
-        '"next" lists the games where it is that player\'s turn; "open", the open challenges anyone may join.'
-    ),
-    "about-resign": (
-        "Resigning before every player has moved cancels the game. At an open challenge, its "
-        "challenger calls it off, and another player gives their seat back."
-    ),
-    "about-history": "The finished games, newest first.",
-    "about-record": (
-        "The game's record, attached: every move with the hash chain that links it and the server's"
-        " signature (and, once a game with dice is over, its revealed seed). Check it with pbm verify FILE."
-    ),
-    "about-standings": "The players' ratings: the established ones, the provisional ones, and those inactive.",
-}
-
 USAGE: Catalogue = {
     # Usage lines, as ``help`` lists them and a line that fits none answers with: the command's
     # words stay the server's (it reads only them), the names of what a player writes in their
-    # place are said in the reader's language. Each verb's arguments (``arguments-<verb>``) are
-    # its own usage, read from the verb table (`pbm.commands.verbs.usage_catalogue`), so that a
-    # verb stays one entry; a translation names them in its language, where the lower-case words
+    # place are said in the reader's language. The verbs' arguments (``arguments-<verb>``, one
+    # code for each shape, the first verb's that takes it) are their usage, read from the verb
+    # table (`pbm.commands.verbs.verb_catalogue`), so that a verb stays one entry; a translation
+    # names them in its language, where the lower-case words
     # (off, all, if, then, else, new, open, inf ...) stay the server's.
     "usage-line": "{command} {arguments}",
     "usage-bare": "{command}",
@@ -513,13 +394,13 @@ EVENTS: Catalogue = {
     "event-back": "{userid} is back from vacation: their time runs again",
 }
 
-MESSAGES: Catalogue = merged([PARSING, HELP, USAGE, REFUSALS, PREFERENCES, EVENTS])
+MESSAGES: Catalogue = merged([PARSING, USAGE, REFUSALS, PREFERENCES, EVENTS])
 
 
 def catalogue() -> Catalogue:
     """The words a refusal or a parse error may need: this layer's, the engines' and those of a
-    challenge's time rules (`pbm.clocks`, said with the other facts of time), and the verbs'
-    arguments as the verb table writes them."""
-    from pbm.commands.verbs import usage_catalogue  # the table imports the handlers, which import this
+    challenge's time rules (`pbm.clocks`, said with the other facts of time), and the verbs' own
+    words as the verb table writes them: what each does, and its arguments."""
+    from pbm.commands.verbs import verb_catalogue  # the table imports the handlers, which import this
 
-    return merged([MESSAGES, usage_catalogue(), base.catalogue(), time_messages.TIME_RULES])
+    return merged([MESSAGES, verb_catalogue(), base.catalogue(), time_messages.TIME_RULES])

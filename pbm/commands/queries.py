@@ -1,19 +1,21 @@
-"""The verbs that only read: showing boards, listing games, history and standings."""
+"""The verbs that only read: showing boards, listing games and deadlines, history and standings."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 import pbm.games
-from pbm import live
+from pbm import clocks, live
 from pbm.commands import digests, recipients
 from pbm.commands import language as lang
 from pbm.commands.context import Context
 from pbm.commands.effects import Attachment, OutgoingMail, Refused
 from pbm.records import document
-from pbm.store import board_lists, boards, players, policies, ratings, seeks
+from pbm.store import board_lists, boards, players, policies, ratings, seeks, turns
 from pbm.store.models import Board, BoardStatus
-from pbm.views import game_summary, rating_view
+from pbm.views import GameSummary, game_summary, rating_view
 
 
 def show(ctx: Context, command: lang.Show) -> list[OutgoingMail]:
@@ -107,3 +109,31 @@ def _list_mail(ctx: Context, template: str, game_type: str, found: list[Board], 
     return recipients.to_sender(
         ctx, template, engine=engine, games=[game_summary(engine, board) for board in found], **context
     )
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """One game waiting for a player's move, and when their time there runs out."""
+
+    game: GameSummary
+    forfeit_at: datetime | None
+    """When the player forfeits unless they move first; None when the game sets no deadline."""
+    left: timedelta | None
+    """The time left until then."""
+
+
+def deadlines(ctx: Context, command: lang.Deadlines) -> list[OutgoingMail]:
+    """``deadlines USERID``: the player's games of every kind waiting for their move, the one they
+    would forfeit soonest first, each with its time left; the mail says when, on the reader's clock."""
+    (player,) = ctx.named_players([command.userid])
+    waiting = board_lists.waiting_for(ctx.session, player.id)
+    now = ctx.now()
+    standing = turns.turns_of(ctx.session, waiting, now, ctx.club.time_control)
+    found = []
+    for board in waiting:
+        turn = standing.get(board.id)
+        at = turn.forfeit_at if turn is not None and turn.forfeit_at != clocks.FOREVER else None
+        left = max(at - now, timedelta(0)) if at is not None else None
+        found.append(Deadline(game_summary(pbm.games.get(board.game_type), board), at, left))
+    found.sort(key=lambda due: (due.forfeit_at or clocks.FOREVER, due.game.game_type, due.game.board))
+    return [recipients.to_sender(ctx, "deadlines", player=player, games=found)]

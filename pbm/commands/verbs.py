@@ -8,8 +8,10 @@ all read. A verb's usage line is also the spec of its arguments
 (`pbm.commands.usage`): ``BOARD USERID PASSWORD`` reads a board number, a
 userid and a password into the fields of the same names of its noun
 (`pbm.commands.language`), says the password is a secret, and orders the
-command by the board and the player. A new verb is one entry here, one
-handler, and its help text in `pbm.commands.messages` (see the README, "A new verb").
+command by the board and the player. A verb's entry holds all its words: its
+name and aliases, its usage line, what it does (the help text), and through the
+usage line its secrets; `verb_catalogue` gives them to the translators. A new
+verb is one entry here, one handler and its test (see `pbm.commands`).
 
 Parsing is pure: no database, no mail.
 
@@ -72,14 +74,15 @@ class Unfit(Exception):
 @dataclass(frozen=True)
 class Verb:
     """One verb: its name (one word, or two for ``change password``), its arguments as a usage
-    line writes them (the spec they are read by), the code of its help text, its noun and its
+    line writes them (the spec they are read by), what it does (its help text), its noun and its
     handler. A verb whose words may mean another noun says how to choose (`build`); an irregular
     one brings its own parser (`parse`)."""
 
     name: str
     arguments: str
-    help: str
-    """The code of what the verb does, in `pbm.commands.messages.HELP`."""
+    does: str
+    """What the verb does, in English, as ``help`` and the rules page say it: the catalogue's entry
+    `help` (``about-<verb>``), which a translation says in its language (`verb_catalogue`)."""
     command: type[lang.Command]
     run: Handler
     build: Build | None = None
@@ -93,6 +96,14 @@ class Verb:
     shared: tuple[str, ...] = ()
     """What applying the verb touches that no argument names, ordered by too: ``seek`` (every
     seeker of the game), ``counter`` (the numbers of the game's new boards)."""
+    key: str = ""
+    """The verb's name in the codes of its words, when not its own (``game-help`` for a game's
+    ``help``, which the account's ``help`` names already)."""
+
+    @property
+    def help(self) -> str:
+        """The code of what the verb does: ``about-signup``, ``about-change-password``."""
+        return "about-" + (self.key or self.name.replace(" ", "-"))
 
     def usage(self, game: str | None = None) -> str:
         """``signup USERID PASSWORD [ADDRESS...]``, ``cephalopod move BOARD ...`` (with `game`)."""
@@ -109,8 +120,11 @@ class Verb:
 
     @property
     def arguments_code(self) -> str:
-        """The code of the arguments as a usage line names them (`usage_catalogue`)."""
-        return "arguments-" + self.help.removeprefix("about-")
+        """The code of the arguments as a usage line names them (`verb_catalogue`): one for each
+        shape of arguments, named after the first verb of the table that takes it (``USERID
+        PASSWORD`` is ``arguments-signoff``), so that a new verb whose arguments another verb
+        takes already needs no translation of them."""
+        return _ARGUMENTS_CODES.get(self.arguments) or "arguments-" + self.help.removeprefix("about-")
 
     @property
     def about(self) -> Fact:
@@ -297,69 +311,176 @@ def _not_allowed(word: str) -> Parse:
 # -- the table ------------------------------------------------------------------------------
 
 ACCOUNT_VERBS = (
-    Verb("help", "[GAME]", "about-help", lang.Help, accounts.help_, aliases=("aide",)),
+    Verb("help", "[GAME]", "This help, or a game's rules and options.", lang.Help, accounts.help_, aliases=("aide",)),
     Verb(
         "signup",
         "USERID PASSWORD [ADDRESS...]",
-        "about-signup",
+        "Sign up. Without an address, the server writes to the one you mail from. Each address gets a"
+        " mail to reply to: the server writes nothing else to it until the reply confirms it. A "
+        "userid is 2-32 letters a-z, digits, '.', '_' or '-'.",
         lang.Signup,
         accounts.signup,
         also=((lang.ConfirmAddress, accounts.confirm_address),),
         aliases=("inscription",),
     ),
-    Verb("change password", "USERID OLD NEW", "about-change-password", lang.ChangePassword, accounts.change_password),
+    Verb(
+        "change password",
+        "USERID OLD NEW",
+        "Change your password; every address of yours hears of it.",
+        lang.ChangePassword,
+        accounts.change_password,
+    ),
     Verb(
         "change address",
         "USERID PASSWORD ADDRESS...",
-        "about-change-address",
+        "Write to these addresses from now on (the first is where boards go); the old ones hear of "
+        "it. A new address gets a mail to reply to, and nothing else until the reply confirms it.",
         lang.ChangeAddress,
         accounts.change_address,
     ),
-    Verb("add", "USERID PASSWORD ADDRESS...", "about-add", lang.AddAddress, accounts.add_address),
-    Verb("language", "USERID PASSWORD LANGUAGE", "about-language", lang.ChooseLanguage, accounts.choose_language),
-    Verb("signoff", "USERID PASSWORD", "about-signoff", lang.Signoff, accounts.signoff, aliases=("delete",)),
-    Verb("message", "USERID PASSWORD TO...", "about-message", lang.Message, talk.message),
+    Verb(
+        "add",
+        "USERID PASSWORD ADDRESS...",
+        "More addresses for the same player: mail from any of them counts as yours (replies to board "
+        "mails too); boards still go to the first. Each new address confirms itself by a reply, as at"
+        " signup; naming one not yet confirmed asks it again.",
+        lang.AddAddress,
+        accounts.add_address,
+    ),
+    Verb(
+        "language",
+        "USERID PASSWORD LANGUAGE",
+        "Every mail to you from now on in this language: en (English) or fr (French).",
+        lang.ChooseLanguage,
+        accounts.choose_language,
+    ),
+    Verb(
+        "signoff",
+        "USERID PASSWORD",
+        "Leave the server; the games you still play are forfeited. Finished games and ratings stay in"
+        " the records, and nobody else gets the userid.",
+        lang.Signoff,
+        accounts.signoff,
+        aliases=("delete",),
+    ),
+    Verb(
+        "message",
+        "USERID PASSWORD TO...",
+        "Mail the text below the command to these players; nobody sees anyone's address.",
+        lang.Message,
+        talk.message,
+    ),
     Verb(
         "password reset",
         "USERID",
-        "about-password-reset",
+        "Forgot your password? A mail goes to the player's registered addresses with a reply address "
+        "that works once, for a day: reply to it with the new password alone on the first line. "
+        "Whoever asks learns nothing.",
         lang.AskPasswordReset,
         accounts.ask_password_reset,
         also=((lang.ResetPassword, accounts.reset_password),),
     ),
-    Verb("broadcast", "USERID PASSWORD", "about-broadcast", lang.Broadcast, talk.broadcast),
+    Verb(
+        "broadcast",
+        "USERID PASSWORD",
+        "For the server's administrators: mail the text below the command to every player.",
+        lang.Broadcast,
+        talk.broadcast,
+    ),
     Verb(
         "vacation",
         "USERID PASSWORD [FROM UNTIL | off]",
-        "about-vacation",
+        "Going away? Book it: FROM is now or a day (2026-12-20), UNTIL your last day away or a number"
+        " of days (14d). While you are away your clocks stand still, nobody reminds you and you "
+        "cannot forfeit on time; your opponents are told when you leave and come back. 'off' ends it "
+        "(and calls off those booked ahead); with neither, where you stand and the days you have "
+        "left.",
         lang.Vacation,
         vacations.vacation,
         parse=_vacation,
     ),
-    Verb("timezone", "USERID PASSWORD [ZONE]", "about-timezone", lang.TimeZone, preferences.timezone),
-    Verb("quiet", "USERID PASSWORD [HH:MM-HH:MM|off]", "about-quiet", lang.QuietHours, preferences.quiet),
-    Verb("digest", "USERID PASSWORD [HH:MM[,HH:MM...]|off]", "about-digest", lang.Digest, preferences.digest),
-    Verb("list", "", "about-list", lang.ListGames, accounts.list_games, aliases=("liste",)),
-    Verb("all show", "USERID [active|next|all]", "about-all-show", lang.AllGames, accounts.all_games),
+    Verb(
+        "timezone",
+        "USERID PASSWORD [ZONE]",
+        "The time zone you live in, by its IANA name (Europe/Paris, America/New_York): dates in your "
+        "mails are its local time, and your quiet hours and digests keep its clock, summer time included."
+        " Without a zone, which it is.",
+        lang.TimeZone,
+        preferences.timezone,
+    ),
+    Verb(
+        "quiet",
+        "USERID PASSWORD [HH:MM-HH:MM|off]",
+        "Hours of your day without mail (22:00-07:00, local time): mail for you that comes then waits "
+        "until they end, except the answers to mail you send. 'off': mail at any hour again.",
+        lang.QuietHours,
+        preferences.quiet,
+    ),
+    Verb(
+        "digest",
+        "USERID PASSWORD [HH:MM[,HH:MM...]|off]",
+        "One mail at each of these local times (07:30,19:00) instead of a mail for each move: the games"
+        " waiting for you, the most urgent first, each with its board, its time left and a reply address"
+        " of its own. A game you would forfeit within a day is mailed at once. 'off': a mail for each move"
+        " again.",
+        lang.Digest,
+        preferences.digest,
+    ),
+    Verb("list", "", "The games this server plays.", lang.ListGames, accounts.list_games, aliases=("liste",)),
+    Verb(
+        "all show",
+        "USERID [active|next|all]",
+        "A player's games of every kind: those being played, those waiting for the player, or all.",
+        lang.AllGames,
+        accounts.all_games,
+    ),
+    Verb(
+        "deadlines",
+        "USERID",
+        "The games of every kind waiting for the player's move, the one they would forfeit soonest "
+        "first, each with the time left and when it runs out, on your clock.",
+        lang.Deadlines,
+        queries.deadlines,
+    ),
 )
 
 GAME_VERBS = (
-    Verb("help", "", "about-game-help", lang.GameHelp, accounts.game_help, aliases=("aide",)),
+    Verb(
+        "help",
+        "",
+        "The game's rules, its challenge options and its commands.",
+        lang.GameHelp,
+        accounts.game_help,
+        key="game-help",
+        aliases=("aide",),
+    ),
     Verb(
         "challenge",
         "[-options] USERID1 USERID2 [...]",
-        "about-challenge",
+        "Start a game. Send it from your own registered address; the first userid named moves first. "
+        "The time rules --nagtime=N, --forfeittime=N, --totaltime=N and --clock=START+INCREMENT/CAP "
+        "(days, or hours as 12h) set when the player to move is reminded and forfeits (see help "
+        "time).",
         lang.Challenge,
         play.challenge,
         parse=_challenge,
         aliases=("chall",),
         shared=("counter",),
     ),
-    Verb("join", "BOARD USERID PASSWORD", "about-join", lang.Join, finding.join),
+    Verb(
+        "join",
+        "BOARD USERID PASSWORD",
+        "Take a free seat of an open challenge (one that names 'open' for a player); the game starts "
+        "when every seat is taken. 'games open' lists them.",
+        lang.Join,
+        finding.join,
+    ),
     Verb(
         "seek",
         "USERID PASSWORD [N] [-options]",
-        "about-seek",
+        "Ask for N more games (0: no more): the server pairs you with another seeker, the longest "
+        "waiting first and then the nearest rating, and starts the game. Options narrow the games you"
+        " take; without any, every game of this type will do. Without N, what you seek now.",
         lang.Seek,
         finding.seek,
         parse=_seek,
@@ -368,7 +489,10 @@ GAME_VERBS = (
     Verb(
         "move",
         "BOARD USERID PASSWORD MOVE[#N]",
-        "about-move",
+        "#N is optional: the move is refused unless it is move N of the game, so a move sent against "
+        "an old board is never misapplied. MOVE may also be: propose (a draw), undo (take back the "
+        "last move), accept or reject (the draw or undo the others proposed): every player still in "
+        "the game must accept, one reject ends the proposal, and any move withdraws it.",
         lang.Move,
         play.move,
         build=_move_or_proposal,
@@ -378,30 +502,65 @@ GAME_VERBS = (
     Verb(
         "queue",
         "BOARD USERID PASSWORD MOVE[#N] | if MOVES then MOVE; ...; else MOVE | off",
-        "about-queue",
+        "Have a move played for you when your turn comes, if the others' moves are the ones you name "
+        "(see help queue); with no move, what you queued; off forgets it.",
         lang.Queue,
         queueing.queue,
         parse=_queue,
         aliases=("qmove", "moveq", "qboard", "boardq"),
     ),
-    Verb("submit", "BOARD USERID PASSWORD MOVE", "about-submit", lang.Submit, previews.submit),
-    Verb("confirm", "BOARD USERID PASSWORD", "about-confirm", lang.Confirm, previews.confirm),
+    Verb(
+        "submit",
+        "BOARD USERID PASSWORD MOVE",
+        "See the board after your move, mailed to you alone: nothing counts until you confirm it.",
+        lang.Submit,
+        previews.submit,
+    ),
+    Verb(
+        "confirm",
+        "BOARD USERID PASSWORD",
+        "Play the move you submitted, unless the board changed since (then submit again).",
+        lang.Confirm,
+        previews.confirm,
+    ),
     Verb(
         "preview",
         "BOARD[#N] MOVE... | new NPLAYERS [-options] MOVE...",
-        "about-preview",
+        "Play moves on a copy of a board (as it stands, or after move N) or of a new game, and see "
+        "the result; nothing is saved.",
         lang.Preview,
         previews.preview,
         parse=_preview,
         aliases=("prev",),
     ),
-    Verb("pass", "BOARD USERID PASSWORD", "about-pass", lang.NotAllowed, play.not_allowed, parse=_not_allowed("pass")),
-    Verb("swap", "BOARD USERID PASSWORD", "about-swap", lang.NotAllowed, play.not_allowed, parse=_not_allowed("swap")),
-    Verb("chat", "BOARD USERID PASSWORD", "about-chat", lang.Chat, talk.chat),
+    Verb(
+        "pass",
+        "BOARD USERID PASSWORD",
+        "No game here allows passing: every turn must be played.",
+        lang.NotAllowed,
+        play.not_allowed,
+        parse=_not_allowed("pass"),
+    ),
+    Verb(
+        "swap",
+        "BOARD USERID PASSWORD",
+        "No game here has a swap: the first player named in the challenge moves first.",
+        lang.NotAllowed,
+        play.not_allowed,
+        parse=_not_allowed("swap"),
+    ),
+    Verb(
+        "chat",
+        "BOARD USERID PASSWORD",
+        "Mail the text below the command to the board's players, without moving. A reply to a board "
+        "mail whose first line is chat does the same.",
+        lang.Chat,
+        talk.chat,
+    ),
     Verb(
         "accept",
         "USERID PASSWORD | BOARD USERID PASSWORD",
-        "about-accept",
+        "Take challenges to this game (the default); with a board, accept what another player proposed there.",
         lang.TakeChallenges,
         policy.take_challenges,
         build=_answer(takes=True),
@@ -409,53 +568,100 @@ GAME_VERBS = (
     Verb(
         "reject",
         "USERID PASSWORD | BOARD USERID PASSWORD",
-        "about-reject",
+        "Refuse every challenge to this game; with a board, reject what another player proposed there.",
         lang.TakeChallenges,
         policy.take_challenges,
         build=_answer(takes=False),
     ),
-    Verb("limit", "USERID PASSWORD [N|inf]", "about-limit", lang.Limit, policy.limit, build=_limit),
+    Verb(
+        "limit",
+        "USERID PASSWORD [N|inf]",
+        "Play at most N games of this type at once (inf: no limit); without a value, the limit now.",
+        lang.Limit,
+        policy.limit,
+        build=_limit,
+    ),
     Verb(
         "subscribe",
         "BOARD USERID PASSWORD | USERID PASSWORD all",
-        "about-subscribe",
+        "Watch a board: its board mails come to you too, as to a player who holds no seat. With all, "
+        "every game of this type that starts from now on.",
         lang.Subscribe,
         watching.subscribe,
     ),
     Verb(
         "unsubscribe",
         "BOARD USERID PASSWORD | USERID PASSWORD all",
-        "about-unsubscribe",
+        "Stop watching.",
         lang.Unsubscribe,
         watching.unsubscribe,
         aliases=("unsub",),
     ),
-    Verb("notify", "USERID PASSWORD [BOARD...|off]", "about-notify", lang.Notify, watching.notify),
+    Verb(
+        "notify",
+        "USERID PASSWORD [BOARD...|off]",
+        "A mail when these boards end, or when any game of this type ends; off stops it.",
+        lang.Notify,
+        watching.notify,
+    ),
     Verb(
         "show",
         "BOARD[#N] [BOARD...] | USERID [active|next|all]",
-        "about-show",
+        "Mail a board; with #N, the board as it was after move N. With a userid, that player's games.",
         lang.Show,
         queries.show,
         parse=_show,
         aliases=("board",),
     ),
-    Verb("showas", "BOARD[#N] USERID", "about-showas", lang.Show, queries.show, build=_show_as),
+    Verb(
+        "showas",
+        "BOARD[#N] USERID",
+        "As show: these games hide nothing, so every player sees the same board.",
+        lang.Show,
+        queries.show,
+        build=_show_as,
+    ),
     Verb(
         "games",
         "[USERID...] [active|next|all] | open",
-        "about-games",
+        '"next" lists the games where it is that player\'s turn; "open", the open challenges anyone may join.',
         lang.Games,
         queries.games,
         build=_games_or_open,
         also=((lang.OpenChallenges, finding.list_open),),
     ),
-    Verb("resign", "BOARD USERID PASSWORD", "about-resign", lang.Resign, finding.resign, aliases=("abandon",)),
-    Verb("history", "[USERID...]", "about-history", lang.History, queries.history),
-    Verb("standings", "", "about-standings", lang.Standings, queries.standings, aliases=("ratings",)),
-    Verb("record", "BOARD", "about-record", lang.Record, queries.record),
+    Verb(
+        "resign",
+        "BOARD USERID PASSWORD",
+        "Resigning before every player has moved cancels the game. At an open challenge, its "
+        "challenger calls it off, and another player gives their seat back.",
+        lang.Resign,
+        finding.resign,
+        aliases=("abandon",),
+    ),
+    Verb("history", "[USERID...]", "The finished games, newest first.", lang.History, queries.history),
+    Verb(
+        "standings",
+        "",
+        "The players' ratings: the established ones, the provisional ones, and those inactive.",
+        lang.Standings,
+        queries.standings,
+        aliases=("ratings",),
+    ),
+    Verb(
+        "record",
+        "BOARD",
+        "The game's record, attached: every move with the hash chain that links it and the server's"
+        " signature (and, once a game with dice is over, its revealed seed). Check it with pbm verify FILE.",
+        lang.Record,
+        queries.record,
+    ),
 )
 
+_ARGUMENTS_CODES = {
+    verb.arguments: "arguments-" + verb.help.removeprefix("about-") for verb in reversed((*ACCOUNT_VERBS, *GAME_VERBS))
+}
+"""The code of each shape of arguments: the first verb's that takes it (the reversed table's last)."""
 ACCOUNT = {name: verb for verb in ACCOUNT_VERBS for name in (verb.name, *verb.aliases)}
 GAME = {name: verb for verb in GAME_VERBS for name in (verb.name, *verb.aliases)}
 _FIRST_ACCOUNT_WORDS = {name.split()[0] for name in ACCOUNT}
@@ -630,7 +836,12 @@ def ordering_keys(command: lang.Command) -> set[str]:
     return keys
 
 
-def usage_catalogue() -> Catalogue:
-    """Each verb's arguments as its usage writes them, under ``arguments-<verb>``: the English of
-    the usage lines' facts, read from the table itself, so that a new verb needs no entry elsewhere."""
-    return {verb.arguments_code: verb.arguments for verb in (*ACCOUNT_VERBS, *GAME_VERBS) if verb.arguments}
+def verb_catalogue() -> Catalogue:
+    """The English of every verb's words, read from the table itself, so that a new verb needs no
+    entry elsewhere: what it does under ``about-<verb>``, and its arguments as its usage writes them
+    under ``arguments-<verb>`` (the usage lines' facts)."""
+    every = (*ACCOUNT_VERBS, *GAME_VERBS)
+    return {
+        **{verb.help: verb.does for verb in every},
+        **{verb.arguments_code: verb.arguments for verb in every if verb.arguments},
+    }

@@ -14,6 +14,20 @@ package that registers one::
 
     [project.entry-points."pbm.games"]
     stones = "stones_game:GAME"
+
+A new game
+----------
+
+A game is one module with a `Game` subclass (`pbm.games.base`: its name and title, its seats,
+its options, and the pure functions of its rules: a new state, the legal moves, playing one,
+the result, the board drawn in ASCII, its help text) and one entry point naming its instance.
+``tests/plugins/stones.py`` is one, in under a hundred lines, installed by the tests as a club
+would install a package. Everything else reads the registry: the command language knows the
+game's name (``stones challenge alice bob``), the help lists it, ``help stones`` mails its
+rules, the web gives it a page, its boards and standings. An engine decides facts (what a move
+did, why it is illegal) with codes of its own catalogue (`pbm.games.messages`); its French rules are a file of
+``pbm/locale/fr/rules/``, its options' French in ``pbm/locale/fr/options.txt``.
+``pbm perft GAME DEPTH`` counts its move sequences, to check an engine against another.
 """
 
 from __future__ import annotations

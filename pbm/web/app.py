@@ -8,7 +8,8 @@ Routes (the design's HTTP contract, and what the pages link to):
   its record (`pbm.records`), and ``record.proof.json`` beside it, its proof;
   ``/<game>/standings``, ``/<game>/rules``; ``/players/<userid>``, and
   ``/players/<userid>/deadlines.ics`` (`pbm.web.calendar`); ``/bots``: the bots' levels and
-  measured strength
+  measured strength; ``/help`` and ``/help/<topic>``: the help topics the ``help`` mail sends
+  (`pbm.web.help`)
 - ``/api/...``: the same data as JSON (see `pbm.web.api`), and
   ``/api/events``, the live changes the pages follow
 - ``/static/...``: the stylesheet and script
@@ -23,7 +24,7 @@ hands it the database, a template environment of its own and the change feed.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
@@ -47,6 +48,7 @@ from pbm.store.models import utcnow
 from pbm.templating import Templates
 from pbm.web import api, calendar, params, unsubscribe
 from pbm.web.api import Api
+from pbm.web.help import HelpPages
 from pbm.web.live import GameChanges
 from pbm.web.pages import Pages
 from pbm.web.reads import DEFAULT_TIME, Reads
@@ -171,6 +173,7 @@ def create_app(
     address: str = "pbm@localhost",
     stuck_after: float = 600.0,
     time_control: TimeControl = DEFAULT_TIME,
+    vacation_allowance: timedelta = timedelta(days=30),
     idle_seconds: float = 60.0,
     event_streams_per_client: int = 10,
     now: Callable[[], datetime] = utcnow,
@@ -189,9 +192,11 @@ def create_app(
     With `unsubscribing` (the server has a public address), the one-click unsubscribe URLs of
     watchers' mails answer (`pbm.web.unsubscribe`). With `bot_health` (the server's,
     `pbm.bot_health`), ``/healthz`` and ``/bots`` say whether the bots are thinking normally.
+    `time_control` and `vacation_allowance` are the club's (`Club`), as ``/help/time`` says them.
     """
     reads = Reads(database, time_control=time_control, now=now)
     pages = Pages(reads, templates, changes, address, signing, bot_health)
+    guide = HelpPages(pages, reads, time_control, vacation_allowance)
     site_name = site or address.partition("@")[2] or address
     json_api = Api(
         reads,
@@ -260,6 +265,8 @@ def create_app(
         *_unsubscribe_routes(database, unsubscribing, pages, now),
         Route("/players/{userid:path}", pages.player),
         Route("/bots", pages.bots),
+        Route("/help", guide.index),
+        Route("/help/{topic}", guide.topic),
         Route("/{game}", pages.boards),
         Route("/{game}/standings", pages.standings),
         Route("/{game}/rules", pages.rules),

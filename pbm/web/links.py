@@ -41,6 +41,10 @@ class Links:
         """The bots' levels and measured strength."""
         return self._to("/bots")
 
+    def help(self, topic: str | None = None) -> str | None:
+        """The help topics as pages (`pbm.web.help`): their index, or one of them."""
+        return self._to("/help" if topic is None else f"/help/{quote(topic, safe='')}")
+
     def deadlines(self, userid: str) -> str | None:
         """The player's calendar feed of forfeit deadlines."""
         return self._to(f"/players/{quote(userid, safe='')}/deadlines.ics")

@@ -1,5 +1,6 @@
 """A verb is one entry: its usage line is the spec its arguments are read by, its secrets and the
-keys it is ordered by come from its argument kinds, and its help is a code in the catalogue."""
+keys it is ordered by come from its argument kinds, and its help text is in its entry, said under a
+code of the catalogue."""
 
 from __future__ import annotations
 
@@ -268,7 +269,20 @@ def test_the_secrets_a_line_carries_are_the_words_its_usage_calls_secret(verb):
 
 def test_every_verb_says_what_it_does_by_a_code_of_the_help_catalogue():
     codes = [verb.help for verb in EVERY_VERB]
-    assert sorted(codes) == sorted(messages.HELP), "one help code per verb, and no other"
+    help_codes = [code for code in messages.catalogue() if code.startswith("about-")]
+    assert sorted(codes) == sorted(help_codes), "one help code per verb, and no other"
     for verb in EVERY_VERB:
         assert re.fullmatch(r"about-[a-z-]+", verb.help)
-        assert Words().say(verb.about) == messages.HELP[verb.help]
+        assert Words().say(verb.about) == verb.does, "the words of its own entry"
+
+
+def test_verbs_that_take_the_same_arguments_share_their_names_in_the_catalogue():
+    """A new verb whose arguments another verb takes needs no translation of them: its one new
+    catalogue line is what it does."""
+    codes: dict[str, set[str]] = {}
+    for verb in EVERY_VERB:
+        if verb.arguments:
+            codes.setdefault(verb.arguments, set()).add(verb.arguments_code)
+    assert all(len(shared) == 1 for shared in codes.values())
+    assert len({code for shared in codes.values() for code in shared}) == len(codes), "one code, one shape"
+    assert verbs.ACCOUNT["deadlines"].arguments_code == verbs.ACCOUNT["password reset"].arguments_code

@@ -745,6 +745,16 @@ def test_all_show_lists_a_players_games_of_every_kind(board: Club):
     board.refused("carol", "all show bob sometimes", "PBeM Server Error", "Usage: all show USERID [active|next|all].")
 
 
+@specifies("deadlines")
+def test_deadlines_lists_the_games_waiting_for_a_player_with_the_time_left_in_each(board: Club):
+    first = "Games waiting for bob's move, the nearest deadline first:"
+    board.say(
+        "carol", "deadlines bob", mail_to("carol", "Deadlines of bob", first, "    cephalopod 101: ", " left, until ")
+    )
+    board.say("carol", "deadlines alice", mail_to("carol", "Deadlines of alice", "first:\n\n    none"))
+    board.refused("carol", "deadlines nobody", "PBeM Server Error", "No player is signed up as nobody.")
+
+
 @specifies("GAME help")
 def test_game_help_mails_the_rules_options_and_commands_of_the_game(newcomers: Club):
     newcomers.say(

@@ -188,6 +188,7 @@ def play_season(s: Season, monkeypatch) -> None:
     s.say("marie", "cephalopod standings")
     s.say("marie", "cephalopod games marie")
     s.say("marie", "all show marie")
+    s.say("marie", "deadlines marie")
     s.say("luc", "cephalopod challenge luc open")
     s.say("luc", "cephalopod games open")
     s.say("zoe", "cephalopod join 106 zoe zoe-pw")

@@ -68,7 +68,14 @@ def _translated(string: str | tuple[str, ...] | list[str] | None) -> bool:
 
 def _a_translated_message(domain: str, *, plural: bool = False, after: int = 0) -> Message:
     """A message of French's `domain` catalogue (of the copy) that has its translation, with a
-    context where `domain` is ``facts``; the `after`-th such one."""
+    context where `domain` is ``facts``, and that no other domain holds (a merge would take it
+    into both); the `after`-th such one."""
+    elsewhere = {
+        (message.context, message.id)
+        for other in ("facts", "mails", "web")
+        if other != domain
+        for message in _po("fr", other)
+    }
     found = [
         message
         for message in _po("fr", domain)
@@ -77,6 +84,7 @@ def _a_translated_message(domain: str, *, plural: bool = False, after: int = 0) 
         and message.pluralizable == plural
         and not message.fuzzy
         and _translated(message.string)
+        and (message.context, message.id) not in elsewhere
     ]
     return found[after]
 

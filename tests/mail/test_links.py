@@ -44,6 +44,7 @@ def test_help_links_the_pages_the_rules_and_the_calendar_feed(linked):
     (help_mail,) = linked.replies()
     body = body_of(help_mail)
     assert f"The games, their boards and the standings: {SITE}/\n" in body
+    assert f"This help and its topics, in English and French: {SITE}/help\n" in body
     assert f"The rules of a game: {SITE}/GAME/rules\n" in body
     assert f"Your deadlines, as a calendar feed: {SITE}/players/USERID/deadlines.ics\n" in body
     assert f"The bots' levels and strength: {SITE}/bots\n" in body

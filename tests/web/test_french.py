@@ -90,11 +90,14 @@ PAGES = [
     "/cubeo/rules",
     "/dodeca/rules",
     "/bots",
+    "/help",
+    *(f"/help/{topic}" for topic in ("commands", "tutorial", "time", "queue", "ratings", "bots")),
 ]
 ERRORS = {
     "/cephalopod/999": 404,
     "/chess": 404,
     "/players/nobody": 404,
+    "/help/nothing": 404,
     "/cephalopod/101/moves": 404,
     "/cephalopod?before=x": 400,
     "/cephalopod?status=lost": 400,  # says which values ?status= takes: active, finished, cancelled, all
