@@ -67,7 +67,7 @@ class _PlainHTML2Text(html2text.HTML2Text):
             super().outtextf(s)
 
 
-def _skip_markdown_tags(parser: html2text.HTML2Text, tag: str, attrs: dict, start: bool) -> bool:
+def _skip_markdown_tags(parser: html2text.HTML2Text, tag: str, attrs: dict[str, str | None], start: bool) -> bool:
     if tag in _BREAK_TAGS:
         parser.p()
         return True
