@@ -30,8 +30,6 @@ WAITING = {
     "pbm/server.py:Server.start": "function",
     "pbm/commands/language.py": "module",
     "pbm/commands/verbs.py": "module",
-    "pbm/cli.py": "module",
-    "pbm/cli.py:_parser": "function",
     "pbm/config.py": "module",
     "pbm/doctor.py": "module",
     "pbm/store/models.py": "module",
