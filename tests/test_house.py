@@ -30,7 +30,6 @@ WAITING = {
     "pbm/server.py:Server.start": "function",
     "pbm/commands/language.py": "module",
     "pbm/commands/verbs.py": "module",
-    "pbm/config.py": "module",
     "pbm/doctor.py": "module",
     "pbm/store/models.py": "module",
     "pbm/bots/cephalopod.py:playout": "function",
