@@ -30,7 +30,6 @@ WAITING = {
     "pbm/server.py:Server.start": "function",
     "pbm/commands/language.py": "module",
     "pbm/commands/verbs.py": "module",
-    "pbm/doctor.py": "module",
     "pbm/bots/cephalopod.py:playout": "function",
     "pbm/mail/compose.py:Composer.compose": "function",
     "pbm/mail/html_text.py:_html_tokens": "function",
