@@ -18,6 +18,9 @@ Every span of time is written one way (`pbm.durations`): ``7d``, ``12h``, ``30m`
 or a bare number in the unit the variable's name says (seconds for ``PBM_*_SECONDS``,
 ``PBM_DATABASE_TIMEOUT`` and ``PBM_STUCK_AFTER``, hours for ``PBM_*_HOURS``, days for
 ``PBM_VACATION_DAYS``, ``PBM_NAGTIME`` and ``PBM_FORFEITTIME``).
+
+The kinds of value a setting takes, the club's rules the commands read and the values as
+``pbm config show`` writes them are in `pbm.settings`; every name is here too.
 """
 
 from __future__ import annotations
