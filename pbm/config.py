@@ -18,6 +18,9 @@ Every span of time is written one way (`pbm.durations`): ``7d``, ``12h``, ``30m`
 or a bare number in the unit the variable's name says (seconds for ``PBM_*_SECONDS``,
 ``PBM_DATABASE_TIMEOUT`` and ``PBM_STUCK_AFTER``, hours for ``PBM_*_HOURS``, days for
 ``PBM_VACATION_DAYS``, ``PBM_NAGTIME`` and ``PBM_FORFEITTIME``).
+
+The kinds of value a setting takes, the club's rules the commands read and the values as
+``pbm config show`` writes them are in `pbm.settings`; every name is here too.
 """
 
 from __future__ import annotations
@@ -31,251 +34,65 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import SplitResult, quote, unquote, urlsplit
+from urllib.parse import urlsplit
 
 from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from pbm import clocks, languages
-from pbm.durations import DAY, HOUR, SECOND, in_units_of, parse_duration, written
 from pbm.keyfiles import create_once
 from pbm.mail import headers
 from pbm.mail.authentication import is_authserv_id
 from pbm.records.keys import SigningKeys
+from pbm.settings import values
+from pbm.settings.club import DEFAULT_CLUB, Club, Limits
+from pbm.settings.shown import HIDDEN, SECRET_SETTINGS, shown
+from pbm.settings.values import (
+    DKIM_SELECTOR,
+    IMAP_PORTS,
+    SUBMISSION_PORTS,
+    Days,
+    Hours,
+    Inbound,
+    ListenAddress,
+    Outbound,
+    Seconds,
+)
+
+__all__ = [
+    "DEFAULT_CLUB",
+    "DKIM_SELECTOR",
+    "HIDDEN",
+    "IMAP_PORTS",
+    "SECRET_SETTINGS",
+    "SUBMISSION_PORTS",
+    "Club",
+    "ConfigError",
+    "Inbound",
+    "Limits",
+    "ListenAddress",
+    "Loaded",
+    "Outbound",
+    "Settings",
+    "config_file",
+    "default_home",
+    "described",
+    "load",
+    "load_settings",
+    "read_config_file",
+    "secret_key",
+    "shown",
+    "signing_keys",
+]
 
 
 class ConfigError(Exception):
     """The environment does not describe a server we can run."""
 
 
-@dataclass(frozen=True)
-class ListenAddress:
-    host: str
-    port: int
 
-    def __str__(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{host}:{self.port}"
-
-
-@dataclass(frozen=True)
-class Outbound:
-    """Where replies go: a maildir folder, an SMTP relay, or a provider's submission service as
-    the club's account (`user`): ``submission`` (STARTTLS, port 587) or ``smtps`` (TLS, 465)."""
-
-    kind: str  # "maildir", "smtp", "submission" or "smtps"
-    path: Path | None = None
-    host: str | None = None
-    port: int | None = None
-    user: str | None = None
-
-    def __str__(self) -> str:
-        if self.kind == "maildir":
-            return f"maildir:{self.path}"
-        account = f"{quote(self.user, safe='')}@" if self.user else ""
-        return f"{self.kind}://{account}{self.host}:{self.port}"
-
-
-@dataclass(frozen=True)
-class Inbound:
-    """A club's mailbox at a provider, read over IMAP (`PBM_INBOUND`, `pbm.mail.mailbox`):
-    ``imaps`` (TLS from the start, port 993) or ``imap`` (STARTTLS, port 143)."""
-
-    scheme: str
-    user: str
-    host: str
-    port: int
-    folder: str = "INBOX"
-
-    def __str__(self) -> str:
-        return f"{self.scheme}://{quote(self.user, safe='')}@{self.host}:{self.port}/{self.folder}"
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What one received mail, or one sender, may cost (from the ``PBM_MAX_*`` settings)."""
-
-    commands_per_mail: int
-    replies_per_mail: int
-    mails_per_address_per_hour: int
-    error_replies_per_sender_per_hour: int
-    signups_per_sender_per_day: int
-    signups_per_host_per_day: int
-    addresses_per_player: int
-    confirmations_per_address_per_day: int
-    confirmations_per_hour: int
-    unconfirmed_answers_per_host_per_hour: int
-    unconfirmed_answers_per_hour: int
-    challenges_per_sender_per_hour: int
-    talks_per_sender_per_hour: int
-    failed_passwords: int
-    quoted_lines: int
-
-
-@dataclass(frozen=True)
-class Club:
-    """The club's house rules that commands apply (from ``PBM_ADMINS`` and the expiry settings)."""
-
-    admins: frozenset[str] = frozenset()
-    """Userids that may ``broadcast`` to every player."""
-    open_challenge_expiry: timedelta = timedelta(days=7)
-    password_reset_expiry: timedelta = timedelta(hours=24)
-    password_resets_per_day: int = 3
-    """Reset mails one player may be sent in a day, whoever asks: a stranger cannot flood them."""
-    time_control: clocks.TimeControl = clocks.TimeControl()
-    """The time rules of a game whose challenge gives none (``--nagtime``, ``--forfeittime``)."""
-    vacation_allowance: timedelta = timedelta(days=30)
-    """Vacation one player may take in any 365 days."""
-    confirm_addresses: bool = True
-    """An address gets nothing but a confirmation request until a reply from it confirms it;
-    False: the administrator vouches for every address given."""
-    keep_sent: timedelta = timedelta(days=90)
-    """How long the outbox keeps a mail once it went: the game records keep the games, so a
-    sent board mail (about 6 KB a move) need not be kept for ever."""
-    rate_bot_games: bool = False
-    """Whether a game with a bot changes its players' ratings (the bot's is its ladder rating);
-    False: a game with a bot is rated for nobody."""
-    bots_answer_seeks: timedelta | None = None
-    """How long a seek waits for a person before a bot takes it; None: bots take no seek."""
-    bot_games_per_player: int = 4
-    """Games with the server's bots one player may have going at once (an administrator's
-    exhibitions count for them): the bots' thinking is shared by the whole club."""
-    reply_requires_dmarc_pass: bool = False
-    """Whether a reply plays without a password only when our MTA's DMARC result is ``pass``
-    (else only a ``fail`` is refused)."""
-
-
-DEFAULT_CLUB = Club()
-
-
-DKIM_SELECTOR = re.compile(r"[A-Za-z0-9_-]{1,63}(\.[A-Za-z0-9_-]{1,63})*")
-"""A DKIM selector: one or more DNS labels (RFC 6376, 3.1)."""
-
-
-def _listen(value: Any) -> ListenAddress:
-    if isinstance(value, ListenAddress):
-        return value
-    text = str(value).strip()
-    host, sep, port = text.rpartition(":")
-    host = host.strip("[]")
-    if not sep or not host or not port.isdecimal() or not 0 <= int(port) <= 65535:
-        raise ValueError(f"expected host:port such as 127.0.0.1:2525, got {text!r}")
-    return ListenAddress(host, int(port))
-
-
-def _metrics_listen(value: Any) -> ListenAddress | None:
-    """``PORT`` alone listens on loopback: metrics are for a scraper on this machine unless said otherwise."""
-    if value is None or isinstance(value, ListenAddress):
-        return value
-    text = str(value).strip()
-    return _listen(f"127.0.0.1:{text}" if text.isdecimal() else text)
-
-
-def _outbound(value: Any) -> Outbound:
-    if isinstance(value, Outbound):
-        return value
-    text = str(value).strip()
-    if text.startswith("maildir:"):
-        path = text.removeprefix("maildir:")
-        if not path:
-            raise ValueError("maildir: needs a folder, e.g. maildir:var/outbox")
-        return Outbound("maildir", path=Path(path))
-    if text.startswith("smtp://"):
-        parts = urlsplit(text)
-        try:
-            port = parts.port or 25
-        except ValueError:
-            raise ValueError(f"bad port in {text!r}") from None
-        if not parts.hostname:
-            raise ValueError(f"smtp:// needs a host, e.g. smtp://127.0.0.1:25, got {text!r}")
-        return Outbound("smtp", host=parts.hostname, port=port)
-    for kind, port in SUBMISSION_PORTS.items():
-        if text.startswith(f"{kind}://"):
-            user, host, port, _ = _account_url(text, port)
-            return Outbound(kind, host=host, port=port, user=user)
-    raise ValueError(
-        "expected maildir:FOLDER or smtp://HOST:PORT (or a provider's submission://USER@HOST[:587] or"
-        f" smtps://USER@HOST[:465]), got {text!r}"
-    )
-
-
-SUBMISSION_PORTS = {"submission": 587, "smtps": 465}
-IMAP_PORTS = {"imaps": 993, "imap": 143}
-
-
-def _account_url(text: str, default_port: int) -> tuple[str, str, int, str]:
-    """(user, host, port, path) of ``SCHEME://USER@HOST[:PORT][/PATH]``, the user part percent-decoded
-    (``games%40ourclub.org``). A password in the URL is refused: it would show in the process list
-    and in ``pbm config show``; it comes from PBM_MAIL_PASSWORD_FILE or PBM_MAIL_PASSWORD_COMMAND."""
-    parts = urlsplit(text)
-    scheme = parts.scheme
-    if parts.password is not None:
-        raise ValueError(f"{scheme}:// takes no password in the URL: use PBM_MAIL_PASSWORD_FILE or _COMMAND")
-    try:
-        port = parts.port or default_port
-    except ValueError:
-        raise ValueError(f"bad port in {scheme}://...") from None
-    if not parts.username or not parts.hostname:
-        raise ValueError(f"{scheme}:// needs the account and a host: {scheme}://USER@HOST[:PORT], got {text!r}")
-    return unquote(parts.username), parts.hostname, port, unquote(parts.path.lstrip("/"))
-
-
-def _inbound(value: Any) -> Inbound | None:
-    if value is None or isinstance(value, Inbound):
-        return value
-    text = str(value).strip()
-    scheme = text.partition("://")[0]
-    if not text or scheme not in IMAP_PORTS:
-        raise ValueError(f"expected imaps://USER@HOST[:PORT]/FOLDER or imap://USER@HOST[:PORT]/FOLDER, got {text!r}")
-    user, host, port, folder = _account_url(text, IMAP_PORTS[scheme])
-    return Inbound(scheme, user, host, port, folder or "INBOX")
-
-
-def _time_rule(value: Any) -> timedelta:
-    """A time rule's span (`PBM_NAGTIME`, `PBM_FORFEITTIME`): bare days, at least an hour, at most
-    ten years, as a challenge's own ``--nagtime`` may be."""
-    span = parse_duration(value, bare=DAY)
-    if not clocks.SHORTEST <= span <= clocks.LONGEST:
-        raise ValueError(f"a time rule is at least an hour and at most ten years, got {value!r}")
-    return span
-
-
-Seconds = BeforeValidator(in_units_of(SECOND))
-"""A setting named ``..._SECONDS`` (or a timeout): a span in any spelling (`pbm.durations`), bare seconds."""
-Hours = BeforeValidator(in_units_of(HOUR))
-"""A setting named ``..._HOURS``: a span in any spelling, bare hours."""
-Days = BeforeValidator(in_units_of(DAY))
-"""A setting named ``..._DAYS``: a span in any spelling, bare days."""
-
-
-def _bad_port(parts: SplitResult) -> bool:
-    try:
-        return parts.port == 0
-    except ValueError:
-        return True
-
-
-def _bots_answer_seeks(value: Any) -> timedelta | None:
-    """``off`` (or nothing): bots take no seek; else how long a seek waits for a person first, a
-    span (``30m``, ``2h``; a bare number is in hours)."""
-    if value is None or isinstance(value, timedelta):
-        return value
-    if str(value).strip().lower() in ("", "off", "no", "false", "0"):
-        return None
-    span = parse_duration(value, bare=HOUR)
-    if span <= timedelta(0):
-        raise ValueError(f"expected off, or a span such as 30m or 2h, got {value!r}")
-    return span
-
-
-def _userids(value: Any) -> frozenset[str]:
-    if isinstance(value, frozenset):
-        return value
-    words = [word.lower() for word in str(value).replace(",", " ").split()]
-    bad = [word for word in words if not re.match(r"^[a-z][a-z0-9_.-]{1,31}$", word)]
-    if bad:
-        raise ValueError(f"not userids: {', '.join(bad)}")
-    return frozenset(words)
+Listen = BeforeValidator(values.listen_address)
+"""A setting naming where to listen: ``HOST:PORT``."""
 
 
 class Settings(BaseSettings):
@@ -288,8 +105,8 @@ class Settings(BaseSettings):
     PBM_OUTBOUND, the secret key and the backups live in it."""
     database_url: str = "sqlite:///var/pbm.db"
     """Made from PBM_HOME when unset: ``sqlite:///HOME/pbm.db``."""
-    smtp_listen: Annotated[ListenAddress, NoDecode, BeforeValidator(_listen)] = ListenAddress("127.0.0.1", 2525)
-    http_listen: Annotated[ListenAddress, NoDecode, BeforeValidator(_listen)] = ListenAddress("127.0.0.1", 8080)
+    smtp_listen: Annotated[ListenAddress, NoDecode, Listen] = ListenAddress("127.0.0.1", 2525)
+    http_listen: Annotated[ListenAddress, NoDecode, Listen] = ListenAddress("127.0.0.1", 8080)
     address: str = "pbm@localhost"
     public_url: str | None = None
     """Where players reach the web pages (``https://games.example.org``): board mails link to
@@ -317,10 +134,12 @@ class Settings(BaseSettings):
     """The club's language (`pbm.languages`): what a player who chose none reads, and what the web
     shows a browser that prefers none of pbm's languages. Each player may choose their own
     (``language USERID PASSWORD fr``)."""
-    outbound: Annotated[Outbound, NoDecode, BeforeValidator(_outbound)] = Outbound("maildir", path=Path("var/outbox"))
+    outbound: Annotated[Outbound, NoDecode, BeforeValidator(values.outbound)] = Outbound(
+        "maildir", path=Path("var/outbox")
+    )
     """Made from PBM_HOME when unset: ``maildir:HOME/outbox``."""
     secret_key: str | None = Field(default=None, repr=False)
-    metrics_listen: Annotated[ListenAddress | None, NoDecode, BeforeValidator(_metrics_listen)] = None
+    metrics_listen: Annotated[ListenAddress | None, NoDecode, BeforeValidator(values.metrics_listen)] = None
     """Where Prometheus metrics are served (``/metrics``): ``HOST:PORT``, or a port alone for
     loopback. Unset: no metrics listener."""
     backup_keep: int = Field(default=14, ge=1)
@@ -403,16 +222,16 @@ class Settings(BaseSettings):
     first and twice as long after each further failure (a day at most)."""
     max_password_resets_per_day: int = Field(default=3, ge=1)
     """Reset mails one player may be sent in a day; past it, asking again sends nothing."""
-    admins: Annotated[frozenset[str], NoDecode, BeforeValidator(_userids)] = frozenset()
+    admins: Annotated[frozenset[str], NoDecode, BeforeValidator(values.userids)] = frozenset()
     """Userids, separated by commas or spaces, allowed to ``broadcast`` to every player."""
     open_challenge_hours: Annotated[float, Hours] = Field(default=7 * 24, gt=0)
     """How long an open challenge (``challenge alice open``) waits for players to join."""
     password_reset_hours: Annotated[float, Hours] = Field(default=24, gt=0)
     """How long the reply address of a ``password reset`` mail works (once)."""
-    nagtime: Annotated[timedelta, NoDecode, BeforeValidator(_time_rule)] = clocks.NAG_AFTER
+    nagtime: Annotated[timedelta, NoDecode, BeforeValidator(values.time_rule)] = clocks.NAG_AFTER
     """When the player to move is first reminded, for games whose challenge gives no --nagtime:
     bare days (7), or a span with its unit (12h)."""
-    forfeittime: Annotated[timedelta, NoDecode, BeforeValidator(_time_rule)] = clocks.FORFEIT_AFTER
+    forfeittime: Annotated[timedelta, NoDecode, BeforeValidator(values.time_rule)] = clocks.FORFEIT_AFTER
     """When the player to move forfeits, for games whose challenge gives no --forfeittime."""
     vacation_days: Annotated[int, Days] = Field(default=30, ge=0, le=365)
     """Vacation one player may take in any 365 days (``vacation``)."""
@@ -431,7 +250,7 @@ class Settings(BaseSettings):
     """Games with the server's bots one player may have going at once, whether they challenged
     the bots or a bot took their seek; an administrator's games of bots alone (``challenge bot1
     bot2``) count for the administrator. Past it a challenge is refused and a seek waits for a person."""
-    bots_answer_seeks: Annotated[timedelta | None, NoDecode, BeforeValidator(_bots_answer_seeks)] = None
+    bots_answer_seeks: Annotated[timedelta | None, NoDecode, BeforeValidator(values.bots_answer_seeks)] = None
     """``off``, or how long a ``seek`` waits for a person before a bot takes it: the level whose
     rating is nearest the seeker's (a span: ``30m``, ``2h``; a bare number is in hours)."""
     first_retry_seconds: Annotated[float, Seconds] = Field(default=60, gt=0)
@@ -450,7 +269,7 @@ class Settings(BaseSettings):
     """Seconds after which unprocessed mail counts as stuck (/healthz answers 503)."""
 
     # A club's mailbox at a provider (README: "A club with a mailbox at a provider").
-    inbound: Annotated[Inbound | None, NoDecode, BeforeValidator(_inbound)] = None
+    inbound: Annotated[Inbound | None, NoDecode, BeforeValidator(values.inbound)] = None
     """The club's mailbox, read over IMAP: ``imaps://USER@HOST[:PORT]/FOLDER`` (or ``imap://``
     with STARTTLS), the user percent-encoded (``games%40ourclub.org``). Unset: mail comes only
     to the SMTP listener."""
@@ -515,7 +334,7 @@ class Settings(BaseSettings):
             return None
         text = value.strip()
         parts = urlsplit(text)
-        if _bad_port(parts):
+        if values.bad_port(parts):
             raise ValueError(f"bad port in {text!r}")
         if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in text):
             raise ValueError(f"expected the pages' address, such as https://games.example.org, got {text!r}")
@@ -705,46 +524,6 @@ def load_settings(**overrides: Any) -> Settings:
     """Read and validate the settings (`load`); raise `ConfigError` naming each bad setting."""
     return load(**overrides).settings
 
-
-SECRET_SETTINGS = frozenset({"secret_key", "mail_password_command"})
-"""Settings whose value is a secret as a whole: `shown` says only whether they are set."""
-HIDDEN = "********"
-
-
-def shown(name: str, value: Any) -> str:
-    """A setting's value as ``pbm config show`` prints it: secrets hidden, and the password of a
-    URL (``postgresql+psycopg://pbm:PASSWORD@db/pbm``, or ``?password=``) replaced."""
-    if name in SECRET_SETTINGS:
-        return "(unset)" if value is None else f"{HIDDEN} (set)"
-    if value is None:
-        return "(unset)"
-    if isinstance(value, frozenset):
-        return ",".join(sorted(value)) or "(none)"
-    # as the settings are written (PBM_NAGTIME=7d, PBM_CONFIRM_ADDRESSES=on), not as Python prints them
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    if isinstance(value, timedelta):
-        return written(value)
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    text = str(value)
-    return _without_password(text) if "://" in text else text
-
-
-def _without_password(url: str) -> str:
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if "@" in netloc:
-        credentials, _, host = netloc.rpartition("@")
-        user, colon, _password = credentials.partition(":")
-        netloc = f"{user}:{HIDDEN}@{host}" if colon else f"{user}@{host}"
-    query = "&".join(
-        f"{key}={HIDDEN}" if key.lower() in ("password", "passfile", "sslpassword") else f"{key}{eq}{value}"
-        for key, eq, value in (item.partition("=") for item in parts.query.split("&") if item)
-    )
-    if (netloc, query) == (parts.netloc, parts.query):
-        return url  # nothing to hide; and geturl() would drop the empty host of sqlite:///FILE
-    return parts._replace(netloc=netloc, query=query).geturl()
 
 
 def described(loaded: Loaded) -> list[tuple[str, str, str]]:

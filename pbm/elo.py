@@ -26,7 +26,7 @@ PROVISIONAL_GAMES = 20
 
 
 def expected_score(rating: float, opponent: float) -> float:
-    return 1.0 / (1.0 + 10.0 ** ((opponent - rating) / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, (opponent - rating) / 400.0))
 
 
 def rate(ratings: Sequence[float], winners: Set[int]) -> list[float]:
@@ -42,7 +42,9 @@ def rate(ratings: Sequence[float], winners: Set[int]) -> list[float]:
     return [rating + change for rating, change in zip(ratings, changes)]
 
 
-def bradley_terry(results: Sequence[tuple[Hashable, Hashable, float]], players: Sequence[Hashable]) -> dict:
+def bradley_terry(
+    results: Sequence[tuple[Hashable, Hashable, float]], players: Sequence[Hashable]
+) -> dict[Hashable, float]:
     """Ratings in Elo that fit a set of games best (Bradley-Terry), `players[0]` at 0.
 
     Each result is (a, b, a's score): 1, 0.5 or 0, so a draw is half a win each. One drawn game

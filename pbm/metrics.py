@@ -168,6 +168,10 @@ class Metrics:
             ["reason"],
             registry=registry,
         )
+        self._show_from_zero()
+
+    def _show_from_zero(self) -> None:
+        """Every label the counters are known to take, shown at 0 before it is first counted."""
         for reason in ("not_ours", "not_stored", "too_large"):
             self.mails_refused.labels(reason)
         for outcome in ("processed", "ignored", "duplicate", "failed"):

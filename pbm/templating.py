@@ -72,13 +72,31 @@ def make_environment(
         bytecode_cache=_COMPILED,
         extensions=["jinja2.ext.i18n"],
     )
-    words = Words(language, zone=zone)
     if language == "en":
         environment.install_null_translations(newstyle=True)  # type: ignore[attr-defined]
     else:
         environment.install_gettext_translations(languages.translations(language), newstyle=True)  # type: ignore[attr-defined]
     environment.globals["language"] = language
     environment.globals["languages"] = languages.LANGUAGES
+    _add_words(environment, Words(language, zone=zone), zone)
+    _add_games(environment, language)
+    environment.globals["links"] = links or Links()
+    environment.globals["admin_contact"] = admin_contact
+    # A fact a template decides itself (``say(fact("replay-next"))``): words still come from a catalogue.
+    environment.globals["fact"] = Fact
+
+    def receipt(view: BoardView) -> Fact | None:
+        """The signed receipt of the board `view` shows, when it is the current one."""
+        if signing is None or view.chain_hash is None:
+            return None
+        return signing.receipt(view.game_type, view.board, view.move_count, view.chain_hash)
+
+    environment.globals["receipt"] = receipt
+    return environment
+
+
+def _add_words(environment: jinja2.Environment, words: Words, zone: str | None) -> None:
+    """Facts, spans, dates and numbers in `words`' language, as a template says them."""
     # Facts become words here, in this environment's language: `say(fact)` in a template.
     environment.globals["say"] = words.say
     # A fact said in another language, the one it speaks of (a welcome names each other language in it).
@@ -94,6 +112,12 @@ def make_environment(
     environment.filters["number"] = words.number
     environment.filters["joined"] = words.join
     environment.filters["seconds"] = lambda value: typical_seconds(value, words)
+    # A reason said as a sentence of its own (an error mail's): ending in a full stop.
+    environment.filters["sentence"] = sentence
+
+
+def _add_games(environment: jinja2.Environment, language: str) -> None:
+    """The games' credits, rules and options in `language`, the ratings' numbers and the commands' help."""
     # A game's credit (``Cephalopod, a game by Mark Steere``) as its rules in this language write it.
     environment.globals["credit"] = lambda engine: credit(engine, language)
     # What a game's challenge options do, as this language's options.txt says it.
@@ -109,21 +133,6 @@ def make_environment(
     # engine's English ones exist (a game installed as a plugin).
     environment.globals["rules_in_language"] = lambda engine: languages.rules(engine.name, language)
     environment.globals["options_in_language"] = lambda engine: languages.options(engine.title, language)
-    # A reason said as a sentence of its own (an error mail's): ending in a full stop.
-    environment.filters["sentence"] = sentence
-    environment.globals["links"] = links or Links()
-    environment.globals["admin_contact"] = admin_contact
-    # A fact a template decides itself (``say(fact("replay-next"))``): words still come from a catalogue.
-    environment.globals["fact"] = Fact
-
-    def receipt(view: BoardView) -> Fact | None:
-        """The signed receipt of the board `view` shows, when it is the current one."""
-        if signing is None or view.chain_hash is None:
-            return None
-        return signing.receipt(view.game_type, view.board, view.move_count, view.chain_hash)
-
-    environment.globals["receipt"] = receipt
-    return environment
 
 
 def typical_seconds(value: float, words: Words) -> str:

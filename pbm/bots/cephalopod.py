@@ -18,7 +18,7 @@ from collections.abc import Hashable, Sequence
 from random import Random
 
 from pbm.bots.search import OutOfNodes, Reward, share, solve
-from pbm.games.cephalopod import EMPTY, GAME, State, _next_seat, _tables
+from pbm.games.cephalopod import EMPTY, GAME, State, _next_seat, _Tables, _tables
 
 GREEDY = 0.8
 
@@ -108,39 +108,16 @@ def playout(position: State, rng: Random, greedy: float) -> Reward:
     """
     while True:
         tables = _tables(position.size, position.dice)
-        values = list(position.values)
-        owners = list(position.owners)
-        neighbours = tables.neighbours
-        neighbour_values = tables.neighbour_values
-        masks_of = tables.masks
-        captured = tables.captured
+        values, owners = list(position.values), list(position.owners)
+        neighbours, captured = tables.neighbours, tables.captured
         in_play = position.in_play
         following = {seat: _next_seat(in_play, seat) for seat in in_play}
-        seat = position.to_move
-        ply = position.ply
+        seat, ply = position.to_move, position.ply
         random, choice = rng.random, rng.choice
-        empties = [i for i, value in enumerate(values) if not value]
-        where = [-1] * tables.cells
-        masks_at: list[tuple[int, ...]] = [()] * tables.cells
-        capturable: set[int] = set()
-        for place, i in enumerate(empties):
-            where[i] = place
-            masks = masks_at[i] = masks_of(neighbour_values[i](values))
-            if masks:
-                capturable.add(i)
+        empties, where, masks_at, capturable = _empty_cells(tables, values)
         while True:
             if capturable and random() < greedy:
-                best, chosen = -99, []
-                for i in capturable:
-                    for mask in masks_at[i]:
-                        gain = 0
-                        for j in captured[i][mask]:
-                            gain += 1 if owners[j] != seat else -1
-                        if gain > best:
-                            best, chosen = gain, [(i, mask)]
-                        elif gain == best:
-                            chosen.append((i, mask))
-                i, mask = choice(chosen)
+                i, mask = choice(_best_captures(capturable, masks_at, captured, owners, seat))
             else:
                 i = choice(empties)
                 masks = masks_at[i]
@@ -148,10 +125,12 @@ def playout(position: State, rng: Random, greedy: float) -> Reward:
             if not mask and len(empties) == 1 and len(in_play) > 2:
                 # This die fills the board of a multi-player game: the engine's tie rule decides
                 # who is out, and the playout goes on from the position it leaves.
-                before = State(
-                    position.size, position.dice, position.players, in_play, seat, ply, tuple(values), tuple(owners)
+                position = GAME.apply(
+                    State(
+                        position.size, position.dice, position.players, in_play, seat, ply, tuple(values), tuple(owners)
+                    ),
+                    tables.texts[i][0],
                 )
-                position = GAME.apply(before, tables.texts[i][0])
                 result = GAME.result(position)
                 if result is not None:
                     return share(position.players, result.winners)
@@ -176,19 +155,68 @@ def playout(position: State, rng: Random, greedy: float) -> Reward:
             owners[i] = seat
             ply += 1
             if not empties:
-                held = [0] * position.players
-                for owner in owners:
-                    held[owner] += 1
-                most = max(held)
-                return share(position.players, [s for s, count in enumerate(held) if count == most])
-            for k in changed:
-                if not values[k]:
-                    masks = masks_at[k] = masks_of(neighbour_values[k](values))
-                    if masks:
-                        capturable.add(k)
-                    else:
-                        capturable.discard(k)
+                return _full_board(position.players, owners)
+            _rework(tables, changed, values, masks_at, capturable)
             seat = following[seat]
+
+
+def _empty_cells(tables: _Tables, values: list[int]) -> tuple[list[int], list[int], list[tuple[int, ...]], set[int]]:
+    """What a playout keeps of the empty cells: the cells, where each is in that list, the capture
+    masks at each, and those with a capture."""
+    empties = [i for i, value in enumerate(values) if not value]
+    where = [-1] * tables.cells
+    masks_at: list[tuple[int, ...]] = [()] * tables.cells
+    capturable: set[int] = set()
+    for place, i in enumerate(empties):
+        where[i] = place
+        masks = masks_at[i] = tables.masks(tables.neighbour_values[i](values))
+        if masks:
+            capturable.add(i)
+    return empties, where, masks_at, capturable
+
+
+def _rework(
+    tables: _Tables, changed: list[int], values: list[int], masks_at: list[tuple[int, ...]], capturable: set[int]
+) -> None:
+    """The capture masks of the `changed` cells that are empty, and whether each has a capture, worked out again."""
+    masks_of, neighbour_values = tables.masks, tables.neighbour_values
+    for k in changed:
+        if not values[k]:
+            masks = masks_at[k] = masks_of(neighbour_values[k](values))
+            if masks:
+                capturable.add(k)
+            else:
+                capturable.discard(k)
+
+
+def _best_captures(
+    capturable: set[int],
+    masks_at: list[tuple[int, ...]],
+    captured: Sequence[Sequence[Sequence[int]]],
+    owners: list[int],
+    seat: int,
+) -> list[tuple[int, int]]:
+    """The (cell, mask) captures taking the most enemy dice less own dice, for `seat` to choose among."""
+    best, chosen = -99, []
+    for i in capturable:
+        for mask in masks_at[i]:
+            gain = 0
+            for j in captured[i][mask]:
+                gain += 1 if owners[j] != seat else -1
+            if gain > best:
+                best, chosen = gain, [(i, mask)]
+            elif gain == best:
+                chosen.append((i, mask))
+    return chosen
+
+
+def _full_board(players: int, owners: list[int]) -> Reward:
+    """A full board's reward: a share for each player holding the most dice."""
+    held = [0] * players
+    for owner in owners:
+        held[owner] += 1
+    most = max(held)
+    return share(players, [s for s, count in enumerate(held) if count == most])
 
 
 WON, TIED, LOST = 1, 0, -1

@@ -398,7 +398,7 @@ def not_allowed(ctx: Context, command: lang.NotAllowed) -> list[OutgoingMail]:
     raise Refused("no-passing" if command.word == "pass" else "no-swap", title=title)
 
 
-def _withdraw_offer(ctx: Context, board: boards.Board) -> OfferNews | None:
+def _withdraw_offer(ctx: Context, board: Board) -> OfferNews | None:
     """A move ends any proposal waiting at the board; returns the news of it, if there was one."""
     offer = offers.pending(ctx.session, board)
     if offer is None:
@@ -410,7 +410,7 @@ def _withdraw_offer(ctx: Context, board: boards.Board) -> OfferNews | None:
 
 def _record(
     ctx: Context,
-    board: boards.Board,
+    board: Board,
     seat: int,
     notation: str,
     report: dict[str, object],

@@ -90,7 +90,7 @@ optionally the options as challenge words, separated by ``/``:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -411,7 +411,7 @@ def _shape(dice: Iterable[tuple[int, int, int, int]]) -> frozenset[tuple[int, in
     return frozenset((x - min_x, y - min_y, owner, pips) for x, y, owner, pips in dice)
 
 
-_SYMMETRIES = (
+_SYMMETRIES: tuple[Callable[[int, int], tuple[int, int]], ...] = (
     lambda x, y: (x, y),
     lambda x, y: (-x, y),
     lambda x, y: (x, -y),

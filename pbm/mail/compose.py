@@ -149,32 +149,8 @@ class Composer:
         if recipient is None:
             raise Unaddressable("the reply's recipient is not a plain local@domain address")
         subject, body = self.written(mail)
-
-        in_reply_to: str | None = None
-        references: tuple[str, ...] = ()
-        reply_to: str | None = None
-        if mail.board_id is not None and mail.player_id is not None:
-            root = self.thread_root(mail.board_id, mail.player_id)
-            if mail.starts_thread:
-                message_id = root
-            else:
-                message_id = make_msgid(domain=self.addressing.domain)
-                in_reply_to, references = root, (root,)
-            if mail.at_ply is not None:
-                token = self.tokens.sealed(mail.board_id, mail.player_id, mail.at_ply)
-                assert _TOKEN.fullmatch(token), "a reply token is written into Reply-To as it is"
-                reply_to = f"{SERVER_NAME} <{self.addressing.reply_address(token)}>"
-        else:
-            message_id = make_msgid(domain=self.addressing.domain)
-            if answering is not None:
-                in_reply_to, references = _thread_of(answering)
-        if mail.digest_reply and mail.player_id is not None:
-            sealed = self.tokens.sealed_digest(mail.player_id, int(mail.context.get("digest_mark", 0)))
-            reply_to = f"{SERVER_NAME} <{self.addressing.reply_address(sealed)}>"
-        if mail.reply_token is not None:
-            assert _TOKEN.fullmatch(mail.reply_token), "a reply token is written into Reply-To as it is"
-            reply_to = f"{SERVER_NAME} <{self.addressing.reply_address(mail.reply_token)}>"
-
+        message_id, in_reply_to, references = self._thread(mail, answering)
+        reply_to = self._reply_to(mail)
         fields = [
             f"From: {SERVER_NAME} <{self.addressing.address}>",
             f"To: {recipient}",
@@ -204,6 +180,37 @@ class Composer:
         head = "\n".join(fields).encode("ascii")
         # Every token in it is sealed (a reset's and a confirmation's too): nothing to remove once sent.
         return ComposedMail(message_id, recipient, head + b"\n\n" + payload)
+
+    def _thread(self, mail: OutgoingMail, answering: Answering | None) -> tuple[str, str | None, tuple[str, ...]]:
+        """`mail`'s Message-ID, and the mail it answers with the thread it belongs to (In-Reply-To,
+        References): a board's mails are one thread per player, from the first; another mail
+        answers the mail it was written for (`answering`), when there is one."""
+        if mail.board_id is not None and mail.player_id is not None:
+            root = self.thread_root(mail.board_id, mail.player_id)
+            if mail.starts_thread:
+                return root, None, ()
+            return make_msgid(domain=self.addressing.domain), root, (root,)
+        message_id = make_msgid(domain=self.addressing.domain)
+        if answering is not None:
+            in_reply_to, references = _thread_of(answering)
+            return message_id, in_reply_to, references
+        return message_id, None, ()
+
+    def _reply_to(self, mail: OutgoingMail) -> str | None:
+        """The address a reply to `mail` goes to, its token saying what the reply may do: play at the
+        board the mail showed, answer a digest, or what the mail's own token allows (the last given wins)."""
+        reply_to = None
+        if mail.board_id is not None and mail.player_id is not None and mail.at_ply is not None:
+            token = self.tokens.sealed(mail.board_id, mail.player_id, mail.at_ply)
+            assert _TOKEN.fullmatch(token), "a reply token is written into Reply-To as it is"
+            reply_to = f"{SERVER_NAME} <{self.addressing.reply_address(token)}>"
+        if mail.digest_reply and mail.player_id is not None:
+            sealed = self.tokens.sealed_digest(mail.player_id, int(mail.context.get("digest_mark", 0)))
+            reply_to = f"{SERVER_NAME} <{self.addressing.reply_address(sealed)}>"
+        if mail.reply_token is not None:
+            assert _TOKEN.fullmatch(mail.reply_token), "a reply token is written into Reply-To as it is"
+            reply_to = f"{SERVER_NAME} <{self.addressing.reply_address(mail.reply_token)}>"
+        return reply_to
 
     def _attached(self, attachment: Attachment) -> tuple[str, bytes]:
         """(file name, bytes) of `attachment`: a record signed now, as the mail leaves."""

@@ -250,7 +250,8 @@ def retry_delay(attempts: int, first: timedelta = FIRST_RETRY) -> timedelta | No
     ``None`` means give up."""
     if attempts >= GIVE_UP_AFTER:
         return None
-    return min(first * 2 ** (attempts - 1), LONGEST_WAIT)
+    delay: timedelta = first * 2 ** (attempts - 1)
+    return min(delay, LONGEST_WAIT)
 
 
 def _masked(error: Exception, recipient: str) -> str:

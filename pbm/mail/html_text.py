@@ -67,7 +67,7 @@ class _PlainHTML2Text(html2text.HTML2Text):
             super().outtextf(s)
 
 
-def _skip_markdown_tags(parser: html2text.HTML2Text, tag: str, attrs: dict, start: bool) -> bool:
+def _skip_markdown_tags(parser: html2text.HTML2Text, tag: str, attrs: dict[str, str | None], start: bool) -> bool:
     if tag in _BREAK_TAGS:
         parser.p()
         return True
@@ -148,22 +148,11 @@ def _html_tokens(markup: str) -> Iterator[tuple[str, str, str]]:
             continue
         name_end = _end_of(_TAG_NAME, markup, tag.end())
         name = markup[tag.end() - 1 : name_end].lower()
-        pos, start = name_end, ""
-        while True:  # the attributes, each taken whole: a quoted value may hold ">"
-            pos = _end_of(_IN_TAG_SPACE, markup, pos)
-            if pos == end:
-                yield _UNCLOSED, "", ""
-                return
-            if markup[pos] == ">":
-                pos += 1
-                break
-            attribute = _ATTRIBUTE.match(markup, pos)
-            if attribute is None:  # "=" where a name should begin
-                pos += 1
-                continue
-            if attribute.group(1).lower() == "start":
-                start = (attribute.group(2) or "").strip("\"'")
-            pos = attribute.end()
+        rest = _rest_of_tag(markup, name_end)
+        if rest is None:
+            yield _UNCLOSED, "", ""
+            return
+        pos, start = rest
         if tag.group().startswith("</"):
             yield _END, name, ""
             continue
@@ -174,6 +163,26 @@ def _html_tokens(markup: str) -> Iterator[tuple[str, str, str]]:
                 yield _UNCLOSED, "", ""
                 return
             pos = close_tag.start()
+
+
+def _rest_of_tag(markup: str, pos: int) -> tuple[int, str] | None:
+    """The attributes of a tag from `pos`, each taken whole (a quoted value may hold ">"): where the
+    tag ends (past its ">") and the value of its "start" attribute ("" without one); None when the
+    markup ends inside the tag."""
+    end, start = len(markup), ""
+    while True:
+        pos = _end_of(_IN_TAG_SPACE, markup, pos)
+        if pos == end:
+            return None
+        if markup[pos] == ">":
+            return pos + 1, start
+        attribute = _ATTRIBUTE.match(markup, pos)
+        if attribute is None:  # "=" where a name should begin
+            pos += 1
+            continue
+        if attribute.group(1).lower() == "start":
+            start = (attribute.group(2) or "").strip("\"'")
+        pos = attribute.end()
 
 
 def _end_of(pattern: re.Pattern[str], text: str, pos: int) -> int:

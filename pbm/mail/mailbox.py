@@ -418,7 +418,7 @@ async def log_in(inbound: Inbound, account: Account) -> aioimaplib.IMAP4:
     return client
 
 
-class _Authenticate(aioimaplib.Command):
+class _Authenticate(aioimaplib.Command):  # type: ignore[misc]  # aioimaplib ships no types
     """AUTHENTICATE with its initial response on the command line (SASL-IR, RFC 4959). A server
     that refuses the token sends an error challenge first and waits: this answers it, once, with
     `OAUTH2_FAILED`, so that the server says NO instead of holding the command until it times out."""

@@ -206,7 +206,7 @@ def _check_signature(signature: dict[str, Any], statement: bytes, known_keys: Ma
     """3. The server's signature over how far the chain goes, by the key the record names (and, given
     the server's known keys, one of them); returns that key's id."""
     public_key = _need(signature, "public_key", str, "public key")
-    signed_by = _need(signature, "key_id", str, "key id")
+    signed_by: str = _need(signature, "key_id", str, "key id")
     try:
         actual_id = key_id(unb64(public_key))
     except ValueError:

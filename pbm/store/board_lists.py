@@ -19,11 +19,14 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any, TypeVar
 
 from sqlalchemy import Select, distinct, func, select, union_all
 from sqlalchemy.orm import Session, load_only, selectinload
 
 from pbm.store.models import Board, BoardStatus, Player, Seat
+
+_Query = TypeVar("_Query", bound=Select[Any])
 
 STATUSES = tuple(BoardStatus)
 ENDED = (BoardStatus.FINISHED, BoardStatus.CANCELLED)
@@ -94,14 +97,14 @@ def data_version(session: Session) -> tuple[datetime | None, int | None]:
     return found, top
 
 
-def _seated(game_type: str, statuses: Sequence[str], player_id: int) -> Select:
+def _seated(game_type: str, statuses: Sequence[str], player_id: int) -> Select[int]:
     """The ids of a type's boards in `statuses` where `player_id` sits, found from the player's
     seats (a few hundred rows), not by checking every board of the type one by one."""
     seats = select(Seat.game_id).join(Board, Board.id == Seat.game_id).where(Seat.player_id == player_id)
     return _filtered(seats, game_type, statuses)
 
 
-def _filtered(query: Select, game_type: str, statuses: Sequence[str], player_ids: Sequence[int] = ()) -> Select:
+def _filtered(query: _Query, game_type: str, statuses: Sequence[str], player_ids: Sequence[int] = ()) -> _Query:
     """`query` narrowed to a type's boards in `statuses` where any of `player_ids` sits (if any are given)."""
     query = query.where(Board.game_type == game_type)
     if len(statuses) == 1:

@@ -143,7 +143,8 @@ def checkable_password_hash(session: Session, userid: str, address: str | None, 
     row = session.execute(_CHECKABLE, {"userid": userid.lower(), "address": comparable(address or "")}).first()
     if row is None or (row.until is not None and row.until > now):
         return None
-    return row.password_hash
+    password_hash: str = row.password_hash
+    return password_hash
 
 
 _REGISTERED = exists().where(

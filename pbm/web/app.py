@@ -23,17 +23,18 @@ hands it the database, a template environment of its own and the change feed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, ExceptionHandler, Message, Receive, Scope, Send
 
 from pbm.bot_health import BotHealth
 from pbm.clocks import TimeControl
@@ -165,6 +166,106 @@ def _unsubscribe_routes(
     return [Route("/unsubscribe/{token}", handler, methods=["GET", "POST"])]
 
 
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+def _healthz(
+    database: Database,
+    stuck_after: float,
+    bot_health: BotHealth | None,
+    mail_health: Callable[[], dict[str, dict[str, object]]] | None,
+) -> Endpoint:
+    """``/healthz``: `health`, with the bots' and the mail provider's doors where the server has them;
+    503 unless all is well."""
+
+    async def healthz(request: Request) -> Response:
+        try:
+            report = await database.call(lambda: health(database, stuck_after=stuck_after))
+        except (DatabaseTimeout, SQLAlchemyError) as error:
+            reason = "the database does not answer"
+            return JSONResponse({"status": "unreachable", "reason": reason, "error": type(error).__name__}, 503)
+        if bot_health is not None:
+            report["bots"] = bot_health.report().to_json()
+        if mail_health is not None:
+            _add_mail_health(report, mail_health())
+        return JSONResponse(report, status_code=200 if report["status"] == "ok" else 503)
+
+    return healthz
+
+
+async def _favicon(request: Request) -> Response:
+    # Browsers ask every site for /favicon.ico; an SVG at that address is one they show.
+    return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml", headers=FAVICON_HEADERS)
+
+
+def _wants_json(request: Request) -> bool:
+    return request.url.path.startswith("/api/") or request.url.path.endswith(".json")
+
+
+def _error_handlers(pages: Pages) -> dict[Any, ExceptionHandler]:
+    """Not found, a bad request and any other HTTP error: a page, or JSON for the API and the records."""
+
+    async def not_found(request: Request, error: Exception) -> Response:
+        fact = error.fact if isinstance(error, params.NotFound) else Fact("web-no-page")
+        if _wants_json(request):
+            return api.error_json(404, fact)
+        return pages.error(request, 404, Fact("web-not-found"), fact)
+
+    async def bad_request(request: Request, error: Exception) -> Response:
+        assert isinstance(error, params.BadRequest)
+        if _wants_json(request):
+            return api.error_json(400, error.fact)
+        return pages.error(request, 400, Fact("web-bad-request"), error.fact)
+
+    async def http_error(request: Request, error: Exception) -> Response:
+        assert isinstance(error, HTTPException)
+        if error.status_code == 404:
+            return await not_found(request, error)
+        heading = Fact("web-http-error", status=str(error.status_code), reason=str(error.detail))
+        if _wants_json(request):
+            return api.error_json(error.status_code, heading)
+        return pages.error(request, error.status_code, heading, None)
+
+    return {params.NotFound: not_found, params.BadRequest: bad_request, HTTPException: http_error}
+
+
+def _routes(
+    pages: Pages,
+    json_api: Api,
+    guide: HelpPages,
+    healthz: Endpoint,
+    deadlines: Callable[[Request], object],
+    unsubscribing: list[Route],
+) -> list[BaseRoute]:
+    """Every route, in the order they are tried: the fixed paths before the game's and board's."""
+    return [
+        Route("/", pages.index),
+        Route("/healthz", healthz),
+        Route("/favicon.ico", _favicon),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        Route("/api/games", json_api.games),
+        Route("/api/bots", json_api.bots),
+        Route("/api/events", json_api.events),
+        Route("/api/players/{userid:path}", json_api.player),
+        Route("/api/{game}", json_api.boards),
+        Route("/api/{game}/standings", json_api.standings),
+        Route("/api/{game}/{board:board}", json_api.board),
+        Route("/api/{game}/{board:board}/dice", json_api.dice),
+        Route("/players/{userid}/deadlines.ics", deadlines),
+        *unsubscribing,
+        Route("/players/{userid:path}", pages.player),
+        Route("/bots", pages.bots),
+        Route("/help", guide.index),
+        Route("/help/{topic}", guide.topic),
+        Route("/{game}", pages.boards),
+        Route("/{game}/standings", pages.standings),
+        Route("/{game}/rules", pages.rules),
+        Route("/{game}/{board:board}", pages.board),
+        Route("/{game}/{board:board}/record.json", json_api.record),
+        Route("/{game}/{board:board}/record.proof.json", json_api.record_proof),
+    ]
+
+
 def create_app(
     database: Database,
     templates: Templates,
@@ -207,80 +308,9 @@ def create_app(
         signing=signing,
         bot_health=bot_health,
     )
-
-    async def healthz(request: Request) -> JSONResponse:
-        try:
-            report = await database.call(lambda: health(database, stuck_after=stuck_after))
-        except (DatabaseTimeout, SQLAlchemyError) as error:
-            reason = "the database does not answer"
-            return JSONResponse({"status": "unreachable", "reason": reason, "error": type(error).__name__}, 503)
-        if bot_health is not None:
-            report["bots"] = bot_health.report().to_json()
-        if mail_health is not None:
-            _add_mail_health(report, mail_health())
-        return JSONResponse(report, status_code=200 if report["status"] == "ok" else 503)
-
-    async def favicon(request: Request) -> Response:
-        # Browsers ask every site for /favicon.ico; an SVG at that address is one they show.
-        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml", headers=FAVICON_HEADERS)
-
-    def wants_json(request: Request) -> bool:
-        return request.url.path.startswith("/api/") or request.url.path.endswith(".json")
-
-    async def not_found(request: Request, error: Exception) -> Response:
-        fact = error.fact if isinstance(error, params.NotFound) else Fact("web-no-page")
-        if wants_json(request):
-            return api.error_json(404, fact)
-        return pages.error(request, 404, Fact("web-not-found"), fact)
-
-    async def bad_request(request: Request, error: Exception) -> Response:
-        assert isinstance(error, params.BadRequest)
-        if wants_json(request):
-            return api.error_json(400, error.fact)
-        return pages.error(request, 400, Fact("web-bad-request"), error.fact)
-
-    async def http_error(request: Request, error: Exception) -> Response:
-        assert isinstance(error, HTTPException)
-        if error.status_code == 404:
-            return await not_found(request, error)
-        heading = Fact("web-http-error", status=str(error.status_code), reason=str(error.detail))
-        if wants_json(request):
-            return api.error_json(error.status_code, heading)
-        return pages.error(request, error.status_code, heading, None)
-
-    routes = [
-        Route("/", pages.index),
-        Route("/healthz", healthz),
-        Route("/favicon.ico", favicon),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
-        Route("/api/games", json_api.games),
-        Route("/api/bots", json_api.bots),
-        Route("/api/events", json_api.events),
-        Route("/api/players/{userid:path}", json_api.player),
-        Route("/api/{game}", json_api.boards),
-        Route("/api/{game}/standings", json_api.standings),
-        Route("/api/{game}/{board:board}", json_api.board),
-        Route("/api/{game}/{board:board}/dice", json_api.dice),
-        Route("/players/{userid}/deadlines.ics", calendar.endpoint(reads, now, templates.default_language)),
-        *_unsubscribe_routes(database, unsubscribing, pages, now),
-        Route("/players/{userid:path}", pages.player),
-        Route("/bots", pages.bots),
-        Route("/help", guide.index),
-        Route("/help/{topic}", guide.topic),
-        Route("/{game}", pages.boards),
-        Route("/{game}/standings", pages.standings),
-        Route("/{game}/rules", pages.rules),
-        Route("/{game}/{board:board}", pages.board),
-        Route("/{game}/{board:board}/record.json", json_api.record),
-        Route("/{game}/{board:board}/record.proof.json", json_api.record_proof),
-    ]
-    app = Starlette(
-        routes=routes,
-        exception_handlers={
-            params.NotFound: not_found,
-            params.BadRequest: bad_request,
-            HTTPException: http_error,
-        },
-    )
+    healthz = _healthz(database, stuck_after, bot_health, mail_health)
+    feed = calendar.endpoint(reads, now, templates.default_language)
+    routes = _routes(pages, json_api, guide, healthz, feed, _unsubscribe_routes(database, unsubscribing, pages, now))
+    app = Starlette(routes=routes, exception_handlers=_error_handlers(pages))
     app.add_middleware(SecurityHeaders)
     return app

@@ -53,7 +53,8 @@ def deadline_calendar(
         alarm.add("trigger", -WARN_BEFORE)
         event.add_component(alarm)
         calendar.add_component(event)
-    return calendar.to_ical()
+    ical: bytes = calendar.to_ical()
+    return ical
 
 
 def _host(site: str) -> str:

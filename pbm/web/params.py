@@ -83,7 +83,7 @@ def engine_of(request: Request) -> Game[Any]:
 
 
 def board_of(request: Request, engine: Game[Any]) -> int:
-    board = request.path_params["board"]
+    board: int = request.path_params["board"]
     if board > MAX_BOARD:
         raise NotFound("web-no-board", game=engine.title, board=board)
     return board
