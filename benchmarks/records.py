@@ -34,14 +34,14 @@ from sqlalchemy import text
 
 import pbm.facts
 import pbm.games
-from pbm import clocks
+from pbm.crypto.keys import SigningKeys
 from pbm.games import fairdice
-from pbm.live import LiveBoard
 from pbm.records import document, verify
-from pbm.records.keys import SigningKeys
 from pbm.store import boards, players
 from pbm.store.database import Database
+from pbm.timekeeping import clocks
 from pbm.views import dice_record, report_data
+from pbm.views.live import LiveBoard
 from pbm.words import Words
 
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)

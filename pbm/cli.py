@@ -18,7 +18,7 @@ from pbm.config import ConfigError, Settings, load_settings
 
 if TYPE_CHECKING:
     from pbm.doctor import ProviderSetup
-    from pbm.server import Server
+    from pbm.serving.server import Server
     from pbm.store.database import Database
     from pbm.store.inbox import Stored
     from pbm.store.models import OutboxMessage
@@ -69,7 +69,7 @@ def _database(settings: Settings) -> Database:
 def _server(settings: Settings, *, agree: bool = True) -> Server:
     """The whole server as `pbm serve` wires it (not listening): for commands that process or send mail.
     Its keys are the club's (`Server.agree_on_keys`) unless `agree` is False (a rehearsal changes nothing)."""
-    from pbm.server import Server
+    from pbm.serving.server import Server
 
     server = Server(settings)
     try:
@@ -288,7 +288,7 @@ def _timestamp(text: str) -> datetime:
 
 def _serve(args: argparse.Namespace) -> int:
     """``pbm serve``: listen, process and deliver until stopped."""
-    from pbm.server import Server
+    from pbm.serving.server import Server
 
     server = Server(load_settings())
     asyncio.run(server.run(process=not args.no_process))
@@ -353,7 +353,7 @@ def _process(args: argparse.Namespace) -> int:
     it could not be stored, for any reason, so the MTA tries again later; 67
     when it is not for us.
     """
-    from pbm.server import Server
+    from pbm.serving.server import Server
     from pbm.store.inbox import save_inbound
 
     try:
@@ -393,7 +393,7 @@ def _process(args: argparse.Namespace) -> int:
 
 def _backup(args: argparse.Namespace) -> int:
     """``pbm backup [PATH]``: a copy of the database and the keys now; 1 when none could be made."""
-    from pbm import sealed
+    from pbm.crypto import sealed
     from pbm.store.backup import BackupError, backup
     from pbm.store.backup_keys import gather
     from pbm.store.database import Database
@@ -424,7 +424,7 @@ def _backup(args: argparse.Namespace) -> int:
 
 def _restore(args: argparse.Namespace) -> int:
     """``pbm restore PATH``: 1 when the copy is refused or the database holds data and --force is not given."""
-    from pbm import sealed
+    from pbm.crypto import sealed
     from pbm.store.backup import BackupError, opened
     from pbm.store.database import Database
     from pbm.store.holding import Held, exclusively
@@ -575,9 +575,9 @@ def _verify_dice(args: argparse.Namespace) -> int:
 def _verify(args: argparse.Namespace) -> int:
     """``pbm verify``: 0 when the record is genuine, 1 naming the first thing wrong, 2 unreadable
     (or a served record.json given without its proof)."""
+    from pbm.crypto.keys import SigningKeys
     from pbm.facts import Fact
     from pbm.records import verify
-    from pbm.records.keys import SigningKeys
     from pbm.records.reading import Unreadable, read_json
     from pbm.words import Words
 

@@ -14,7 +14,7 @@ database, the outbox maildir, the secret key, the backups. It is ``var/`` under 
 directory, or the directory systemd made for the unit (``StateDirectory=``, which systemd names
 in ``$STATE_DIRECTORY``).
 
-Every span of time is written one way (`pbm.durations`): ``7d``, ``12h``, ``30m``, ``30s``,
+Every span of time is written one way (`pbm.timekeeping.durations`): ``7d``, ``12h``, ``30m``, ``30s``,
 or a bare number in the unit the variable's name says (seconds for ``PBM_*_SECONDS``,
 ``PBM_DATABASE_TIMEOUT`` and ``PBM_STUCK_AFTER``, hours for ``PBM_*_HOURS``, days for
 ``PBM_VACATION_DAYS``, ``PBM_NAGTIME`` and ``PBM_FORFEITTIME``).
@@ -36,12 +36,13 @@ from urllib.parse import SplitResult, quote, unquote, urlsplit
 from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from pbm import clocks, languages
-from pbm.durations import DAY, HOUR, SECOND, in_units_of, parse_duration, written
-from pbm.keyfiles import create_once
+from pbm.crypto.keyfiles import create_once
+from pbm.crypto.keys import SigningKeys
+from pbm.i18n import languages
 from pbm.mail import headers
 from pbm.mail.authentication import is_authserv_id
-from pbm.records.keys import SigningKeys
+from pbm.timekeeping import clocks
+from pbm.timekeeping.durations import DAY, HOUR, SECOND, in_units_of, parse_duration, written
 
 
 class ConfigError(Exception):
@@ -241,7 +242,8 @@ def _time_rule(value: Any) -> timedelta:
 
 
 Seconds = BeforeValidator(in_units_of(SECOND))
-"""A setting named ``..._SECONDS`` (or a timeout): a span in any spelling (`pbm.durations`), bare seconds."""
+"""A setting named ``..._SECONDS`` (or a timeout): a span in any spelling
+(`pbm.timekeeping.durations`), bare seconds."""
 Hours = BeforeValidator(in_units_of(HOUR))
 """A setting named ``..._HOURS``: a span in any spelling, bare hours."""
 Days = BeforeValidator(in_units_of(DAY))
@@ -314,7 +316,7 @@ class Settings(BaseSettings):
     """The selector of the key the MTA signs pbm's mail with (``pbm2026``; deploy/mail-authentication.md):
     ``pbm doctor`` checks that its public key is published. pbm signs nothing itself."""
     language: str = "en"
-    """The club's language (`pbm.languages`): what a player who chose none reads, and what the web
+    """The club's language (`pbm.i18n.languages`): what a player who chose none reads, and what the web
     shows a browser that prefers none of pbm's languages. Each player may choose their own
     (``language USERID PASSWORD fr``)."""
     outbound: Annotated[Outbound, NoDecode, BeforeValidator(_outbound)] = Outbound("maildir", path=Path("var/outbox"))
@@ -329,7 +331,7 @@ class Settings(BaseSettings):
     """Largest mail accepted over SMTP, in bytes; PBeM commands are tiny."""
 
     # How many connections each listener holds, and how long an idle one stays
-    # (`pbm.listeners`): a flood of idle connections is refused past the caps
+    # (`pbm.serving.listeners`): a flood of idle connections is refused past the caps
     # instead of using up the process's open files.
     smtp_max_connections: int = Field(default=100, ge=1)
     """SMTP connections held at once; past it a new one is answered 421 and closed."""

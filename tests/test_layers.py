@@ -16,10 +16,10 @@ import pbm
 SOURCE = Path(pbm.__file__).parent
 
 ABOVE = {
-    "store": ("pbm.mail", "pbm.commands", "pbm.web", "pbm.server", "pbm.cli"),
-    "games": ("pbm.mail", "pbm.commands", "pbm.web", "pbm.store", "pbm.server", "pbm.cli", "pbm.bots"),
-    "bots": ("pbm.mail", "pbm.commands", "pbm.web", "pbm.store", "pbm.server", "pbm.cli"),
-    "commands": ("pbm.mail", "pbm.web", "pbm.server", "pbm.cli"),
+    "store": ("pbm.mail", "pbm.commands", "pbm.web", "pbm.serving.server", "pbm.cli"),
+    "games": ("pbm.mail", "pbm.commands", "pbm.web", "pbm.store", "pbm.serving.server", "pbm.cli", "pbm.bots"),
+    "bots": ("pbm.mail", "pbm.commands", "pbm.web", "pbm.store", "pbm.serving.server", "pbm.cli"),
+    "commands": ("pbm.mail", "pbm.web", "pbm.serving.server", "pbm.cli"),
 }
 
 

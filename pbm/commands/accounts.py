@@ -8,13 +8,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pbm.games
-from pbm import languages
 from pbm.addresses import comparable, distinct, same
 from pbm.commands import digests, play, recipients
 from pbm.commands import language as lang
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Refused, listed
 from pbm.facts import Fact
+from pbm.i18n import languages
 from pbm.store import board_lists, bot_players, bounces, confirmations, outbox, players, preferences, resets
 from pbm.store.models import BoardStatus, HoldReason, Player
 from pbm.views import GameSummary, bot_ladders, game_summary

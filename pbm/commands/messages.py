@@ -518,7 +518,7 @@ MESSAGES: Catalogue = merged([PARSING, HELP, USAGE, REFUSALS, PREFERENCES, EVENT
 
 def catalogue() -> Catalogue:
     """The words a refusal or a parse error may need: this layer's, the engines' and those of a
-    challenge's time rules (`pbm.clocks`, said with the other facts of time), and the verbs'
+    challenge's time rules (`pbm.timekeeping.clocks`, said with the other facts of time), and the verbs'
     arguments as the verb table writes them."""
     from pbm.commands.verbs import usage_catalogue  # the table imports the handlers, which import this
 

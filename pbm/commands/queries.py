@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pbm.games
-from pbm import live
 from pbm.commands import digests, recipients
 from pbm.commands import language as lang
 from pbm.commands.context import Context
@@ -13,7 +12,7 @@ from pbm.commands.effects import Attachment, OutgoingMail, Refused
 from pbm.records import document
 from pbm.store import board_lists, boards, players, policies, ratings, seeks
 from pbm.store.models import Board, BoardStatus
-from pbm.views import game_summary, rating_view
+from pbm.views import game_summary, live, rating_view
 
 
 def show(ctx: Context, command: lang.Show) -> list[OutgoingMail]:

@@ -35,7 +35,7 @@ from babel.support import Translations
 from babel.units import format_unit
 
 from pbm.facts import ENGLISH, Plural, Voice
-from pbm.local_time import on_a_named_clock, zone_label, zone_or_utc
+from pbm.timekeeping.local_time import on_a_named_clock, zone_label, zone_or_utc
 
 LANGUAGES: dict[str, str] = {
     "en": "English",

@@ -38,12 +38,12 @@ from email.utils import format_datetime, make_msgid
 from typing import Any
 
 from pbm.commands.effects import Attachment, OutgoingMail, ReplyAs
+from pbm.crypto.keys import SigningKeys
+from pbm.i18n.text import one_line
 from pbm.mail import headers
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.records import document as records
-from pbm.records.keys import SigningKeys
-from pbm.templating import Templates
-from pbm.text import one_line
+from pbm.words.templating import Templates
 
 LOOP_HEADER = "X-PBM-Loop"
 SERVER_NAME = "PBeM Server"
@@ -115,7 +115,7 @@ class Composer:
         self.tokens = tokens
         self._key = key
         self.unsubscribe_url = unsubscribe_url
-        """The one-click unsubscribe URL of a mail, if it has one (`pbm.mail.unsubscribe`)."""
+        """The one-click unsubscribe URL of a mail, if it has one (`pbm.commands.unsubscribe`)."""
         self.signing = signing
         """Signs the game records mails carry (`pbm.commands.effects.Attachment.signed_record`)."""
 

@@ -32,9 +32,9 @@ import aiosmtplib
 from sqlalchemy.orm import Session
 
 from pbm.config import ConfigError, Outbound
+from pbm.health.metrics import Metrics
 from pbm.mail.headers import masked_address
 from pbm.mail.worker import Worker
-from pbm.metrics import Metrics
 from pbm.store import outbox
 from pbm.store.database import Database
 from pbm.store.models import utcnow

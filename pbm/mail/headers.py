@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from pbm.text import one_line
+from pbm.i18n.text import one_line
 
 MAX_MESSAGE_ID = 250
 """Longest Message-ID kept: a References header of several still folds within 998 octets a line."""

@@ -51,13 +51,13 @@ from pbm.commands.effects import OutgoingMail
 from pbm.commands.plan import Plan
 from pbm.config import Limits
 from pbm.facts import Fact
+from pbm.i18n.text import capital, sentence
 from pbm.mail import headers
 from pbm.mail.answers import Answers
 from pbm.mail.compose import Answering, Composer
 from pbm.mail.parse import ParsedMail
 from pbm.store import bounces, confirmations, outbox, players, preferences
 from pbm.store.models import HoldReason
-from pbm.text import capital, sentence
 from pbm.words import Words
 
 ERROR_KINDS = ("error", "failure")

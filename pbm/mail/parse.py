@@ -34,9 +34,9 @@ from typing import Any
 from pbm.facts import UNCONVERTED, Fact, english, merged, placeholders
 from pbm.mail.automatic import Signs, auto_reason
 from pbm.mail.headers import message_id, message_ids
-from pbm.mail.messages import READING_NOTES
 from pbm.mail.mime import PartFactory, TooComplex, body, content_type
 from pbm.mail.received_headers import Headers, ReadingPolicy, decoded_header, sender
+from pbm.words.mail_messages import READING_NOTES
 
 log = logging.getLogger(__name__)
 

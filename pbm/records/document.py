@@ -12,7 +12,7 @@ allows no other key at its root, so the proof is a document of its own
 The proof (the ``pbm`` section of the combined record `build` makes) is what `pbm verify`
 checks (`pbm.records.verify`):
 
-- ``header``: what the chain's first link hashes (`pbm.records.chain.Header`);
+- ``header``: what the chain's first link hashes (`pbm.crypto.chain.Header`);
 - ``chain``: every ply as the server linked it (seat, player, move, time, hash);
 - ``ply`` and ``head``: how far the record goes, and the chain's hash there;
 - ``signature``: the server's over that statement, with its key id and public key;
@@ -31,10 +31,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from pbm.crypto import chain
+from pbm.crypto.keys import SigningKeys
 from pbm.games import Game
 from pbm.games.fairdice import commitment
-from pbm.records import chain
-from pbm.records.keys import SigningKeys
 from pbm.store import boards
 from pbm.store.models import Board, BoardStatus, MoveRecord
 from pbm.views import dice_record, options_text

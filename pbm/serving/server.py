@@ -8,7 +8,7 @@ SMTP conversation. The web
 pages follow the games through one change feed, woken by the processing
 worker after each commit and polling for moves other processes apply. Each
 listener lets in so many connections, from one client and in all
-(`pbm.listeners`), so that neither can use up the files the other needs.
+(`pbm.serving.listeners`), so that neither can use up the files the other needs.
 """
 
 from __future__ import annotations
@@ -30,9 +30,12 @@ from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 import pbm.bots
 import pbm.games
-from pbm.bot_health import BotHealth
+from pbm.commands.unsubscribe import Unsubscribing
 from pbm.config import ConfigError, Settings, secret_key, signing_keys
-from pbm.listeners import BACKLOG, AcceptFailures, ConnectionLimits, allow_open_files, bind
+from pbm.crypto.passwords import Passwords
+from pbm.health.bot_health import BotHealth
+from pbm.health.metrics import DatabaseState, Metrics, MetricsServer
+from pbm.links import Links
 from pbm.mail.account import Account
 from pbm.mail.answers import Answers
 from pbm.mail.bot_turns import BotTurns, Think, Thinking
@@ -50,21 +53,18 @@ from pbm.mail.reader import MailReader
 from pbm.mail.submission import transport_for
 from pbm.mail.time_pass import TimePass
 from pbm.mail.tokens import Addressing, ReplyTokens
-from pbm.mail.unsubscribe import Unsubscribing
 from pbm.mail.worker import Worker
-from pbm.metrics import DatabaseState, Metrics, MetricsServer
-from pbm.passwords import Passwords
+from pbm.serving.listeners import BACKLOG, AcceptFailures, ConnectionLimits, allow_open_files, bind
+from pbm.serving.systemd import notify
 from pbm.store import board_lists, club_keys, inbox, outbox
 from pbm.store.club_keys import secret_source
 from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
 from pbm.store.holding import Held, Hold
 from pbm.store.models import utcnow
-from pbm.systemd import notify
-from pbm.templating import Templates
 from pbm.web.app import HEALTH_REQUESTS, HTTP_REFUSALS, create_app
-from pbm.web.links import Links
 from pbm.web.live import GameChanges
+from pbm.words.templating import Templates
 
 log = logging.getLogger(__name__)
 
@@ -167,7 +167,8 @@ class Server:
             on_unthought=lambda game: self.metrics.bot_unthought_answers.labels(game).inc(),
             on_replaced=lambda reason: self.metrics.bot_thinking_replaced.labels(reason).inc(),
         )
-        """Whether this process's bots think (`pbm.bot_health`): the bots report, ``/healthz`` and ``/bots`` show."""
+        """Whether this process's bots think (`pbm.health.bot_health`): the bots report,
+        ``/healthz`` and ``/bots`` show."""
         self._thinking: Thinking | None = None
         if think is None:
             think = self._thinking = Thinking(on_replaced=self.bot_health.replaced)
@@ -304,7 +305,7 @@ class Server:
         return report
 
     def _database_state(self) -> DatabaseState:
-        """What the gauges of `pbm.metrics` show, read at each scrape (in the metrics thread)."""
+        """What the gauges of `pbm.health.metrics` show, read at each scrape (in the metrics thread)."""
         with self.database.reading() as session:
             return DatabaseState(
                 inbox=inbox.status_counts(session),

@@ -49,7 +49,7 @@ def utcnow() -> datetime:
 class UTCDateTime(TypeDecorator[datetime]):
     """Timestamps stored in UTC and always read back in UTC, timezone-aware (SQLite forgets the
     zone; PostgreSQL gives the session's, a `ZoneInfo`, which would read as a player's clock:
-    `pbm.local_time.on_a_named_clock`)."""
+    `pbm.timekeeping.local_time.on_a_named_clock`)."""
 
     impl = DateTime(timezone=True)
     cache_ok = True
@@ -163,10 +163,10 @@ class Player(Base):
     """The host that sent the signup, where known (`pbm.mail.sending_host`), so signups per
     host can be counted."""
     language: Mapped[str | None] = mapped_column(String(8), default=None)
-    """The language the player reads (`pbm.languages`); None: the club's default."""
+    """The language the player reads (`pbm.i18n.languages`); None: the club's default."""
 
     time_zone: Mapped[str | None] = mapped_column(String(64), default=None)
-    """The IANA zone the player lives in (`pbm.local_time`); None: UTC."""
+    """The IANA zone the player lives in (`pbm.timekeeping.local_time`); None: UTC."""
     quiet_from: Mapped[int | None] = mapped_column(Integer, default=None)
     """The start of the player's quiet hours, in minutes after local midnight: no mail for them
     goes from then until `quiet_until` (it waits in the outbox). None: no quiet hours."""
@@ -335,7 +335,7 @@ class Board(Base):
     challenger_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), default=None)
     """Who started the game, so challenges per sender can be counted."""
     time_control: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
-    """The game's time rules (`pbm.clocks.TimeControl.to_json`); None: the club's defaults."""
+    """The game's time rules (`pbm.timekeeping.clocks.TimeControl.to_json`); None: the club's defaults."""
     turn_since: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
     """When the player to move got the turn: their wait (and their clock) runs from here."""
     due_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
@@ -346,7 +346,7 @@ class Board(Base):
     warned: Mapped[bool] = mapped_column(default=False, server_default=false())
     """Whether the player to move had the last warning before the forfeit in this turn."""
     chain_head: Mapped[str | None] = mapped_column(String(64), default=None)
-    """The hash of the game's move chain after its last move (`pbm.records.chain`): the header's
+    """The hash of the game's move chain after its last move (`pbm.crypto.chain`): the header's
     hash before any. A board mail's receipt signs it; the next move links to it."""
     exhibition: Mapped[bool] = mapped_column(default=False, server_default=false())
     """A game of the server's bots alone that an administrator started to be watched: it plays on
@@ -476,7 +476,7 @@ class OpenChallenge(Base):
     """The player id in each seat, in order of play; None where a seat is free."""
     options: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     time_control: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
-    """The time rules the game will be played under (`pbm.clocks.TimeControl.to_json`)."""
+    """The time rules the game will be played under (`pbm.timekeeping.clocks.TimeControl.to_json`)."""
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
 
@@ -682,7 +682,7 @@ class MoveRecord(Base):
     auto: Mapped[bool] = mapped_column(default=False, server_default=false())
     """Played for the player from their queue (shown ``(Auto)``), not sent as a move."""
     chain_hash: Mapped[str | None] = mapped_column(String(64), default=None)
-    """The move chain's hash after this move (`pbm.records.chain.link_hash`), written with it."""
+    """The move chain's hash after this move (`pbm.crypto.chain.link_hash`), written with it."""
 
 
 class Rating(Base):

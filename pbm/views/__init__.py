@@ -22,12 +22,12 @@ from typing import Any
 import pbm.bots
 import pbm.games
 from pbm import elo
-from pbm.clocks import FOREVER, TimeControl, Turn
 from pbm.facts import Fact
 from pbm.games import FORFEIT, LEAVING, RESIGN, UNDO, BoardCell, Game, MoveExample, MoveReport, UnknownGame
 from pbm.games.fairdice import make_record
 from pbm.store import bot_players
 from pbm.store.models import Board, BoardEvent, BoardStatus, MoveRecord, Offer, OfferKind, OpenChallenge, Player, Rating
+from pbm.timekeeping.clocks import FOREVER, TimeControl, Turn
 
 TALLY_UNITS = ("cell",)
 """The tally units the catalogue has words for (``tally-cells``): Cephalopod's."""
@@ -105,17 +105,18 @@ class TimeView:
     """A game's time as players see it: the rules, the turn under way, the clocks."""
 
     rules: Fact
-    """The time rules, to be said in each reader's words (`pbm.clocks.TimeControl.said`)."""
+    """The time rules, to be said in each reader's words (`pbm.timekeeping.clocks.TimeControl.said`)."""
     rule_words: str
     """The same as challenge options: ``--nagtime=7 --forfeittime=21``."""
     rule_facts: tuple[Fact, ...] = ()
-    """The time rules as facts, one a rule (`pbm.clocks.TimeControl.sentence_facts`): `rules` in any language."""
+    """The time rules as facts, one a rule (`pbm.timekeeping.clocks.TimeControl.sentence_facts`):
+    `rules` in any language."""
     to_move: str | None = None
     waited: timedelta | None = None
     """How long the player to move has had the turn (time away not counted)."""
     forfeit_at: datetime | None = None
     why: Fact | None = None
-    """Which time rule the forfeit comes from (`pbm.clocks.Turn.why`)."""
+    """Which time rule the forfeit comes from (`pbm.timekeeping.clocks.Turn.why`)."""
     near: bool = False
     """The forfeit is near enough to say so in every board mail: past the nag time, or within two days."""
     away_until: datetime | None = None
@@ -349,7 +350,7 @@ class BoardView(Standing):
     widest_move: int = 0
     """Characters of the widest entry of the whole move list, when `moves` is only its end."""
     chain_hash: str | None = None
-    """The hash of the game's move chain after its last move (`pbm.records.chain`), for the
+    """The hash of the game's move chain after its last move (`pbm.crypto.chain`), for the
     signed receipt a board mail carries; None for an earlier board."""
     example: MoveExample | None = None
     """A legal move of the player to move, taken apart for writing moves by hand, in games whose

@@ -19,10 +19,10 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 import pbm.games
-from pbm import clocks
 from pbm.games import Game
 from pbm.store import boards, offers, turns
 from pbm.store.models import Board, BoardEvent, BoardStatus, MoveRecord, Offer, Player, Seat
+from pbm.timekeeping import clocks
 from pbm.views import BoardView, TimeView, board_view, time_view
 
 

@@ -30,14 +30,14 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from pbm.bot_health import BotHealth
-from pbm.clocks import FOREVER
+from pbm.crypto.keys import SigningKeys
 from pbm.facts import Fact
 from pbm.games import BoardCell
-from pbm.listeners import client_of
+from pbm.health.bot_health import BotHealth
 from pbm.records import document
-from pbm.records.keys import SigningKeys
+from pbm.serving.listeners import client_of
 from pbm.store.models import BoardStatus
+from pbm.timekeeping.clocks import FOREVER
 from pbm.views import (
     BoardView,
     BotLadder,

@@ -20,16 +20,16 @@ from typing import Any, ParamSpec, TypeVar, cast
 
 from sqlalchemy.orm import Session
 
-from pbm import clocks, live
+from pbm.crypto.keys import SigningKeys
 from pbm.facts import Fact
 from pbm.games import Game, all_games
 from pbm.games import get as get_game
 from pbm.records import document
-from pbm.records.keys import SigningKeys
 from pbm.store import board_lists, bounces, players, ratings, turns, vacations
 from pbm.store import boards as store_boards
 from pbm.store.database import Database
 from pbm.store.models import Board, BoardStatus, utcnow
+from pbm.timekeeping import clocks
 from pbm.views import (
     BoardView,
     BotLadder,
@@ -38,6 +38,7 @@ from pbm.views import (
     bot_ladders,
     dice_record,
     game_summary,
+    live,
     rating_view,
 )
 
@@ -126,7 +127,7 @@ class Deadline:
     game: GameSummary
     forfeit_at: datetime
     why: Fact
-    """Which time rule the forfeit comes from (`pbm.clocks.Turn.why`)."""
+    """Which time rule the forfeit comes from (`pbm.timekeeping.clocks.Turn.why`)."""
     waited: timedelta
     """How long the game has waited for the move (time away not counted)."""
 
@@ -147,7 +148,7 @@ class PlayerPage:
     mail_stopped_at: datetime | None = None
     """Since when mail to one of the player's addresses stopped, as bounces told (no address shown)."""
     language: str | None = None
-    """The language the player chose for their mail (`pbm.languages`); None: the club's."""
+    """The language the player chose for their mail (`pbm.i18n.languages`); None: the club's."""
     time_zone: str | None = None
     """The zone the player lives in (an IANA name): the page about them writes its dates in it; None: UTC."""
 

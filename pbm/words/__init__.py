@@ -1,7 +1,7 @@
 """Words for one reader: the edge where facts become sentences.
 
 Everything below the edge (engines, handlers, the store) decides facts; a template or a
-page asks its reader's `Words` to say them, in the reader's language (`pbm.languages`).
+page asks its reader's `Words` to say them, in the reader's language (`pbm.i18n.languages`).
 
 >>> from pbm.facts import Fact
 >>> Words().say(Fact("unconverted-words", text="as written"))
@@ -20,13 +20,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from pbm import languages
 from pbm.commands import messages as command_messages
 from pbm.facts import UNCONVERTED, Catalogue, Fact, Voice, merged, say
-from pbm.mail import messages as mail_messages
+from pbm.i18n import languages
 from pbm.records import messages as record_messages
 from pbm.store import messages as store_messages
-from pbm.web import messages as web_messages
+from pbm.words import mail_messages, web_messages
 
 
 def every_catalogue() -> Catalogue:

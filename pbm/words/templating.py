@@ -17,15 +17,16 @@ from typing import Any
 
 import jinja2
 
-from pbm import elo, languages
+from pbm import elo
 from pbm.commands import verbs
+from pbm.crypto.keys import SigningKeys
 from pbm.facts import Fact
 from pbm.games import Game
-from pbm.records.keys import SigningKeys
+from pbm.i18n import languages
+from pbm.i18n.text import sentence
+from pbm.links import Links
 from pbm.resources import resource_dir
-from pbm.text import sentence
 from pbm.views import INACTIVE_AFTER, BoardView
-from pbm.web.links import Links
 from pbm.words import Words
 
 

@@ -10,7 +10,7 @@ date with it, and compiled for the server.
 Three domains, each a catalogue of its own for translators (`DOMAINS`): ``facts``, every
 catalogue entry of every layer (its code is the message's context, so one English message
 used by two codes is translated twice, once for each meaning); ``mails``, the words of the
-mail and help templates and of the Python edge (`pbm.languages`); ``web``, the pages.
+mail and help templates and of the Python edge (`pbm.i18n.languages`); ``web``, the pages.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
-from pbm import languages
 from pbm.facts import Plural
+from pbm.i18n import languages
 from pbm.resources import resource_dir
 
 PROJECT = "pbm"
@@ -169,7 +169,7 @@ def _plural_forms(catalog: Catalog, language: str) -> None:
 
 
 def compile_all() -> None:
-    """The ``.mo`` of every ``.po``: what a server reads (`pbm.languages.translations`)."""
+    """The ``.mo`` of every ``.po``: what a server reads (`pbm.i18n.languages.translations`)."""
     for po in sorted(languages.LOCALE_DIR.glob("*/LC_MESSAGES/*.po")):
         with po.open("rb") as file:
             catalog = read_po(file, locale=po.parent.parent.name, domain=po.stem)

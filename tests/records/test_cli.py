@@ -7,7 +7,7 @@ import copy
 import json
 
 from pbm.cli import main as pbm_main
-from pbm.records.keys import SigningKeys
+from pbm.crypto.keys import SigningKeys
 from tests.records.conftest import play_game, record_of
 
 
