@@ -36,11 +36,10 @@ from urllib.parse import SplitResult, quote, unquote, urlsplit
 from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from pbm.addresses import is_authserv_id, mail_address
 from pbm.crypto.keyfiles import create_once
 from pbm.crypto.keys import SigningKeys
 from pbm.i18n import languages
-from pbm.mail import headers
-from pbm.mail.authentication import is_authserv_id
 from pbm.timekeeping import clocks
 from pbm.timekeeping.durations import DAY, HOUR, SECOND, in_units_of, parse_duration, written
 
@@ -331,7 +330,7 @@ class Settings(BaseSettings):
     """Largest mail accepted over SMTP, in bytes; PBeM commands are tiny."""
 
     # How many connections each listener holds, and how long an idle one stays
-    # (`pbm.serving.listeners`): a flood of idle connections is refused past the caps
+    # (`pbm.listeners`): a flood of idle connections is refused past the caps
     # instead of using up the process's open files.
     smtp_max_connections: int = Field(default=100, ge=1)
     """SMTP connections held at once; past it a new one is answered 421 and closed."""
@@ -557,7 +556,7 @@ class Settings(BaseSettings):
     def _admin_contact(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        address = headers.mail_address(value)
+        address = mail_address(value)
         if address is None:
             raise ValueError(f"expected a plain address such as admin@example.org, got {value!r}")
         return address

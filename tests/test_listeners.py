@@ -10,13 +10,13 @@ import resource
 import pytest
 
 from pbm.config import ConfigError
-from pbm.serving.listeners import ACCEPT_FAILED, AcceptFailures, RefusalLog, allow_open_files, client_of
+from pbm.listeners import ACCEPT_FAILED, AcceptFailures, RefusalLog, allow_open_files, client_of
 
 CAP = "PBM_SMTP_MAX_CONNECTIONS_PER_CLIENT (20)"
 
 
 def lines_from(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [record.getMessage() for record in caplog.records if record.name == "pbm.serving.listeners"]
+    return [record.getMessage() for record in caplog.records if record.name == "pbm.listeners"]
 
 
 def test_a_flood_of_refusals_makes_one_line_at_once_then_one_per_interval(caplog):

@@ -31,9 +31,9 @@ from typing import NamedTuple, Protocol
 import aiosmtplib
 from sqlalchemy.orm import Session
 
+from pbm.addresses import masked_address
 from pbm.config import ConfigError, Outbound
 from pbm.health.metrics import Metrics
-from pbm.mail.headers import masked_address
 from pbm.mail.worker import Worker
 from pbm.store import outbox
 from pbm.store.database import Database

@@ -24,11 +24,11 @@ from typing import Any
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
+from pbm.addresses import masked_address
 from pbm.health.metrics import Metrics
 from pbm.i18n.text import one_line
-from pbm.mail.headers import masked_address
+from pbm.listeners import Refusals
 from pbm.mail.tokens import Addressing
-from pbm.serving.listeners import Refusals
 from pbm.store.database import Database
 from pbm.store.inbox import Received, Stored, save_received
 from pbm.store.models import InboundStatus
@@ -259,7 +259,7 @@ def smtp_factory(
 
 
 def smtp_refusals(hostname: str) -> Refusals:
-    """What the SMTP listener says to a connection past its caps (`pbm.serving.listeners`): 421, which
+    """What the SMTP listener says to a connection past its caps (`pbm.listeners`): 421, which
     a sending MTA takes as "try again later"."""
     return Refusals(
         client_full=f"421 4.7.0 {hostname} Too many connections from your address; try again later\r\n".encode(),

@@ -45,12 +45,12 @@ from pathlib import Path
 
 import aioimaplib
 
+from pbm.addresses import masked_address
 from pbm.config import Inbound
 from pbm.health.metrics import Metrics
 from pbm.i18n.text import one_line
 from pbm.mail.account import Account, AccountError
 from pbm.mail.doors import DoorHealth
-from pbm.mail.headers import masked_address
 from pbm.mail.tokens import Addressing
 from pbm.mail.worker import Worker
 from pbm.store import mailbox as state

@@ -86,7 +86,7 @@ class ParsedMail:
     ``"\\t"`` in ``body``."""
 
     message_id: str | None  # one well-formed "<...>" token (headers.message_id), or None
-    from_address: str | None  # plain ASCII local@domain (headers.mail_address), or None
+    from_address: str | None  # plain ASCII local@domain (`pbm.addresses.mail_address`), or None
     subject: str  # RFC 2047-decoded, one line, at most MailLimits.max_subject_chars
     body: str  # the text the sender wrote, "\n" newlines, at most MailLimits.max_body_chars
     references: tuple[str, ...]  # well-formed "<...>" tokens, the newest last

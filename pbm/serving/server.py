@@ -8,7 +8,7 @@ SMTP conversation. The web
 pages follow the games through one change feed, woken by the processing
 worker after each commit and polling for moves other processes apply. Each
 listener lets in so many connections, from one client and in all
-(`pbm.serving.listeners`), so that neither can use up the files the other needs.
+(`pbm.listeners`), so that neither can use up the files the other needs.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from pbm.crypto.passwords import Passwords
 from pbm.health.bot_health import BotHealth
 from pbm.health.metrics import DatabaseState, Metrics, MetricsServer
 from pbm.links import Links
+from pbm.listeners import BACKLOG, AcceptFailures, ConnectionLimits, allow_open_files, bind
 from pbm.mail.account import Account
 from pbm.mail.answers import Answers
 from pbm.mail.bot_turns import BotTurns, Think, Thinking
@@ -54,7 +55,6 @@ from pbm.mail.submission import transport_for
 from pbm.mail.time_pass import TimePass
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.mail.worker import Worker
-from pbm.serving.listeners import BACKLOG, AcceptFailures, ConnectionLimits, allow_open_files, bind
 from pbm.serving.systemd import notify
 from pbm.store import board_lists, club_keys, inbox, outbox
 from pbm.store.club_keys import secret_source

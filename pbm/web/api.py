@@ -34,8 +34,8 @@ from pbm.crypto.keys import SigningKeys
 from pbm.facts import Fact
 from pbm.games import BoardCell
 from pbm.health.bot_health import BotHealth
+from pbm.listeners import client_of
 from pbm.records import document
-from pbm.serving.listeners import client_of
 from pbm.store.models import BoardStatus
 from pbm.timekeeping.clocks import FOREVER
 from pbm.views import (

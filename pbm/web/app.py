@@ -38,8 +38,8 @@ from pbm.commands.unsubscribe import Unsubscribing
 from pbm.crypto.keys import SigningKeys
 from pbm.facts import Fact
 from pbm.health.bot_health import BotHealth
+from pbm.listeners import Refusals
 from pbm.resources import resource_dir
-from pbm.serving.listeners import Refusals
 from pbm.store import inbox, outbox
 from pbm.store.database import Database, DatabaseTimeout
 from pbm.store.models import utcnow
@@ -102,7 +102,7 @@ HTTP_REFUSALS = Refusals(
     client_full=_refusal("Too many connections from your address"),
     listener_full=_refusal("Too many connections just now"),
 )
-"""What the web server answers a connection past its caps (`pbm.serving.listeners`), before closing it."""
+"""What the web server answers a connection past its caps (`pbm.listeners`), before closing it."""
 HEALTH_REQUESTS = (b"GET /healthz ", b"GET /healthz?", b"HEAD /healthz ")
 """The first bytes of a request for ``/healthz``: answered past the caps too, so that a monitor
 tells a busy server from a dead one."""

@@ -3,7 +3,8 @@
 import json
 import re
 
-from pbm.mail.headers import mail_address, message_id, message_ids
+from pbm.addresses import mail_address
+from pbm.mail.headers import message_id, message_ids
 from pbm.mail.parse import MailLimits, ParsedMail
 
 # Control characters (C0, DEL, C1), Unicode line and paragraph separators, lone surrogates.

@@ -21,7 +21,7 @@ from typing import TypeGuard
 from sqlalchemy.orm import Session
 
 import pbm.games
-from pbm.addresses import same
+from pbm.addresses import masked_address, same
 from pbm.commands import language as lang
 from pbm.commands import verbs
 from pbm.commands.context import Context
@@ -31,7 +31,6 @@ from pbm.config import DEFAULT_CLUB, Club, Limits
 from pbm.crypto.passwords import Passwords
 from pbm.facts import Fact
 from pbm.mail.answers import Answers
-from pbm.mail.headers import masked_address
 from pbm.mail.parse import ParsedMail
 from pbm.mail.pipeline.passwords_ahead import authors_passwords, searched_text
 from pbm.mail.pipeline.read import BotDecision, Bounce, ReadMail, plan_of
