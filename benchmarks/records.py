@@ -8,7 +8,7 @@ through the store's own `record_move`, so every move is linked into the chain as
 links it. Printed, each beside its baseline measured in the same run:
 
 - the move table's bytes per move with the chain hashes, and with them cleared (before);
-- exporting the game's record (`pbm.records.document`, signed), against the dice record
+- exporting the game's record (`pbm.views.record`, signed), against the dice record
   `pbm dice-record` exported before;
 - `pbm verify` on it, against `pbm verify-dice` on the dice record of the same game;
 - signing one receipt, and its bytes in a board mail.
@@ -36,11 +36,12 @@ import pbm.facts
 import pbm.games
 from pbm.crypto.keys import SigningKeys
 from pbm.games import fairdice
-from pbm.records import document, verify
+from pbm.records import verify
 from pbm.store import boards, players
 from pbm.store.database import Database
 from pbm.timekeeping import clocks
 from pbm.views import dice_record, report_data
+from pbm.views import record as document
 from pbm.views.live import LiveBoard
 from pbm.words import Words
 

@@ -521,7 +521,7 @@ class Standings(GameCommand):
 
 @dataclass(frozen=True)
 class Record(BoardCommand):
-    """``GAME record BOARD``: the game's record, attached (`pbm.records.document`)."""
+    """``GAME record BOARD``: the game's record, attached (`pbm.views.record`)."""
 
 
 # -- reading words -------------------------------------------------------------

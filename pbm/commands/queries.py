@@ -9,10 +9,10 @@ from pbm.commands import digests, recipients
 from pbm.commands import language as lang
 from pbm.commands.context import Context
 from pbm.commands.effects import Attachment, OutgoingMail, Refused
-from pbm.records import document
 from pbm.store import board_lists, boards, players, policies, ratings, seeks
 from pbm.store.models import Board, BoardStatus
 from pbm.views import game_summary, live, rating_view
+from pbm.views import record as document
 
 
 def show(ctx: Context, command: lang.Show) -> list[OutgoingMail]:

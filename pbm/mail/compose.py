@@ -43,7 +43,7 @@ from pbm.crypto.keys import SigningKeys
 from pbm.i18n.text import one_line
 from pbm.mail import headers
 from pbm.mail.tokens import Addressing, ReplyTokens
-from pbm.records import document as records
+from pbm.views import record as records
 from pbm.words.templating import Templates
 
 LOOP_HEADER = "X-PBM-Loop"

@@ -35,7 +35,6 @@ from pbm.facts import Fact
 from pbm.games import BoardCell
 from pbm.health.bot_health import BotHealth
 from pbm.listeners import client_of
-from pbm.records import document
 from pbm.store.models import BoardStatus
 from pbm.timekeeping.clocks import FOREVER
 from pbm.views import (
@@ -49,6 +48,7 @@ from pbm.views import (
     Standing,
     TimeView,
 )
+from pbm.views import record as document
 from pbm.web import params
 from pbm.web.live import GameChanges, Interest, event_stream
 from pbm.web.reads import BoardList, GamePage, PlayerPage, Reads, Standings, TypeOverview
@@ -306,7 +306,7 @@ class Api:
         self.bot_health = bot_health
         """Whether the server's bots think normally: ``/api/bots`` says it as ``/healthz`` does."""
         self.site = site
-        """The name records give the server (`pbm.records.document.build`)."""
+        """The name records give the server (`pbm.views.record.build`)."""
         self.signing = signing
         """The keys records are signed with (none: unsigned records, for tests of the rest)."""
         self.idle_seconds = idle_seconds
@@ -334,11 +334,11 @@ class Api:
         return JSONResponse(board_json(page))
 
     async def record(self, request: Request) -> Response:
-        """The game's record (`pbm.records.document.readable`): an APGameRecord and nothing else."""
+        """The game's record (`pbm.views.record.readable`): an APGameRecord and nothing else."""
         return await self._record(request, document.readable, "")
 
     async def record_proof(self, request: Request) -> Response:
-        """The proof of the game's record (`pbm.records.document.proof`): its signed chain, its dice."""
+        """The proof of the game's record (`pbm.views.record.proof`): its signed chain, its dice."""
         return await self._record(request, document.proof, ".proof")
 
     async def _record(self, request: Request, part: Callable[[dict[str, Any]], Any], suffix: str) -> Response:

@@ -24,7 +24,6 @@ from pbm.crypto.keys import SigningKeys
 from pbm.facts import Fact
 from pbm.games import Game, all_games
 from pbm.games import get as get_game
-from pbm.records import document
 from pbm.store import board_lists, bounces, players, ratings, turns, vacations
 from pbm.store import boards as store_boards
 from pbm.store.database import Database
@@ -41,6 +40,7 @@ from pbm.views import (
     live,
     rating_view,
 )
+from pbm.views import record as document
 
 DEFAULT_TIME = clocks.TimeControl()
 
@@ -320,7 +320,7 @@ class Reads:
             )
 
     def record(self, engine: Game[Any], board: int, *, site: str, signing: SigningKeys | None) -> dict[str, Any] | None:
-        """The game's record (`pbm.records.document`), signed when the server has keys; ``None``
+        """The game's record (`pbm.views.record`), signed when the server has keys; ``None``
         when there is no such board."""
         with self.database.reading() as session:
             game = live.load(session, engine.name, board)

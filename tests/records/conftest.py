@@ -10,8 +10,8 @@ import pytest
 
 from pbm.commands import play
 from pbm.crypto.keys import SigningKeys
-from pbm.records import document
 from pbm.store import boards
+from pbm.views import record as document
 from pbm.views.live import load
 from tests.commands.handlers.conftest import Desk, command, database  # noqa: F401 (the fixture)
 from tests.conftest import fresh_database  # noqa: F401

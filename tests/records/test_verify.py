@@ -113,7 +113,7 @@ def test_a_signature_changed_is_refused(finished):
 
 
 def test_a_record_signed_by_another_key_is_refused_when_the_servers_keys_are_given(finished, tmp_path):
-    from pbm.records import document
+    from pbm.views import record as document
 
     stranger = SigningKeys(tmp_path / "stranger")
     resigned = document.sign(copy.deepcopy(finished), stranger)
