@@ -93,7 +93,7 @@ def signup(ctx: Context, command: lang.Signup) -> list[OutgoingMail]:
         ctx.session, command.userid, ctx.hash(command.secret), addresses, sender=sender, host=host, now=now
     )
     # Written with a language's own words (``inscription``): met in that language from the first mail.
-    player.language = languages.written_in(command.line) or player.language
+    players.set_language(player, languages.written_in(command.line) or player.language)
     asked = _ask_to_confirm(ctx, player, addresses)
     asking = [a for a in addresses if comparable(a) in asked.tokens]
     context = {"player": player, "addresses": addresses, "asked": asking}
@@ -237,7 +237,7 @@ def reset_password(ctx: Context, command: lang.ResetPassword) -> list[OutgoingMa
         raise Refused("reset-from-elsewhere")
     players.set_password(player, ctx.hash(command.secret))
     players.clear_password_waits(ctx.session, player)
-    reset.used_at = now
+    resets.use(reset, now)
     context = {"player": player, "reset_from": used_from}
     return [OutgoingMail("password_changed", a.address, context) for a in player.addresses]
 
