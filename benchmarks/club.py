@@ -22,8 +22,8 @@ import pbm.games
 from pbm.store import boards, confirmations, players
 from pbm.store.models import Board, Player
 from pbm.timekeeping import clocks
-from pbm.views import report_data
 from pbm.views.live import LiveBoard
+from pbm.views.moves import report_data
 
 
 @dataclass(frozen=True)

@@ -40,9 +40,10 @@ from pbm.records import verify
 from pbm.store import boards, players
 from pbm.store.database import Database
 from pbm.timekeeping import clocks
-from pbm.views import dice_record, report_data
 from pbm.views import record as document
+from pbm.views.board import dice_record
 from pbm.views.live import LiveBoard
+from pbm.views.moves import report_data
 from pbm.words import Words
 
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)

@@ -717,7 +717,7 @@ def _dice_record(args: argparse.Namespace) -> int:
 
     import pbm.games
     from pbm.store import boards
-    from pbm.views import dice_record
+    from pbm.views.board import dice_record
 
     game_type, board = args.game, args.board
     engine = pbm.games.get(game_type)

@@ -19,7 +19,8 @@ import pytest
 import pbm
 
 CHECKOUT = Path(pbm.__file__).parent.parent
-CONTRACTS = tomllib.loads((CHECKOUT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
+SETTINGS = tomllib.loads((CHECKOUT / "pyproject.toml").read_text(encoding="utf-8"))
+CONTRACTS = SETTINGS["tool"]["importlinter"]["contracts"]
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 
 

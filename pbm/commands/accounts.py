@@ -17,7 +17,8 @@ from pbm.facts import Fact
 from pbm.i18n import languages
 from pbm.store import board_lists, bot_players, bounces, confirmations, outbox, players, preferences, resets
 from pbm.store.models import BoardStatus, HoldReason, Player
-from pbm.views import GameSummary, bot_ladders, game_summary
+from pbm.views.ladders import bot_ladders
+from pbm.views.standing import GameSummary, game_summary
 
 SIGNUP_WINDOW = timedelta(days=1)
 RESET_WINDOW = timedelta(days=1)

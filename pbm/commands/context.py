@@ -21,7 +21,8 @@ from pbm.crypto.passwords import MAX_LENGTH, MIN_LENGTH, Passwords, WeakPassword
 from pbm.facts import Fact
 from pbm.store import confirmations, players, queues
 from pbm.store.models import Player
-from pbm.views import BoardView, live, queue_text
+from pbm.views import live
+from pbm.views.board import BoardView, queue_text
 from pbm.views.live import LiveBoard, Snapshot
 
 

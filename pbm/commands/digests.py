@@ -23,7 +23,7 @@ from pbm.store import board_lists, outbox, preferences, turns
 from pbm.store import boards as store_boards
 from pbm.store.models import Board, Player
 from pbm.timekeeping import clocks
-from pbm.views import BoardView
+from pbm.views.board import BoardView
 
 DIGESTS_PER_PASS = 200
 """Players whose digest one time pass sends; the rest go in the next pass, moments later."""

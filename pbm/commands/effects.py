@@ -16,7 +16,7 @@ from typing import Any
 from pbm.commands import messages
 from pbm.facts import UNCONVERTED, Catalogue, Fact, Factual, merged
 from pbm.store.models import Player
-from pbm.views import BoardView
+from pbm.views.board import BoardView
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,8 @@ from pbm.games import Game
 from pbm.store import bot_players, open_challenges, players, ratings, seeks
 from pbm.store.models import OpenChallenge, Player, Seek
 from pbm.timekeeping import clocks
-from pbm.views import open_challenge_view, options_text
+from pbm.views.board import options_text
+from pbm.views.challenges import open_challenge_view
 
 WAIT_STEP = timedelta(days=1)
 """Waits are compared in whole days: within a day of each other, the nearer rating wins."""

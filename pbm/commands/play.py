@@ -23,8 +23,10 @@ from pbm.games import Game, MoveReport
 from pbm.store import boards, bot_players, offers, open_challenges, players, queues, watchers
 from pbm.store.models import Board, Player, QueuedMove
 from pbm.timekeeping import clocks
-from pbm.views import OfferNews, open_challenge_view, report_data
+from pbm.views.challenges import open_challenge_view
 from pbm.views.live import LiveBoard
+from pbm.views.moves import report_data
+from pbm.views.offers import OfferNews
 
 CHALLENGE_WINDOW = timedelta(hours=1)
 

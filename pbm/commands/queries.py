@@ -11,8 +11,10 @@ from pbm.commands.context import Context
 from pbm.commands.effects import Attachment, OutgoingMail, Refused
 from pbm.store import board_lists, boards, players, policies, ratings, seeks
 from pbm.store.models import Board, BoardStatus
-from pbm.views import game_summary, live, rating_view
+from pbm.views import live
 from pbm.views import record as document
+from pbm.views.ratings import rating_view
+from pbm.views.standing import game_summary
 
 
 def show(ctx: Context, command: lang.Show) -> list[OutgoingMail]:

@@ -20,8 +20,9 @@ from pbm.commands.effects import OutgoingMail
 from pbm.elo import RatingChange
 from pbm.store import queues, watchers
 from pbm.store.models import Player, QueuedMove, Seat
-from pbm.views import BoardView, OfferNews, queue_text
+from pbm.views.board import BoardView, queue_text
 from pbm.views.live import LiveBoard, Snapshot
+from pbm.views.offers import OfferNews
 
 ANNOUNCED_ROWS = 4
 """Rows of the move list a mail about a move shows (the rest is a `show` away)."""

@@ -115,7 +115,7 @@ class RecentMoves:
 
 
 AUTO_MARK = " (Auto)"
-"""What the move list writes after a move played from the queue (`pbm.views.MoveView.shown`)."""
+"""What the move list writes after a move played from the queue (`pbm.views.moves.MoveView.shown`)."""
 
 
 def recent_moves(session: Session, board: Board, last: int) -> RecentMoves:

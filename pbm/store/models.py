@@ -676,7 +676,7 @@ class MoveRecord(Base):
     inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"), default=None)
     report: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     """What the move did, as the engine decided when it was played (`pbm.games.MoveReport` as
-    JSON, `pbm.views.report_data`): its fact, who it put out of the game and why (a fact), and
+    JSON, `pbm.views.moves.report_data`): its fact, who it put out of the game and why (a fact), and
     every seat's count at that moment. Kept because the state after the move no longer shows
     who was eliminated, or why. Facts, never words."""
     auto: Mapped[bool] = mapped_column(default=False, server_default=false())

@@ -23,7 +23,8 @@ from pbm.games import Game
 from pbm.store import boards, offers, turns
 from pbm.store.models import Board, BoardEvent, BoardStatus, MoveRecord, Offer, Player, Seat
 from pbm.timekeeping import clocks
-from pbm.views import BoardView, TimeView, board_view, time_view
+from pbm.views.board import BoardView, board_view
+from pbm.views.timing import TimeView, time_view
 
 
 class LiveBoard:

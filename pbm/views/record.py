@@ -37,7 +37,7 @@ from pbm.games import Game
 from pbm.games.fairdice import commitment
 from pbm.store import boards
 from pbm.store.models import Board, BoardStatus, MoveRecord
-from pbm.views import dice_record, options_text
+from pbm.views.board import dice_record, options_text
 
 FORMAT = "pbm-record-1"
 BOT = re.compile(r"^bot[0-9]+$")
@@ -122,7 +122,7 @@ def dice_section(engine: Game[Any], board: Board, state: Any, moves: Sequence[Mo
 
 def rounds(seats: int, moves: Sequence[MoveRecord]) -> list[list[dict[str, str] | None]]:
     """The moves as APGameRecord lists them: one row per round, one place per seat (the move
-    list's columns, `pbm.views.BoardView.move_rows`)."""
+    list's columns, `pbm.views.board.BoardView.move_rows`)."""
     rows: list[list[dict[str, str] | None]] = []
     last_seat = seats
     for move in moves:

@@ -37,18 +37,14 @@ from pbm.health.bot_health import BotHealth
 from pbm.listeners import client_of
 from pbm.store.models import BoardStatus
 from pbm.timekeeping.clocks import FOREVER
-from pbm.views import (
-    BoardView,
-    BotLadder,
-    BotLevelView,
-    GameSummary,
-    MoveView,
-    RatingView,
-    SeatView,
-    Standing,
-    TimeView,
-)
 from pbm.views import record as document
+from pbm.views.board import BoardView
+from pbm.views.ladders import BotLadder, BotLevelView
+from pbm.views.moves import MoveView
+from pbm.views.ratings import RatingView
+from pbm.views.seats import SeatView
+from pbm.views.standing import GameSummary, Standing
+from pbm.views.timing import TimeView
 from pbm.web import params
 from pbm.web.live import GameChanges, Interest, event_stream
 from pbm.web.reads import BoardList, GamePage, PlayerPage, Reads, Standings, TypeOverview

@@ -29,18 +29,12 @@ from pbm.store import boards as store_boards
 from pbm.store.database import Database
 from pbm.store.models import Board, BoardStatus, utcnow
 from pbm.timekeeping import clocks
-from pbm.views import (
-    BoardView,
-    BotLadder,
-    GameSummary,
-    RatingView,
-    bot_ladders,
-    dice_record,
-    game_summary,
-    live,
-    rating_view,
-)
+from pbm.views import live
 from pbm.views import record as document
+from pbm.views.board import BoardView, dice_record
+from pbm.views.ladders import BotLadder, bot_ladders
+from pbm.views.ratings import RatingView, rating_view
+from pbm.views.standing import GameSummary, game_summary
 
 DEFAULT_TIME = clocks.TimeControl()
 

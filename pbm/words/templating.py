@@ -26,7 +26,8 @@ from pbm.i18n import languages
 from pbm.i18n.text import sentence
 from pbm.links import Links
 from pbm.resources import resource_dir
-from pbm.views import INACTIVE_AFTER, BoardView
+from pbm.views.board import BoardView
+from pbm.views.ratings import INACTIVE_AFTER
 from pbm.words import Words
 
 

@@ -10,7 +10,7 @@ import pytest
 
 import pbm.bots
 import pbm.games
-from pbm.views import WIDE_ELO
+from pbm.views.ladders import WIDE_ELO
 from pbm.web.app import create_app
 from pbm.words.templating import Templates
 from tests.support import end_words
