@@ -12,7 +12,8 @@ its own (import-linter keeps the order: ``[tool.importlinter]`` in pyproject.tom
                       mailbox, ``pbm process``), the pipeline, the outbox and its delivery;
                       the pages, the JSON API, the unsubscribe and calendar URLs
 ``words``             facts become words: every layer's catalogue, the reader's `Words`, the
-                      templates (`words.templating`); also ``listeners``: sockets and their caps
+                      templates (`words.templating`) and the site's links they write; also
+                      ``listeners``: the sockets and their caps
 ``commands``          the command language: a mail's text -> commands (`commands.plan`,
                       `commands.verbs`: a verb is one entry), each run by its handler into
                       facts, store changes and mails to send
@@ -22,8 +23,8 @@ its own (import-linter keeps the order: ``[tool.importlinter]`` in pyproject.tom
 ``store``             the database: models, and every write, as functions of one concern each
 ``timekeeping``,      time rules and turns, spans, zones; a reader's language (plurals,
 ``i18n``, ``crypto``, numbers, dates); passwords, keys, sealed backups, the records' chain;
-``health``,           metrics and the bots' health; what an address is; the site's links;
-``addresses``, ...    Elo; files shipped beside the code
+``health``,           metrics and the bots' health; what an address is; Elo ratings;
+``addresses``, ...    the files shipped beside the code
 ``bots``              computer players: the engines' positions in, a move out
 ``games``             the rules engines, pure (one module a game; more by entry point)
 ``facts``             the vocabulary every layer speaks: a `Fact` is a code and parameters

@@ -22,7 +22,6 @@ from pbm.crypto.keys import SigningKeys
 from pbm.crypto.passwords import Passwords
 from pbm.health.bot_health import BotHealth
 from pbm.health.metrics import DatabaseState, Metrics
-from pbm.links import Links
 from pbm.listeners import ConnectionLimits
 from pbm.mail.account import Account
 from pbm.mail.answers import Answers
@@ -47,6 +46,7 @@ from pbm.store.club_keys import secret_source
 from pbm.store.database import Database
 from pbm.web.app import HEALTH_REQUESTS, HTTP_REFUSALS, create_app
 from pbm.web.live import GameChanges
+from pbm.words.links import Links
 from pbm.words.templating import Templates
 
 

@@ -24,11 +24,11 @@ from pbm.facts import Fact
 from pbm.games import Game
 from pbm.i18n import languages
 from pbm.i18n.text import sentence
-from pbm.links import Links
 from pbm.resources import resource_dir
 from pbm.views.board import BoardView
 from pbm.views.ratings import INACTIVE_AFTER
 from pbm.words import Words
+from pbm.words.links import Links
 
 
 class _CompiledOnce(jinja2.BytecodeCache):

@@ -12,10 +12,10 @@ import pytest
 import pbm.bots
 from pbm.commands import accounts
 from pbm.i18n import languages
-from pbm.links import Links
 from pbm.mail.compose import Composer
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.views.ladders import WIDE_ELO, bot_ladders
+from pbm.words.links import Links
 from pbm.words.templating import Templates
 from tests.commands.handlers.conftest import Desk
 
