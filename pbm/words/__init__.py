@@ -3,6 +3,12 @@
 Everything below the edge (engines, handlers, the store) decides facts; a template or a
 page asks its reader's `Words` to say them, in the reader's language (`pbm.i18n.languages`).
 
+The package is the edge's words, above the command layer and below mail and web: the catalogue
+of every layer (`every_catalogue`: the engines', the store's, the commands', and the mail's and
+the pages' own, `mail_messages` and `web_messages`, which live here so that both edges reach
+them from below), the templates (`templating`) with the site's links they write (`links`), and
+the translators' tools (`translating`, run as ``python -m pbm.translating``).
+
 >>> from pbm.facts import Fact
 >>> Words().say(Fact("unconverted-words", text="as written"))
 'as written'
