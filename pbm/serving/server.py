@@ -1,4 +1,4 @@
-"""`pbm serve`: the whole server, wired explicitly in one place.
+"""`pbm serve`: the whole server's lifecycle, over the parts `pbm.serving.parts` wires.
 
 One asyncio loop runs the SMTP listener, the web server, the worker that
 processes stored mail, the worker that delivers the outbox and the one that
