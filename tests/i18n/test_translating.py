@@ -1,4 +1,4 @@
-"""The translators' tool (`python -m pbm.words.translating`), as a translator and the lead use it: the
+"""The translators' tool (`python -m pbm.translating`), as a translator and the lead use it: the
 catalogues kept up to date with the code, translators' files merged in, the ``.mo`` files the
 server reads, the ``.pot`` templates, and ``check`` saying what is left.
 
@@ -20,6 +20,7 @@ import pytest
 from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import read_po, write_po
 
+import pbm
 from pbm.i18n import languages
 from pbm.words import translating
 from pbm.words.translating import DOMAINS, compile_all, extract, main, merge, missing, update
@@ -441,16 +442,16 @@ def test_each_action_makes_its_files_and_exits_0(locale, action, made):
 def test_an_unknown_action_prints_the_usage_and_exits_2(locale, capsys, argv):
     assert main(argv) == 2
     out = capsys.readouterr().out
-    assert "python -m pbm.words.translating merge FILE" in out
+    assert "python -m pbm.translating merge FILE" in out
     assert not list(locale.glob("*/LC_MESSAGES/*.mo"))
 
 
 def test_the_module_runs_as_a_command_and_exits_with_mains_status():
-    """``python -m pbm.words.translating`` (what ``make messages`` runs): here an unknown action, which
+    """``python -m pbm.translating`` (what ``make messages`` runs): here an unknown action, which
     touches no file."""
-    root = Path(translating.__file__).parent.parent
+    root = Path(pbm.__file__).parent.parent
     done = subprocess.run(
-        [sys.executable, "-m", "pbm.words.translating", "translate"],
+        [sys.executable, "-m", "pbm.translating", "translate"],
         cwd=root,
         env={**os.environ, "PYTHONPATH": str(root)},
         capture_output=True,
@@ -458,4 +459,4 @@ def test_the_module_runs_as_a_command_and_exits_with_mains_status():
         timeout=60,
     )
     assert done.returncode == 2
-    assert "python -m pbm.words.translating check" in done.stdout
+    assert "python -m pbm.translating check" in done.stdout
