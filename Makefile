@@ -105,6 +105,7 @@ season: $(BIN)/.installed
 lint: $(BIN)/.installed
 	$(BIN)/ruff check pbm tests benchmarks migrations
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m benchmarks

@@ -29,8 +29,8 @@ from sqlalchemy import select
 import pbm.bots
 import pbm.games
 from pbm.config import Settings
-from pbm.passwords import fast_passwords
-from pbm.server import Server, ServerThread
+from pbm.crypto.passwords import fast_passwords
+from pbm.serving.server import Server, ServerThread
 from pbm.store.models import Board, InboundMessage, MoveRecord
 
 ALICE, BOB = "alice@bench.example", "bob@bench.example"

@@ -19,11 +19,11 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 import pbm.games
-from pbm import clocks
-from pbm.live import LiveBoard
 from pbm.store import boards, confirmations, players
 from pbm.store.models import Board, Player
-from pbm.views import report_data
+from pbm.timekeeping import clocks
+from pbm.views.live import LiveBoard
+from pbm.views.moves import report_data
 
 
 @dataclass(frozen=True)

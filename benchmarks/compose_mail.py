@@ -19,8 +19,10 @@ from pbm.commands.effects import OutgoingMail
 from pbm.mail.compose import Composer
 from pbm.mail.tokens import Addressing, ReplyTokens
 from pbm.store.models import BoardStatus
-from pbm.templating import Templates
-from pbm.views import BoardView, MoveView, SeatView
+from pbm.views.board import BoardView
+from pbm.views.moves import MoveView
+from pbm.views.seats import SeatView
+from pbm.words.templating import Templates
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)
 MOVES = 20

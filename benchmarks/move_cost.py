@@ -43,7 +43,7 @@ from benchmarks.serving import SECRET
 from benchmarks.web_pages import fill, scratch_database
 from pbm.config import load_settings
 from pbm.mail.tokens import ReplyTokens
-from pbm.server import Server
+from pbm.serving.server import Server
 from pbm.store.inbox import save_inbound
 from pbm.store.models import InboundMessage, OutboxMessage
 

@@ -8,7 +8,7 @@ through the store's own `record_move`, so every move is linked into the chain as
 links it. Printed, each beside its baseline measured in the same run:
 
 - the move table's bytes per move with the chain hashes, and with them cleared (before);
-- exporting the game's record (`pbm.records.document`, signed), against the dice record
+- exporting the game's record (`pbm.views.record`, signed), against the dice record
   `pbm dice-record` exported before;
 - `pbm verify` on it, against `pbm verify-dice` on the dice record of the same game;
 - signing one receipt, and its bytes in a board mail.
@@ -34,14 +34,16 @@ from sqlalchemy import text
 
 import pbm.facts
 import pbm.games
-from pbm import clocks
+from pbm.crypto.keys import SigningKeys
 from pbm.games import fairdice
-from pbm.live import LiveBoard
-from pbm.records import document, verify
-from pbm.records.keys import SigningKeys
+from pbm.records import verify
 from pbm.store import boards, players
 from pbm.store.database import Database
-from pbm.views import dice_record, report_data
+from pbm.timekeeping import clocks
+from pbm.views import record as document
+from pbm.views.board import dice_record
+from pbm.views.live import LiveBoard
+from pbm.views.moves import report_data
 from pbm.words import Words
 
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)

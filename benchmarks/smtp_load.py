@@ -55,8 +55,8 @@ import pbm.games
 from benchmarks import club
 from benchmarks.serving import SECRET, free_port, listening, pbm_serve
 from benchmarks.web_pages import scratch_database
+from pbm.crypto.passwords import Passwords
 from pbm.mail.tokens import ReplyTokens
-from pbm.passwords import Passwords
 from pbm.store.database import Database
 from pbm.store.models import Board, InboundMessage, OutboxMessage, utcnow
 

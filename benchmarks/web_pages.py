@@ -31,7 +31,7 @@ from sqlalchemy.engine import make_url
 
 import pbm.games
 from pbm.config import Settings
-from pbm.server import Server, ServerThread
+from pbm.serving.server import Server, ServerThread
 from pbm.store.database import Database
 from pbm.store.models import Board, BoardCounter, Player, Rating, Seat
 

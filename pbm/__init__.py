@@ -1,38 +1,46 @@
 """pbm: a play-by-email board-game server in the style of the classic PBeM Server.
 
-The developer's map. Each package's docstring is its guide; the layers go one way, from the
-pure ones at the bottom to the edges that talk to the world at the top::
+The developer's map. Each package's docstring is its guide. The layers, highest first: a module
+imports only from the layers below its own (import-linter keeps the order: ``[tool.importlinter]``
+in pyproject.toml, run by ``make lint`` and tests/test_layers.py).
 
-    pbm/games/     the rules engines: pure, one module per game, found through the pbm.games
-                   entry points (a club installs a game as a package); a new game: its docstring
-    pbm/bots/      computer opponents: a legal move for any position, levels 1 (weakest) to 4,
-                   pure like the engines; how they play on the server: its docstring
-    pbm/commands/  the command language: planning a mail (pure), the verb table (words, usage,
-                   help, passwords, handler), the handlers; a new verb: its docstring
-    pbm/store/     SQLAlchemy models and the unit of work: players, boards, ratings, board
-                   lists, the inbox and the outbox
-    pbm/records/   every game's hash chain, its signed record and proof (pbm verify)
-    pbm/views      read models: what mails and pages show of a game, as facts
-    pbm/live.py    a board loaded once for a command: its row, state and seats
-    pbm/mail/      SMTP and IMAP in, reading a mail (mail/pipeline/), applying it, composing the
-                   answers, delivery; how a mail is taken and applied: its docstring
-    pbm/web/       the pages and JSON (Starlette), on the same loop as SMTP; /help serves the
-                   help topics (pbm.web.help)
-    pbm/locale/    the translations: gettext catalogues per domain, French rules and glossary;
-                   translating: pbm.translating
-    templates/     jinja2: mail/*.txt, help/<topic>.txt (the player's guide, mail and web),
-                   web/*.html
-    migrations/    alembic
-    deploy/        the administrator's manual (deploy/README.md), systemd units, Postfix,
-                   PostgreSQL, mail authentication
-    benchmarks/    speed, reported as numbers: make bench; the bots' Elo table: make ladder
+``cli``, __main__     ``pbm`` on the command line: a table of subcommands, each beside its
+                      arguments in ``commandline``
+``serving``           ``pbm serve``: `serving.parts` builds every part, `serving.server`
+                      starts and stops them (also ``doctor``: a domain's or a provider
+                      mailbox's mail setup checked, ``translating``: the translators' tools)
+``mail`` | ``web``    the two edges, neither importing the other: mail in (SMTP, a provider's
+                      mailbox, ``pbm process``), the pipeline (how a mail is taken and applied:
+                      its docstring), the outbox and its delivery; the pages, the JSON API,
+                      the help topics (``/help``), the unsubscribe and calendar URLs
+``words``             facts become words: every layer's catalogue, the reader's `Words`, the
+                      templates (`words.templating`) and the site's links they write;
+                      translating: `words.translating`; also ``listeners``: sockets and caps
+``commands``          the command language: a mail's text -> commands (`commands.plan`,
+                      `commands.verbs`: a verb is one entry; a new verb: its docstring), each
+                      run by its handler into facts, store changes and mails to send
+``config``            the settings, from ``PBM_*`` and ``pbm.toml`` (their kinds: ``settings``)
+``views``, records    read models: what a mail or a page shows (facts only), the live board
+                      of a command, a game's record; ``records`` reads and verifies records
+``store``             the database: models (``store.models``), and every write, as functions
+                      of one concern each
+``timekeeping``,      time rules and turns, spans, zones; a reader's language (plurals,
+``i18n``, ``crypto``, numbers, dates); passwords, keys, sealed backups, the records' chain;
+``health``,           metrics and the bots' health; what an address is; Elo ratings;
+``addresses``, ...    the files shipped beside the code
+``bots``              computer players: the engines' positions in, a move out (levels 1 to 4)
+``games``             the rules engines, pure (one module a game; more by entry point; a new
+                      game: its docstring)
+``facts``             the vocabulary every layer speaks: a `Fact` is a code and parameters
 
-Data flows one way: a mail is read (`pbm.mail.parse`), planned into commands
-(`pbm.commands.plan`), each run by its verb's handler (`pbm.commands.verbs`), which asks the
-engine (`pbm.games`) and has the store record the result (`pbm.store`); the mails it causes
-are rendered from templates over the read models (`pbm.views`) into the outbox, and
-delivered. Handlers decide facts (a code and its parameters); the catalogues and templates
-turn facts into words, in each reader's language. `../shared/DESIGN.md` keeps the contracts.
+Beside the package: ``templates/`` (jinja2: mail/*.txt, help/<topic>.txt — the player's guide,
+mail and web —, web/*.html), ``migrations/`` (alembic), ``deploy/`` (the administrator's manual,
+deploy/README.md), ``benchmarks/`` (make bench; the bots' Elo table: make ladder).
+
+Data flows one way: `mail` reads a message, `commands` plans and runs it against `games` and
+`store`, `words` renders the replies over `views` into the outbox, and `mail` delivers them.
+Facts are decided below the edge and said at it, in the reader's language (``pbm/locale``).
+`../shared/DESIGN.md` keeps the contracts.
 """
 
 __version__ = "0.1.0"

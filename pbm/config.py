@@ -14,7 +14,7 @@ database, the outbox maildir, the secret key, the backups. It is ``var/`` under 
 directory, or the directory systemd made for the unit (``StateDirectory=``, which systemd names
 in ``$STATE_DIRECTORY``).
 
-Every span of time is written one way (`pbm.durations`): ``7d``, ``12h``, ``30m``, ``30s``,
+Every span of time is written one way (`pbm.timekeeping.durations`): ``7d``, ``12h``, ``30m``, ``30s``,
 or a bare number in the unit the variable's name says (seconds for ``PBM_*_SECONDS``,
 ``PBM_DATABASE_TIMEOUT`` and ``PBM_STUCK_AFTER``, hours for ``PBM_*_HOURS``, days for
 ``PBM_VACATION_DAYS``, ``PBM_NAGTIME`` and ``PBM_FORFEITTIME``).
@@ -39,11 +39,10 @@ from urllib.parse import urlsplit
 from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from pbm import clocks, languages
-from pbm.keyfiles import create_once
-from pbm.mail import headers
-from pbm.mail.authentication import is_authserv_id
-from pbm.records.keys import SigningKeys
+from pbm.addresses import is_authserv_id, mail_address
+from pbm.crypto.keyfiles import create_once
+from pbm.crypto.keys import SigningKeys
+from pbm.i18n import languages
 from pbm.settings import values
 from pbm.settings.club import DEFAULT_CLUB, Club, Limits
 from pbm.settings.shown import HIDDEN, SECRET_SETTINGS, shown
@@ -58,6 +57,7 @@ from pbm.settings.values import (
     Outbound,
     Seconds,
 )
+from pbm.timekeeping import clocks
 
 __all__ = [
     "DEFAULT_CLUB",
@@ -131,7 +131,7 @@ class Settings(BaseSettings):
     """The selector of the key the MTA signs pbm's mail with (``pbm2026``; deploy/mail-authentication.md):
     ``pbm doctor`` checks that its public key is published. pbm signs nothing itself."""
     language: str = "en"
-    """The club's language (`pbm.languages`): what a player who chose none reads, and what the web
+    """The club's language (`pbm.i18n.languages`): what a player who chose none reads, and what the web
     shows a browser that prefers none of pbm's languages. Each player may choose their own
     (``language USERID PASSWORD fr``)."""
     outbound: Annotated[Outbound, NoDecode, BeforeValidator(values.outbound)] = Outbound(
@@ -374,7 +374,7 @@ class Settings(BaseSettings):
     def _admin_contact(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        address = headers.mail_address(value)
+        address = mail_address(value)
         if address is None:
             raise ValueError(f"expected a plain address such as admin@example.org, got {value!r}")
         return address

@@ -150,7 +150,7 @@ reader's zone."""
 
 def utc_moment(when: datetime, spec: str) -> str:
     """A moment as English says it in UTC, for `spec` (`MOMENT_SPECS`): what a log or a record says
-    (a reader's voice says it in their language and zone: `pbm.languages.voice`).
+    (a reader's voice says it in their language and zone: `pbm.i18n.languages.voice`).
 
     >>> at = datetime(2026, 11, 26, 13, 30, tzinfo=timezone(timedelta(hours=-1)))
     >>> utc_moment(at, "moment"), utc_moment(at, "day"), utc_moment(at, "%H:%M")

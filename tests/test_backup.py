@@ -258,7 +258,7 @@ def userids(url: str) -> list[str]:
 
 def test_a_restore_refuses_to_run_while_a_server_holds_the_database(club_url, tmp_path, capsys):
     from pbm.config import load_settings
-    from pbm.server import Server, ServerThread
+    from pbm.serving.server import Server, ServerThread
 
     copy = tmp_path / "copy"
     assert main(["backup", str(copy)]) == 0
@@ -278,7 +278,7 @@ def test_a_restore_refuses_to_run_while_a_server_holds_the_database(club_url, tm
 
 def test_a_server_does_not_start_while_a_restore_holds_the_database(club_url):
     from pbm.config import ConfigError, load_settings
-    from pbm.server import Server, ServerThread
+    from pbm.serving.server import Server, ServerThread
     from pbm.store.holding import exclusively
 
     database = Database(club_url)

@@ -72,7 +72,7 @@ def club(tmp_path, monkeypatch, capsys) -> Club:
     first = [  # alice, who challenged, moves first
         m for m in delivered(home) if "+" in str(m["Reply-To"] or "") and m["To"].addresses[0].addr_spec == ALICE
     ][0]
-    from pbm.server import Server
+    from pbm.serving.server import Server
 
     server = Server(load_settings())
     try:

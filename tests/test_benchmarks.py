@@ -48,7 +48,7 @@ def test_the_move_cost_moves_every_board_it_measures(capsys):
 @pytest.mark.parametrize("game_type", ["cephalopod", "cubeo", "dodeca"])
 def test_the_benchmarks_boards_are_the_servers_own_every_move_chained(game_type, tmp_path):
     """What the benchmarks set up verifies as a record the server wrote itself would."""
-    from pbm.records import chain
+    from pbm.crypto import chain
     from pbm.store import boards
 
     with scratch_database(None) as url, move_cost.serving(url) as server:

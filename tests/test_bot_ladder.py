@@ -1,4 +1,4 @@
-"""The bots' read model (`pbm.views.bot_ladders`): what ``help bots`` and the ``/bots`` page show of
+"""The bots' read model (`pbm.views.ladders.bot_ladders`): what ``help bots`` and the ``/bots`` page show of
 each game's bot levels is what the ladder measured (``pbm/bots/strength.json``), said honestly."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 import pbm.bots
 import pbm.games
-from pbm.views import WIDE_ELO, BotLevelView, bot_ladder, bot_ladders
+from pbm.views.ladders import WIDE_ELO, BotLevelView, bot_ladder, bot_ladders
 
 
 def test_every_game_the_bots_play_is_listed_with_its_levels_weakest_first():

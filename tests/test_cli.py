@@ -108,8 +108,8 @@ def test_listing_the_inbox_or_the_outbox_opens_the_database_and_nothing_else(ope
     def no_server(*args, **kwargs):
         raise AssertionError("a read-only command built the server")
 
-    monkeypatch.setattr("pbm.server.Server.__init__", no_server)
-    monkeypatch.setattr("pbm.templating.Templates.__init__", no_server)
+    monkeypatch.setattr("pbm.serving.server.Server.__init__", no_server)
+    monkeypatch.setattr("pbm.words.templating.Templates.__init__", no_server)
     assert pbm_main(command) == 0
 
 

@@ -12,8 +12,8 @@ from sqlalchemy import select
 
 from pbm.cli import main
 from pbm.config import ConfigError, load_settings
-from pbm.records.keys import SigningKeys
-from pbm.server import Server, ServerThread
+from pbm.crypto.keys import SigningKeys
+from pbm.serving.server import Server, ServerThread
 from pbm.store.models import ClubKey
 
 CLUB_SECRET = "the-club-secret-" + "s" * 30

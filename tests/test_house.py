@@ -23,11 +23,10 @@ LONGEST_FUNCTION = 60
 ENGINES = SOURCE / "games"
 
 WAITING = {
-    "pbm/views.py": "module",
-    "pbm/views.py:board_view": "function",
-    "pbm/server.py": "module",
-    "pbm/server.py:Server.__init__": "function",
-    "pbm/server.py:Server.start": "function",
+    "pbm/views/board.py:board_view": "function",
+    "pbm/serving/parts.py:build": "function",
+    "pbm/serving/server.py:Server.__init__": "function",
+    "pbm/serving/server.py:Server.start": "function",
     "pbm/commands/language.py": "module",
     "pbm/commands/verbs.py": "module",
 }

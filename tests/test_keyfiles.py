@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 from pbm.config import Settings, secret_key
-from pbm.keyfiles import create_once
-from pbm.records.keys import SigningKeys
+from pbm.crypto.keyfiles import create_once
+from pbm.crypto.keys import SigningKeys
 
 STARTERS = 6
 

@@ -1,56 +1,48 @@
-"""Data flows one way (DESIGN.md): mail/ -> commands/ -> store/ + games/. A lower layer never
+"""One order of layers for all of pbm (DESIGN.md), kept by import-linter: the contracts are in
+pyproject.toml (``[tool.importlinter]``) and ``make lint`` runs them too. A lower layer never
 imports a higher one, so each can be read, tested and replaced without what stands above it.
 
-Read from the source (the AST), deferred imports inside functions included.
+The contracts read the source, deferred imports inside functions and those for type checking
+included. Each runs here on its own, against the tree under test.
 """
 
 from __future__ import annotations
 
-import ast
+import os
+import subprocess
+import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
 import pbm
 
-SOURCE = Path(pbm.__file__).parent
-
-ABOVE = {
-    "store": ("pbm.mail", "pbm.commands", "pbm.web", "pbm.server", "pbm.cli"),
-    "games": ("pbm.mail", "pbm.commands", "pbm.web", "pbm.store", "pbm.server", "pbm.cli", "pbm.bots"),
-    "bots": ("pbm.mail", "pbm.commands", "pbm.web", "pbm.store", "pbm.server", "pbm.cli"),
-    "commands": ("pbm.mail", "pbm.web", "pbm.server", "pbm.cli"),
-}
+CHECKOUT = Path(pbm.__file__).parent.parent
+SETTINGS = tomllib.loads((CHECKOUT / "pyproject.toml").read_text(encoding="utf-8"))
+CONTRACTS = SETTINGS["tool"]["importlinter"]["contracts"]
+LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 
 
-def _imports(path: Path) -> list[tuple[int, str]]:
-    found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found += [(node.lineno, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found += [(node.lineno, f"{node.module}.{alias.name}") for alias in node.names]
-    return found
+@pytest.mark.parametrize("contract", CONTRACTS, ids=[contract["id"] for contract in CONTRACTS])
+def test_the_imports_keep_the_contract(contract):
+    checked = subprocess.run(
+        [LINT_IMPORTS, "--contract", contract["id"], "--no-cache"],
+        cwd=CHECKOUT,
+        env={**os.environ, "PYTHONPATH": str(CHECKOUT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert checked.returncode == 0, f"{contract['name']}\n{checked.stdout}{checked.stderr}"
 
 
-@pytest.mark.parametrize("layer", sorted(ABOVE))
-def test_a_layer_imports_nothing_from_the_layers_above_it(layer):
-    backwards = [
-        f"{path.relative_to(SOURCE.parent)}:{line}: {name}"
-        for path in sorted((SOURCE / layer).rglob("*.py"))
-        for line, name in _imports(path)
-        if name.startswith(ABOVE[layer])
-    ]
-    assert not backwards, "\n".join(backwards)
+def test_no_contract_excuses_an_import():
+    """The order holds without exceptions: a needed upward import is a helper to move down."""
+    assert [contract["id"] for contract in CONTRACTS if contract.get("ignore_imports")] == []
 
 
-def test_the_bots_are_as_pure_as_the_engines_they_drive():
-    """pbm.bots decides moves from positions: of pbm it needs the engines and facts, nothing else."""
-    allowed = ("pbm.games", "pbm.facts", "pbm.bots")
-    strays = [
-        f"{path.relative_to(SOURCE.parent)}:{line}: {name}"
-        for path in sorted((SOURCE / "bots").rglob("*.py"))
-        for line, name in _imports(path)
-        if name.startswith("pbm") and not name.startswith(allowed)
-    ]
-    assert not strays, "\n".join(strays)
+def test_every_package_and_module_of_pbm_has_its_layer():
+    """The layers contract is exhaustive: a new package must be given its place in the order."""
+    (layers,) = [contract for contract in CONTRACTS if contract["type"] == "layers"]
+    assert layers["containers"] == ["pbm"] and layers["exhaustive"] is True

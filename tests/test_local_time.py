@@ -1,4 +1,4 @@
-"""A player's own time (`pbm.local_time`): quiet hours and daily times in a zone's wall clock,
+"""A player's own time (`pbm.timekeeping.local_time`): quiet hours and daily times in a zone's wall clock,
 through both daylight-saving changes, once a day each, never twice, never skipped."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from datetime import date, datetime, time, timedelta, timezone
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pbm.local_time import LocalHours, at_local, next_time, zone_named
+from pbm.timekeeping.local_time import LocalHours, at_local, next_time, zone_named
 
 UTC = timezone.utc
 PARIS = zone_named("Europe/Paris")

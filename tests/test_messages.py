@@ -76,7 +76,7 @@ def test_no_code_is_in_two_layers_catalogues():
     """One code, one message: a code two layers define would say one of them wrongly."""
     from pbm.commands import messages as commands
     from pbm.games import messages as games
-    from pbm.mail import messages as mail
+    from pbm.words import mail_messages as mail
 
     layers = {"games": games.MESSAGES, "commands": commands.MESSAGES, "mail": mail.MESSAGES}
     owners: dict[str, list[str]] = {}

@@ -1,4 +1,4 @@
-"""Prometheus metrics (`pbm.metrics`): two `pbm serve` workers on one PostgreSQL database, each
+"""Prometheus metrics (`pbm.health.metrics`): two `pbm serve` workers on one PostgreSQL database, each
 scraped on its own PBM_METRICS_LISTEN, count between them every mail once; and the state of the
 database reads the same from either.
 
@@ -19,7 +19,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy.exc import OperationalError
 
-from pbm.metrics import DatabaseState, Metrics, MetricsServer
+from pbm.health.metrics import DatabaseState, Metrics, MetricsServer
 from tests.e2e import conftest as e2e
 from tests.e2e.conftest import free_port
 from tests.faults.audit import Tables, maildir_files
@@ -233,7 +233,7 @@ def test_a_database_that_does_not_answer_leaves_its_gauges_out_and_nothing_else(
     metrics, server = served(read)
     metrics.mails_received.inc(3)
     metrics.replies.labels("sent").inc(2)
-    with caplog.at_level(logging.WARNING, logger="pbm.metrics"):
+    with caplog.at_level(logging.WARNING, logger="pbm.health.metrics"):
         scraped = samples(server.port)
     assert gauges(scraped, "pbm_database_up") == {(): 0}
     database = ("pbm_inbox_mails", "pbm_outbox_mails", "pbm_games")
@@ -241,7 +241,7 @@ def test_a_database_that_does_not_answer_leaves_its_gauges_out_and_nothing_else(
     assert gauges(scraped, "pbm_mails_received_total") == {(): 3}
     assert gauges(scraped, "pbm_replies_total")[(("outcome", "sent"),)] == 2
     assert gauges(scraped, "pbm_mail_processing_seconds_count") == {(): 0}
-    (warning,) = [record for record in caplog.records if record.name == "pbm.metrics"]
+    (warning,) = [record for record in caplog.records if record.name == "pbm.health.metrics"]
     assert warning.levelno == logging.WARNING
     assert "OperationalError" in warning.getMessage()
     for word in ("hunter2", "db.internal", "postgresql://", "refused", "connect to"):

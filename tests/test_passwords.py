@@ -7,7 +7,7 @@ import logging
 import pytest
 from argon2 import PasswordHasher
 
-from pbm.passwords import Passwords, fast_passwords
+from pbm.crypto.passwords import Passwords, fast_passwords
 
 SECRET = "s3cret-word"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import signal
 import socket
 
-from pbm.systemd import notify
+from pbm.serving.systemd import notify
 from tests.faults.harness import ServeProcess
 
 

@@ -1,6 +1,6 @@
 """move chain: every move carries the hash of the game's chain after it; sent mail is pruned
 
-`moves.chain_hash` and `games.chain_head` (`pbm.records.chain`). Games played before get their
+`moves.chain_hash` and `games.chain_head` (`pbm.crypto.chain`). Games played before get their
 chain computed here, from their header (game, board, options, players, start, dice commitment)
 and their moves in order, exactly as the server would have linked them: so a record of an old
 game verifies like a new one, and the next move links on. Done once here rather than lazily,
@@ -22,7 +22,7 @@ depends_on = None
 
 def upgrade() -> None:
     from pbm.games.fairdice import commitment
-    from pbm.records import chain
+    from pbm.crypto import chain
     from pbm.store.models import UTCDateTime
 
     with op.batch_alter_table("games", schema=None, recreate="never") as batch_op:

@@ -52,7 +52,7 @@ adds games to those stored (the pairs take turns, and the file is written after
 every game, so a run of hours can be stopped and resumed); `python -m
 benchmarks.bot_playouts` measures the playouts beside the engines' own.
 
-What players see of that file is one read model, `pbm.views.bot_ladders()`:
+What players see of that file is one read model, `pbm.views.ladders.bot_ladders()`:
 `help bots` (`aide bots`) mails it, the page `/bots` shows it (linked from every
 page's navigation) and `GET /api/bots` gives it as JSON. For each game and level:
 the bot (`bot1`, ...), its Elo counted from the random mover at 0 with its 95%
@@ -91,7 +91,7 @@ them (the new process's start included). Killed mid-turn, bot4's answer in
 Cephalopod came 4 to 7 s after the kill on a 2-core machine at a load of 7: the
 new process's start, 3 to 5 s there (1.1 s of CPU), and bot4's search. A bot that still
 gets no answer plays level 1's move,
-and that is an incident (`pbm.bot_health`): logged as an error with its game and
+and that is an incident (`pbm.health.bot_health`): logged as an error with its game and
 board, counted in `pbm_bot_unthought_answers_total`, and shown on `/healthz` and
 `/bots` until a bot searches again.
 """

@@ -37,7 +37,7 @@ def _backup_arguments(parser: argparse.ArgumentParser) -> None:
 )
 def backup(args: argparse.Namespace) -> int:
     """``pbm backup [PATH]``: a copy of the database and the keys now; 1 when none could be made."""
-    from pbm import sealed
+    from pbm.crypto import sealed
     from pbm.store.backup import BackupError
     from pbm.store.backup import backup as copy
     from pbm.store.backup_keys import gather
@@ -91,7 +91,7 @@ def _restore_arguments(parser: argparse.ArgumentParser) -> None:
 )
 def restore(args: argparse.Namespace) -> int:
     """``pbm restore PATH``: 1 when the copy is refused or the database holds data and --force is not given."""
-    from pbm import sealed
+    from pbm.crypto import sealed
     from pbm.store.backup import BackupError, opened
     from pbm.store.database import Database
     from pbm.store.holding import Held, exclusively

@@ -112,7 +112,7 @@ async def _try_provider(settings: Settings) -> dict[str, Tried]:
     """`pbm doctor` logs in to the club's mailbox and submission service, as `pbm serve` would."""
     from pbm.mail import provider_check
     from pbm.mail.submission import SubmissionTransport, transport_for
-    from pbm.server import account_for
+    from pbm.serving.parts import account_for
 
     assert settings.inbound is not None
     tries = {"mailbox": provider_check.try_mailbox(settings.inbound, account_for(settings, settings.inbound.user))}

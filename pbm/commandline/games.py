@@ -115,8 +115,8 @@ def dice_record(args: argparse.Namespace) -> int:
     import json
 
     import pbm.games
-    from pbm import views
     from pbm.store import boards
+    from pbm.views.board import dice_record
 
     game_type, board = args.game, args.board
     engine = pbm.games.get(game_type)
@@ -127,7 +127,7 @@ def dice_record(args: argparse.Namespace) -> int:
             print(f"pbm: there is no {engine.title} board {board}", file=sys.stderr)
             return 1
         state = engine.load(game.state, game.secret)
-        record = views.dice_record(engine, game, state, boards.moves_of(session, game))
+        record = dice_record(engine, game, state, boards.moves_of(session, game))
         rolled = game.secret is not None and engine.published_rolls(state) is not None
     if record is None:
         why = "the seed stays secret until the end" if rolled else f"{engine.title} is played without dice"

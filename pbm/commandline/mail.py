@@ -45,7 +45,7 @@ def process(args: argparse.Namespace) -> int:
     it could not be stored, for any reason, so the MTA tries again later; 67
     when it is not for us.
     """
-    from pbm.server import Server
+    from pbm.serving.server import Server
     from pbm.store.inbox import save_inbound
 
     try:

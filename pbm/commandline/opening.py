@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from pbm.config import Settings
 
 if TYPE_CHECKING:
-    from pbm.server import Server
+    from pbm.serving.server import Server
     from pbm.store.database import Database
 
 
@@ -30,7 +30,7 @@ def database(settings: Settings) -> Database:
 def server(settings: Settings, *, agree: bool = True) -> Server:
     """The whole server as `pbm serve` wires it (not listening): for commands that process or send mail.
     Its keys are the club's (`Server.agree_on_keys`) unless `agree` is False (a rehearsal changes nothing)."""
-    from pbm.server import Server
+    from pbm.serving.server import Server
 
     server = Server(settings)
     try:

@@ -40,9 +40,9 @@ def _verify_arguments(parser: argparse.ArgumentParser) -> None:
 def verify(args: argparse.Namespace) -> int:
     """``pbm verify``: 0 when the record is genuine, 1 naming the first thing wrong, 2 unreadable
     (or a served record.json given without its proof)."""
+    from pbm.crypto.keys import SigningKeys
     from pbm.facts import Fact
     from pbm.records import verify
-    from pbm.records.keys import SigningKeys
     from pbm.records.reading import Unreadable, read_json
     from pbm.words import Words
 

@@ -29,7 +29,7 @@ def _serve_arguments(parser: argparse.ArgumentParser) -> None:
 @subcommand("run the SMTP and web server (configured by PBM_* variables)", arguments=_serve_arguments)
 def serve(args: argparse.Namespace) -> int:
     """``pbm serve``: listen, process and deliver until stopped."""
-    from pbm.server import Server
+    from pbm.serving.server import Server
 
     server = Server(load_settings())
     asyncio.run(server.run(process=not args.no_process))

@@ -8,16 +8,17 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pbm.games
-from pbm import languages
 from pbm.addresses import comparable, distinct, same
 from pbm.commands import digests, play, recipients
 from pbm.commands import language as lang
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Refused, listed
 from pbm.facts import Fact
+from pbm.i18n import languages
 from pbm.store import board_lists, bot_players, bounces, confirmations, outbox, players, preferences, resets
 from pbm.store.models import BoardStatus, HoldReason, Player
-from pbm.views import GameSummary, bot_ladders, game_summary
+from pbm.views.ladders import bot_ladders
+from pbm.views.standing import GameSummary, game_summary
 
 SIGNUP_WINDOW = timedelta(days=1)
 RESET_WINDOW = timedelta(days=1)
@@ -93,7 +94,7 @@ def signup(ctx: Context, command: lang.Signup) -> list[OutgoingMail]:
         ctx.session, command.userid, ctx.hash(command.secret), addresses, sender=sender, host=host, now=now
     )
     # Written with a language's own words (``inscription``): met in that language from the first mail.
-    player.language = languages.written_in(command.line) or player.language
+    players.set_language(player, languages.written_in(command.line) or player.language)
     asked = _ask_to_confirm(ctx, player, addresses)
     asking = [a for a in addresses if comparable(a) in asked.tokens]
     context = {"player": player, "addresses": addresses, "asked": asking}
@@ -237,7 +238,7 @@ def reset_password(ctx: Context, command: lang.ResetPassword) -> list[OutgoingMa
         raise Refused("reset-from-elsewhere")
     players.set_password(player, ctx.hash(command.secret))
     players.clear_password_waits(ctx.session, player)
-    reset.used_at = now
+    resets.use(reset, now)
     context = {"player": player, "reset_from": used_from}
     return [OutgoingMail("password_changed", a.address, context) for a in player.addresses]
 

@@ -14,16 +14,16 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 import pbm.games
-from pbm import live
 from pbm.commands import language as lang
 from pbm.commands.effects import PasswordCheck, Refused, ReplyAs, Sender, listed
 from pbm.config import DEFAULT_CLUB, Club, Limits
+from pbm.crypto.passwords import MAX_LENGTH, MIN_LENGTH, Passwords, WeakPassword
 from pbm.facts import Fact
-from pbm.live import LiveBoard, Snapshot
-from pbm.passwords import MAX_LENGTH, MIN_LENGTH, Passwords, WeakPassword
 from pbm.store import confirmations, players, queues
 from pbm.store.models import Player
-from pbm.views import BoardView, queue_text
+from pbm.views import live
+from pbm.views.board import BoardView, queue_text
+from pbm.views.live import LiveBoard, Snapshot
 
 
 class Context:

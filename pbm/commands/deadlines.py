@@ -8,7 +8,7 @@ leaves the game as one who resigned:
 called off, unrated: `pbm.store.boards.finish`), and in a game of more than
 two the others play on. A draw or an undo nobody voted on is settled the same way:
 reminders for those who have not voted, then, at the forfeit time, it is
-accepted. Time away (`vacation`) counts for none of it (`pbm.clocks`).
+accepted. Time away (`vacation`) counts for none of it (`pbm.timekeeping.clocks`).
 
 Each thing done is recorded with the board in the transaction that queues its
 mail (`Board.reminders_sent`, `Board.warned`, the move list), so running the
@@ -23,14 +23,14 @@ import itertools
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from pbm import clocks
 from pbm.commands import play, votes
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail
 from pbm.facts import Fact
-from pbm.live import LiveBoard
 from pbm.store import boards, inbox, offers, turns, vacations
 from pbm.store.models import Board, BoardStatus, Offer, Player
+from pbm.timekeeping import clocks
+from pbm.views.live import LiveBoard
 
 LOOK_AGAIN = timedelta(minutes=1)
 """When a forfeit waits for a mail the player sent in time, how soon the pass looks again."""

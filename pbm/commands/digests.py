@@ -3,7 +3,7 @@
 A player who takes digests (``digest alice PASSWORD 07:30,19:00``) is not mailed each
 board news that makes it their turn, nor reminded of it: the mail is held back
 (`pbm.mail.outgoing`), and at each of their times, on their own wall clock
-(`pbm.local_time`: a daylight-saving change never sends one twice nor skips one), the time
+(`pbm.timekeeping.local_time`: a daylight-saving change never sends one twice nor skips one), the time
 pass sends one mail listing every game waiting for their move, the most urgent first, each
 with what happened, the board, the time left and a reply address of its own. The held mails
 it tells of are marked gathered (and those about games that no longer wait, overtaken; with no
@@ -17,13 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from pbm import clocks
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, ReplyAs
 from pbm.store import board_lists, outbox, preferences, turns
 from pbm.store import boards as store_boards
 from pbm.store.models import Board, Player
-from pbm.views import BoardView
+from pbm.timekeeping import clocks
+from pbm.views.board import BoardView
 
 DIGESTS_PER_PASS = 200
 """Players whose digest one time pass sends; the rest go in the next pass, moments later."""

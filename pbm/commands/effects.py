@@ -16,7 +16,7 @@ from typing import Any
 from pbm.commands import messages
 from pbm.facts import UNCONVERTED, Catalogue, Fact, Factual, merged
 from pbm.store.models import Player
-from pbm.views import BoardView
+from pbm.views.board import BoardView
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class Attachment:
     """``<game>-<board>.json``: a registered game's name and a number, nothing a sender wrote."""
     document: dict[str, Any]
     signed_record: bool = False
-    """A game record (`pbm.records.document`) the mail layer signs with the server's key as it
+    """A game record (`pbm.views.record`) the mail layer signs with the server's key as it
     composes the mail, naming the server as its site."""
 
 

@@ -22,7 +22,6 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 import pbm.games
-from pbm import clocks
 from pbm.commands import language as lang
 from pbm.commands import play, policy, recipients
 from pbm.commands.context import Context
@@ -31,7 +30,9 @@ from pbm.commands.recipients import Opening
 from pbm.games import Game
 from pbm.store import bot_players, open_challenges, players, ratings, seeks
 from pbm.store.models import OpenChallenge, Player, Seek
-from pbm.views import open_challenge_view, options_text
+from pbm.timekeeping import clocks
+from pbm.views.board import options_text
+from pbm.views.challenges import open_challenge_view
 
 WAIT_STEP = timedelta(days=1)
 """Waits are compared in whole days: within a day of each other, the nearer rating wins."""

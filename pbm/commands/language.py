@@ -22,10 +22,10 @@ from datetime import date, time, timedelta
 from typing import Any
 
 import pbm.games
-from pbm import clocks, local_time
 from pbm.addresses import distinct
 from pbm.commands import messages
 from pbm.facts import Catalogue, Fact, Factual
+from pbm.timekeeping import clocks, local_time
 
 
 class CommandError(Factual, ValueError):
@@ -123,7 +123,7 @@ class ChangeAddress(WithPassword):
 
 @dataclass(frozen=True)
 class ChooseLanguage(WithPassword):
-    """``language USERID PASSWORD fr``: every mail to the player in that language (`pbm.languages`)."""
+    """``language USERID PASSWORD fr``: every mail to the player in that language (`pbm.i18n.languages`)."""
 
     language: str
 
@@ -262,7 +262,7 @@ class Challenge(GameCommand):
     options: dict[str, Any] = field(default_factory=dict)
     time_words: tuple[str, ...] = ()
     """The challenge's time rules as written (``--nagtime=3``): read over the club's defaults
-    (`pbm.clocks.parse`) when the game starts."""
+    (`pbm.timekeeping.clocks.parse`) when the game starts."""
 
     @property
     def is_open(self) -> bool:
@@ -495,7 +495,7 @@ class Standings(GameCommand):
 
 @dataclass(frozen=True)
 class Record(BoardCommand):
-    """``GAME record BOARD``: the game's record, attached (`pbm.records.document`)."""
+    """``GAME record BOARD``: the game's record, attached (`pbm.views.record`)."""
 
 
 # -- reading words -------------------------------------------------------------

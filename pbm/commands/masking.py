@@ -35,7 +35,7 @@ from pbm.commands import language as lang
 from pbm.commands.language import CommandError
 from pbm.commands.usage import secret_count
 from pbm.commands.verbs import ACCOUNT, ACCOUNT_VERBS, GAME, Verb, near_miss, parse_command
-from pbm.passwords import MAX_LENGTH, MIN_LENGTH
+from pbm.crypto.passwords import MAX_LENGTH, MIN_LENGTH
 
 MASK = "********"
 _WORD = re.compile(r"\S+")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pbm.facts import Catalogue, Plural, merged
 from pbm.games import base
-from pbm.store import messages as time_messages
+from pbm.timekeeping.messages import TIME_RULES
 
 PARSING: Catalogue = {
     # What the command language (`pbm.commands.language`, `verbs`, `usage`, `plan`) reports
@@ -399,8 +399,8 @@ MESSAGES: Catalogue = merged([PARSING, USAGE, REFUSALS, PREFERENCES, EVENTS])
 
 def catalogue() -> Catalogue:
     """The words a refusal or a parse error may need: this layer's, the engines' and those of a
-    challenge's time rules (`pbm.clocks`, said with the other facts of time), and the verbs' own
+    challenge's time rules (`pbm.timekeeping.clocks`, said with the other facts of time), and the verbs' own
     words as the verb table writes them: what each does, and its arguments."""
     from pbm.commands.verbs import verb_catalogue  # the table imports the handlers, which import this
 
-    return merged([MESSAGES, verb_catalogue(), base.catalogue(), time_messages.TIME_RULES])
+    return merged([MESSAGES, verb_catalogue(), base.catalogue(), TIME_RULES])

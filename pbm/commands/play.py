@@ -12,7 +12,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pbm.games
-from pbm import clocks
 from pbm.commands import language as lang
 from pbm.commands import policy, recipients
 from pbm.commands.context import Context
@@ -21,10 +20,13 @@ from pbm.commands.recipients import Opening
 from pbm.elo import RatingChange
 from pbm.facts import Fact
 from pbm.games import Game, MoveReport
-from pbm.live import LiveBoard
 from pbm.store import boards, bot_players, offers, open_challenges, players, queues, watchers
 from pbm.store.models import Board, Player, QueuedMove
-from pbm.views import OfferNews, open_challenge_view, report_data
+from pbm.timekeeping import clocks
+from pbm.views.challenges import open_challenge_view
+from pbm.views.live import LiveBoard
+from pbm.views.moves import report_data
+from pbm.views.offers import OfferNews
 
 CHALLENGE_WINDOW = timedelta(hours=1)
 
@@ -273,7 +275,7 @@ SIGNING_OFF = Leaving(boards.FORFEIT, Fact("forfeited-by-signing-off"), pbm.game
 
 
 def forfeiting(why: Fact) -> Leaving:
-    """How a player leaves who ran out of time: `why` says which limit they met (`pbm.clocks.Turn.why`)."""
+    """How a player leaves who ran out of time: `why` says which limit they met (`pbm.timekeeping.clocks.Turn.why`)."""
     return Leaving(
         boards.FORFEIT,
         Fact("forfeited-on-time", why=why),

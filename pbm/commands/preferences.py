@@ -17,9 +17,9 @@ from pbm.commands import recipients
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Refused
 from pbm.facts import Fact
-from pbm.local_time import next_time
 from pbm.store import outbox, preferences
 from pbm.store.models import Player
+from pbm.timekeeping.local_time import next_time
 
 
 def timezone(ctx: Context, command: lang.TimeZone) -> list[OutgoingMail]:

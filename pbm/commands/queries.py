@@ -7,15 +7,17 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pbm.games
-from pbm import clocks, live
 from pbm.commands import digests, recipients
 from pbm.commands import language as lang
 from pbm.commands.context import Context
 from pbm.commands.effects import Attachment, OutgoingMail, Refused
-from pbm.records import document
 from pbm.store import board_lists, boards, players, policies, ratings, seeks, turns
 from pbm.store.models import Board, BoardStatus
-from pbm.views import GameSummary, game_summary, rating_view
+from pbm.timekeeping import clocks
+from pbm.views import live
+from pbm.views import record as document
+from pbm.views.ratings import rating_view
+from pbm.views.standing import GameSummary, game_summary
 
 
 def show(ctx: Context, command: lang.Show) -> list[OutgoingMail]:

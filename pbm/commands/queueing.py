@@ -26,8 +26,8 @@ from pbm.commands import language as lang
 from pbm.commands import play, previews
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Refused
-from pbm.live import LiveBoard
 from pbm.store import queues
+from pbm.views.live import LiveBoard
 
 
 def queue(ctx: Context, command: lang.Queue) -> list[OutgoingMail]:

@@ -2,7 +2,7 @@
 notice to a player at every address.
 
 A handler decides what happened; this module decides who hears of it and from which seat
-they see the board. Every board mail is a view of one snapshot (`pbm.live.Snapshot`), read
+they see the board. Every board mail is a view of one snapshot (`pbm.views.live.Snapshot`), read
 once per command: each seated player sees the board from their seat with their own queue,
 the watchers see it from no seat and without a reply address, and those who asked to hear
 of games' ends hear of this one.
@@ -18,10 +18,11 @@ from pbm.addresses import same
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail
 from pbm.elo import RatingChange
-from pbm.live import LiveBoard, Snapshot
 from pbm.store import queues, watchers
 from pbm.store.models import Player, QueuedMove, Seat
-from pbm.views import BoardView, OfferNews, queue_text
+from pbm.views.board import BoardView, queue_text
+from pbm.views.live import LiveBoard, Snapshot
+from pbm.views.offers import OfferNews
 
 ANNOUNCED_ROWS = 4
 """Rows of the move list a mail about a move shows (the rest is a `show` away)."""

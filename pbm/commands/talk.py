@@ -18,9 +18,9 @@ from pbm.addresses import same
 from pbm.commands import language as lang
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Refused
-from pbm.live import Snapshot
 from pbm.store import boards, players, talks, watchers
 from pbm.store.models import Player, TalkKind
+from pbm.views.live import Snapshot
 
 TALK_WINDOW = timedelta(hours=1)
 

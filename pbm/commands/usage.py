@@ -36,9 +36,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields
 from typing import Any
 
-from pbm import languages
 from pbm.commands import language as lang
 from pbm.commands.language import CommandError
+from pbm.i18n import languages
 from pbm.store import inbox
 
 Keys = Callable[[str, Any], Iterator[str]]

@@ -1,12 +1,12 @@
 """``vacation``: a player books time away, ends it early, or asks where they stand.
 
 While a player is away their clocks stand still, nobody reminds them and they
-cannot forfeit on time (`pbm.clocks`, `pbm.commands.deadlines`). Every player
+cannot forfeit on time (`pbm.timekeeping.clocks`, `pbm.commands.deadlines`). Every player
 may be away for the club's allowance (``PBM_VACATION_DAYS``, 30 days) in any
 365 days: a rolling window, so vacations cannot be stacked across the turn of
 a year, nor cut into pieces, to stall a game for longer. A vacation starts
 now or later, never in the past, and the days a player names are days of
-their own calendar (the zone they live in, `pbm.local_time`); ``off`` ends the
+their own calendar (the zone they live in, `pbm.timekeeping.local_time`); ``off`` ends the
 one under way at once (the days not taken count no more) and calls off those
 booked ahead.
 """
@@ -16,15 +16,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 
-from pbm import clocks
 from pbm.commands import language as lang
 from pbm.commands import recipients
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Refused
 from pbm.facts import Fact
-from pbm.local_time import at_local
 from pbm.store import preferences, turns, vacations
 from pbm.store.models import Player, Vacation
+from pbm.timekeeping import clocks
+from pbm.timekeeping.local_time import at_local
 
 YEAR = timedelta(days=365)
 LONGEST_AHEAD = timedelta(days=365)

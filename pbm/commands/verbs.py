@@ -32,7 +32,6 @@ from functools import cached_property
 from typing import Any
 
 import pbm.games
-from pbm import clocks
 from pbm.commands import (
     accounts,
     finding,
@@ -54,6 +53,7 @@ from pbm.commands.language import CommandError
 from pbm.commands.usage import Spec, secret_count
 from pbm.commands.usage import ordering_keys as argument_keys
 from pbm.facts import Catalogue, Fact
+from pbm.timekeeping import clocks
 
 Handler = Callable[[Context, Any], list[OutgoingMail]]
 Build = Callable[[str, dict[str, Any]], lang.Command]

@@ -18,10 +18,11 @@ from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Refused
 from pbm.facts import Fact
 from pbm.games import MoveReport
-from pbm.live import LiveBoard
 from pbm.store import boards, offers, queues, turns
 from pbm.store.models import OfferKind, Player
-from pbm.views import OfferNews, report_data
+from pbm.views.live import LiveBoard
+from pbm.views.moves import report_data
+from pbm.views.offers import OfferNews
 
 AGREED = "agreed"
 """The end code of a game its players agreed to call a tie."""

@@ -24,15 +24,9 @@ MOST_READ = 64 * 1024
 """Bytes of a mail's header section read: the MTA's own header is at its top."""
 LONGEST_FIELD = 4096
 """Characters of one unfolded header field read."""
-_AUTHSERV_ID = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?")
 _COMMENT = re.compile(r"\([^()]*\)")
 _DMARC = re.compile(r"(?:^|;)\s*dmarc\s*=\s*([a-z]{1,16})\b", re.I)
 RESULTS = frozenset({"pass", "fail", "none", "temperror", "permerror", "bestguesspass"})
-
-
-def is_authserv_id(text: str) -> bool:
-    """Whether `text` may be an authserv-id (a host name, as MTAs use)."""
-    return _AUTHSERV_ID.fullmatch(text) is not None
 
 
 def dmarc_result(raw: bytes, authserv_id: str | None) -> str | None:

@@ -46,15 +46,15 @@ from multiprocessing.connection import Connection
 from sqlalchemy.orm import Session
 
 import pbm.bots
-from pbm.bot_health import BotHealth
 from pbm.bots.answers import ACCEPT, REJECT, Outcome, Question, encoded, think_forever
 from pbm.commands import verbs
-from pbm.live import LiveBoard
+from pbm.health.bot_health import BotHealth
 from pbm.mail.pipeline.read import BotDecision
 from pbm.mail.worker import Worker
 from pbm.store import boards, bot_players, inbox
 from pbm.store.database import Database
 from pbm.store.models import Board, BoardStatus, OfferKind, Player, utcnow
+from pbm.views.live import LiveBoard
 
 log = logging.getLogger(__name__)
 
@@ -376,7 +376,7 @@ class BotTurns:
     def _thought(self, claimed: Claimed) -> str:
         """The bot's answer to its question; when no answer comes (the thinking process was lost
         twice, or the search failed), the playout policy's move (level 1, no search), or no to a
-        draw: an incident, logged with the board and counted (`pbm.bot_health`)."""
+        draw: an incident, logged with the board and counted (`pbm.health.bot_health`)."""
         question = claimed.question
         assert question is not None
         started = time.monotonic()

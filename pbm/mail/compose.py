@@ -37,13 +37,14 @@ from datetime import datetime
 from email.utils import format_datetime, make_msgid
 from typing import Any
 
+from pbm.addresses import mail_address
 from pbm.commands.effects import Attachment, OutgoingMail, ReplyAs
+from pbm.crypto.keys import SigningKeys
+from pbm.i18n.text import one_line
 from pbm.mail import headers
 from pbm.mail.tokens import Addressing, ReplyTokens
-from pbm.records import document as records
-from pbm.records.keys import SigningKeys
-from pbm.templating import Templates
-from pbm.text import one_line
+from pbm.views import record as records
+from pbm.words.templating import Templates
 
 LOOP_HEADER = "X-PBM-Loop"
 SERVER_NAME = "PBeM Server"
@@ -108,14 +109,14 @@ class Composer:
         unsubscribe_url: Callable[[OutgoingMail, datetime], str | None] | None = None,
         signing: SigningKeys | None = None,
     ) -> None:
-        if headers.mail_address(addressing.address) is None:
+        if mail_address(addressing.address) is None:
             raise ValueError(f"the server's address must be a plain local@domain, got {addressing.address!r}")
         self.templates = templates
         self.addressing = addressing
         self.tokens = tokens
         self._key = key
         self.unsubscribe_url = unsubscribe_url
-        """The one-click unsubscribe URL of a mail, if it has one (`pbm.mail.unsubscribe`)."""
+        """The one-click unsubscribe URL of a mail, if it has one (`pbm.commands.unsubscribe`)."""
         self.signing = signing
         """Signs the game records mails carry (`pbm.commands.effects.Attachment.signed_record`)."""
 
@@ -145,7 +146,7 @@ class Composer:
 
     def compose(self, mail: OutgoingMail, *, now: datetime, answering: Answering | None = None) -> ComposedMail:
         """The mail `mail` asks for; raises `Unaddressable` when its recipient is not an address."""
-        recipient = headers.mail_address(mail.to)
+        recipient = mail_address(mail.to)
         if recipient is None:
             raise Unaddressable("the reply's recipient is not a plain local@domain address")
         subject, body = self.written(mail)

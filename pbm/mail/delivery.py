@@ -31,10 +31,10 @@ from typing import NamedTuple, Protocol
 import aiosmtplib
 from sqlalchemy.orm import Session
 
+from pbm.addresses import masked_address
 from pbm.config import ConfigError, Outbound
-from pbm.mail.headers import masked_address
+from pbm.health.metrics import Metrics
 from pbm.mail.worker import Worker
-from pbm.metrics import Metrics
 from pbm.store import outbox
 from pbm.store.database import Database
 from pbm.store.models import utcnow

@@ -26,7 +26,7 @@ import html2text
 from pbm.facts import Fact
 
 if TYPE_CHECKING:
-    from pbm.mail.parse import MailLimits
+    from pbm.mail.limits import MailLimits
 
 log = logging.getLogger(__name__)
 

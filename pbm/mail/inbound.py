@@ -24,14 +24,14 @@ from typing import Any
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
+from pbm.addresses import masked_address
+from pbm.health.metrics import Metrics
+from pbm.i18n.text import one_line
 from pbm.listeners import Refusals
-from pbm.mail.headers import masked_address
 from pbm.mail.tokens import Addressing
-from pbm.metrics import Metrics
 from pbm.store.database import Database
 from pbm.store.inbox import Received, Stored, save_received
 from pbm.store.models import InboundStatus
-from pbm.text import one_line
 
 log = logging.getLogger(__name__)
 

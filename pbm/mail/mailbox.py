@@ -45,19 +45,19 @@ from pathlib import Path
 
 import aioimaplib
 
+from pbm.addresses import masked_address
 from pbm.config import Inbound
+from pbm.health.metrics import Metrics
+from pbm.i18n.text import one_line
 from pbm.mail.account import OAUTH2_FAILED, Account, AccountError, oauth2_mechanism, oauth2_response
 from pbm.mail.doors import DoorHealth
-from pbm.mail.headers import masked_address
 from pbm.mail.tokens import Addressing
 from pbm.mail.worker import Worker
-from pbm.metrics import Metrics
 from pbm.store import mailbox as state
 from pbm.store.database import Database
 from pbm.store.errors import Failure, classify
 from pbm.store.inbox import TOO_LARGE_PEER, Received, Stored
 from pbm.store.models import InboundStatus, utcnow
-from pbm.text import one_line
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from pbm.mail.charsets import decode, normalise
 from pbm.mail.html_text import html_to_text
 
 if TYPE_CHECKING:
-    from pbm.mail.parse import MailLimits
+    from pbm.mail.limits import MailLimits
 
 
 class TooComplex(Exception):

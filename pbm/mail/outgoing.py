@@ -46,18 +46,17 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
-from pbm.addresses import comparable, same
+from pbm.addresses import comparable, mail_address, same
 from pbm.commands.effects import OutgoingMail
 from pbm.commands.plan import Plan
 from pbm.config import Limits
 from pbm.facts import Fact
-from pbm.mail import headers
+from pbm.i18n.text import capital, sentence
 from pbm.mail.answers import Answers
 from pbm.mail.compose import Answering, Composer
 from pbm.mail.parse import ParsedMail
 from pbm.store import bounces, confirmations, outbox, players, preferences
 from pbm.store.models import HoldReason
-from pbm.text import capital, sentence
 from pbm.words import Words
 
 ERROR_KINDS = ("error", "failure")
@@ -174,7 +173,7 @@ class Outgoing:
     def _reachable(self, session: Session, mails: list[OutgoingMail], *, answering: str | None) -> Reachable:
         if not self.confirm_addresses:
             return Reachable(None, answering)
-        recipients = {r for r in (headers.mail_address(m.to) for m in mails) if r is not None}
+        recipients = {r for r in (mail_address(m.to) for m in mails) if r is not None}
         return Reachable(confirmations.confirmed_by(session, recipients), answering)
 
     def _for_sender(
@@ -213,7 +212,7 @@ class Outgoing:
         unless the limits keep it back, it waits for its address to be confirmed (`reachable`) or
         for its player's quiet hours to end (unless it was `asked` for: it answers mail from its
         address); what was kept back is said in `notes`."""
-        recipient = headers.mail_address(outgoing.to)
+        recipient = mail_address(outgoing.to)
         if recipient is None:
             notes.append("a reply to an address that cannot be written to was not sent")
             return None
@@ -353,7 +352,7 @@ class _Counted:
 
     @classmethod
     def load(cls, session: Session, mails: list[OutgoingMail], now: datetime) -> _Counted:
-        recipients = {r for r in (headers.mail_address(m.to) for m in mails) if r is not None}
+        recipients = {r for r in (mail_address(m.to) for m in mails) if r is not None}
         recent = outbox.recent_counts(session, recipients, now - WINDOW, kinds=ERROR_KINDS)
         chose = preferences.choices_of(session, {m.player_id for m in mails if m.player_id is not None})
         return cls(

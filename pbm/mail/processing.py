@@ -31,6 +31,8 @@ from typing import ParamSpec, TypeVar
 
 from sqlalchemy.orm import Session
 
+from pbm.crypto.passwords import Ahead
+from pbm.health.metrics import Metrics
 from pbm.mail.outgoing import Outgoing
 from pbm.mail.parse import ParsedMail
 from pbm.mail.pipeline.apply import Applying, apply_mail
@@ -40,8 +42,6 @@ from pbm.mail.pipeline.replies import queue_replies
 from pbm.mail.reader import MailReader
 from pbm.mail.time_pass import TimePass
 from pbm.mail.worker import Worker
-from pbm.metrics import Metrics
-from pbm.passwords import Ahead
 from pbm.store import inbox
 from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
@@ -63,7 +63,7 @@ APPLY_BATCH_SECONDS = 0.1
 
 
 class Processor:
-    """Runs the steps of `pbm.mail.pipeline` over the inbox, as `pbm.server` wired them."""
+    """Runs the steps of `pbm.mail.pipeline` over the inbox, as `pbm.serving.server` wired them."""
 
     def __init__(
         self,
@@ -122,7 +122,7 @@ class Processor:
                 if not more:
                     break
             # A short batch read every mail that was unread when it looked, and every ready mail is
-            # applied: mail stored since wakes this worker again (`pbm.server`), so looking once more
+            # applied: mail stored since wakes this worker again (`pbm.serving.server`), so looking once more
             # now would only cost two empty queries a mail on a quiet day.
             if read < READ_BATCH:
                 if applied:

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 import aioimaplib
 
 from pbm.config import Inbound
+from pbm.i18n.text import one_line
 from pbm.mail.account import Account, AccountError
 from pbm.mail.mailbox import LoginRefused, log_in
 from pbm.mail.submission import ProviderUnavailable, SubmissionTransport
-from pbm.text import one_line
 
 TRY_SECONDS = 30.0
 USED = ("IDLE", "MOVE")

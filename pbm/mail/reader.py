@@ -36,7 +36,8 @@ from typing import Any
 
 from pbm.facts import Fact
 from pbm.mail import reader_child
-from pbm.mail.parse import COULD_NOT_READ, NEEDED_TOO_MUCH_MEMORY, MailLimits, ParsedMail, parse_headers, parse_mail
+from pbm.mail.limits import MailLimits
+from pbm.mail.parse import COULD_NOT_READ, NEEDED_TOO_MUCH_MEMORY, ParsedMail, parse_headers, parse_mail
 
 log = logging.getLogger(__name__)
 

@@ -33,7 +33,8 @@ from dataclasses import asdict, dataclass
 from types import FrameType
 from typing import Any, BinaryIO
 
-from pbm.mail.parse import MailLimits, ParsedMail
+from pbm.mail.limits import MailLimits
+from pbm.mail.parse import ParsedMail
 
 LENGTH_BYTES = 4
 READY = b"ready"

@@ -17,9 +17,9 @@ from email.policy import EmailPolicy
 from email.utils import parseaddr
 from typing import Any
 
+from pbm.addresses import mail_address
 from pbm.facts import Fact
 from pbm.mail.charsets import decode_fallback
-from pbm.mail.headers import mail_address
 
 MAX_HEADER_LENGTH = 998
 """RFC 5322's line length: the default cut of a header value (`MailLimits.max_header_length`)."""
@@ -160,7 +160,7 @@ def sender(headers: Headers) -> tuple[str | None, Fact | None]:
 
 
 def _writable_address(addr: str) -> str | None:
-    """`addr` as an address a reply can go to (``headers.mail_address``), a non-ASCII
+    """`addr` as an address a reply can go to (`pbm.addresses.mail_address`), a non-ASCII
     domain in its IDNA form; None when it has no such form.
 
     An RFC 2047 encoded word is never part of an address, but the email library

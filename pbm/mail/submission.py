@@ -20,11 +20,11 @@ import aiosmtplib
 from aiosmtplib import SMTPStatus
 
 from pbm.config import SUBMISSION_PORTS, Outbound
+from pbm.i18n.text import one_line
 from pbm.mail.account import OAUTH2_FAILED, Account, AccountError, oauth2_mechanism, oauth2_response
 from pbm.mail.delivery import Transport, TransportUnavailable, let_go, send_on
 from pbm.mail.delivery import transport_for as plain_transport_for
 from pbm.mail.doors import DoorHealth
-from pbm.text import one_line
 
 
 class ProviderUnavailable(TransportUnavailable):

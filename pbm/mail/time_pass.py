@@ -26,10 +26,10 @@ from pbm.commands import deadlines, digests, finding
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Sender
 from pbm.config import DEFAULT_CLUB, Club, Limits
+from pbm.crypto.passwords import Passwords
 from pbm.facts import Fact
 from pbm.mail.held import HeldMail
 from pbm.mail.outgoing import Outgoing, in_their_words
-from pbm.passwords import Passwords
 from pbm.store import outbox, players, turns
 from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify

@@ -5,7 +5,7 @@ In order, stopping at the first thing wrong (a `Fact`, said by `pbm.records.mess
 1. the record's shape, and that its readable header names the chain's game, board and players
    (its ``site``'s ``gameid``, its players' userids; the game's name, once 5 finds its engine);
 2. every link of the chain: each ply's hash recomputed from its contents and the hash before it,
-   from the header's hash on (`pbm.records.chain`);
+   from the header's hash on (`pbm.crypto.chain`);
 3. the server's signature over how far the chain goes, by the key the record names (and, given
    the server's known keys, one of them). Without them, any key that signs consistently passes:
    the verdict then names the key, for the reader to compare with the one the game's page or a
@@ -30,11 +30,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pbm.games
+from pbm.crypto import chain
+from pbm.crypto.keys import check, key_id, unb64
 from pbm.facts import Fact
 from pbm.games import LEAVING, UNDO, GameError
 from pbm.games.fairdice import commitment, roll
-from pbm.records import chain
-from pbm.records.keys import check, key_id, unb64
 
 
 @dataclass(frozen=True)

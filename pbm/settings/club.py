@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-from pbm import clocks
+from pbm.timekeeping import clocks
 
 
 @dataclass(frozen=True)

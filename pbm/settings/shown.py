@@ -6,7 +6,7 @@ from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-from pbm.durations import written
+from pbm.timekeeping.durations import written
 
 SECRET_SETTINGS = frozenset({"secret_key", "mail_password_command"})
 """Settings whose value is a secret as a whole: `shown` says only whether they are set."""

@@ -14,8 +14,8 @@ from urllib.parse import SplitResult, quote, unquote, urlsplit
 
 from pydantic import BeforeValidator
 
-from pbm import clocks
-from pbm.durations import DAY, HOUR, SECOND, in_units_of, parse_duration
+from pbm.timekeeping import clocks
+from pbm.timekeeping.durations import DAY, HOUR, SECOND, in_units_of, parse_duration
 
 
 @dataclass(frozen=True)
@@ -154,7 +154,8 @@ def time_rule(value: Any) -> timedelta:
 
 
 Seconds = BeforeValidator(in_units_of(SECOND))
-"""A setting named ``..._SECONDS`` (or a timeout): a span in any spelling (`pbm.durations`), bare seconds."""
+"""A setting named ``..._SECONDS`` (or a timeout): a span in any spelling
+(`pbm.timekeeping.durations`), bare seconds."""
 Hours = BeforeValidator(in_units_of(HOUR))
 """A setting named ``..._HOURS``: a span in any spelling, bare hours."""
 Days = BeforeValidator(in_units_of(DAY))

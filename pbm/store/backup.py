@@ -12,7 +12,7 @@ is made readable by the server's user alone, whatever the umask: it holds the pl
 the server's keys.
 
 A backup carries the server's keys (`pbm.store.backup_keys`), and with `seal_to` is encrypted
-to an administrator's public key (`pbm.sealed`); `opened` undoes both before a restore, and
+to an administrator's public key (`pbm.crypto.sealed`); `opened` undoes both before a restore, and
 still takes a backup made before backups carried keys: a plain database copy.
 
 Restoring checks the copy before touching anything: that it is whole (the integrity check,
@@ -43,7 +43,7 @@ from alembic.script import ScriptDirectory
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from sqlalchemy.engine import URL, make_url
 
-from pbm import sealed
+from pbm.crypto import sealed
 from pbm.resources import resource_dir
 from pbm.store import backup_keys
 from pbm.store.backup_keys import Bundle

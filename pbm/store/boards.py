@@ -19,15 +19,15 @@ from typing import Any
 from sqlalchemy import Integer, Select, bindparam, case, func, insert, select
 from sqlalchemy.orm import Session, joinedload
 
-from pbm import clocks
+from pbm.crypto import chain
 from pbm.elo import RatingChange
 from pbm.facts import Fact
 from pbm.games import LEAVING, UNDO
 from pbm.games.fairdice import commitment
-from pbm.records import chain
 from pbm.store import ratings, turns, watchers
 from pbm.store.database import dialect_insert, execute_plain
 from pbm.store.models import Board, BoardCounter, BoardEvent, BoardStatus, MoveRecord, OpenChallenge, Player, Seat
+from pbm.timekeeping import clocks
 
 FIRST_BOARD = 101
 RESIGNED = "resigned"
@@ -115,7 +115,7 @@ class RecentMoves:
 
 
 AUTO_MARK = " (Auto)"
-"""What the move list writes after a move played from the queue (`pbm.views.MoveView.shown`)."""
+"""What the move list writes after a move played from the queue (`pbm.views.moves.MoveView.shown`)."""
 
 
 def recent_moves(session: Session, board: Board, last: int) -> RecentMoves:

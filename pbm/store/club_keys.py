@@ -17,7 +17,7 @@ starts (`agree`):
   with a key the club does not know refuses to start. Every worker lists every public key
   the club ever signed with, so ``pbm verify --keys`` with any worker's folder verifies all.
 - **Rotating** (`rotate`, ``pbm keys rotate``) records the new key as current: each running
-  ``pbm serve`` takes it up within a minute (`pbm.server`), any other worker as it starts.
+  ``pbm serve`` takes it up within a minute (`pbm.serving.server`), any other worker as it starts.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from sqlalchemy import select, text, update
 from sqlalchemy.orm import Session
 
-from pbm.records.keys import SigningKeys, b64, key_id, unb64
+from pbm.crypto.keys import SigningKeys, b64, key_id, unb64
 from pbm.store.database import Database
 from pbm.store.models import ClubKey
 

@@ -43,9 +43,9 @@ from typing import Any
 from sqlalchemy import Integer, Select, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.orm import Session, aliased
 
+from pbm.i18n.text import one_line
 from pbm.store.database import DIALECT_INSERTS, Database, execute_plain
 from pbm.store.models import MAX_KEY, InboundKey, InboundMessage, InboundStatus, utcnow
-from pbm.text import one_line
 
 MAX_ENVELOPE_ADDRESS = 320
 """The `envelope_from` column; envelope recipients are cut to it too."""

@@ -13,8 +13,8 @@ from datetime import datetime, time, tzinfo
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from pbm.local_time import LocalHours, clock_times, next_time, zone_or_utc
 from pbm.store.models import Player
+from pbm.timekeeping.local_time import LocalHours, clock_times, next_time, zone_or_utc
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ def quiet_hours(player: Player) -> LocalHours | None:
 
 
 def set_zone(player: Player, name: str) -> None:
-    """`player` lives in the zone `name` (checked by the caller: `pbm.local_time.zone_named`)."""
+    """`player` lives in the zone `name` (checked by the caller: `pbm.timekeeping.local_time.zone_named`)."""
     player.time_zone = name
 
 

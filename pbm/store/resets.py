@@ -63,5 +63,10 @@ def player_of(session: Session, token: str, now: datetime) -> Player | None:
     return session.get(Player, reset.player_id)
 
 
+def use(reset: PasswordReset, now: datetime) -> None:
+    """`reset` has set a password: it works no more."""
+    reset.used_at = now
+
+
 def is_reset_token(token: str) -> bool:
     return token.lower().startswith(TOKEN_PREFIX)

@@ -19,9 +19,9 @@ from datetime import datetime, timedelta
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from pbm import clocks
 from pbm.store import vacations
 from pbm.store.models import Board, BoardStatus, Offer, Seat
+from pbm.timekeeping import clocks
 
 NO_RULES = clocks.TimeControl()
 """What a board without stored rules counts on here: no bank and no total (the club's defaults have

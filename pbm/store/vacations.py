@@ -12,8 +12,8 @@ from datetime import datetime
 from sqlalchemy import and_, bindparam, or_, select
 from sqlalchemy.orm import Session
 
-from pbm.clocks import Interval
 from pbm.store.models import Board, BoardStatus, Player, Seat, Vacation
+from pbm.timekeeping.clocks import Interval
 
 
 def away(session: Session, player_ids: Iterable[int], since: datetime) -> dict[int, list[Interval]]:

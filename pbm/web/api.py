@@ -30,25 +30,21 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from pbm.bot_health import BotHealth
-from pbm.clocks import FOREVER
+from pbm.crypto.keys import SigningKeys
 from pbm.facts import Fact
 from pbm.games import BoardCell
+from pbm.health.bot_health import BotHealth
 from pbm.listeners import client_of
-from pbm.records import document
-from pbm.records.keys import SigningKeys
 from pbm.store.models import BoardStatus
-from pbm.views import (
-    BoardView,
-    BotLadder,
-    BotLevelView,
-    GameSummary,
-    MoveView,
-    RatingView,
-    SeatView,
-    Standing,
-    TimeView,
-)
+from pbm.timekeeping.clocks import FOREVER
+from pbm.views import record as document
+from pbm.views.board import BoardView
+from pbm.views.ladders import BotLadder, BotLevelView
+from pbm.views.moves import MoveView
+from pbm.views.ratings import RatingView
+from pbm.views.seats import SeatView
+from pbm.views.standing import GameSummary, Standing
+from pbm.views.timing import TimeView
 from pbm.web import params
 from pbm.web.live import GameChanges, Interest, event_stream
 from pbm.web.reads import BoardList, GamePage, PlayerPage, Reads, Standings, TypeOverview
@@ -306,7 +302,7 @@ class Api:
         self.bot_health = bot_health
         """Whether the server's bots think normally: ``/api/bots`` says it as ``/healthz`` does."""
         self.site = site
-        """The name records give the server (`pbm.records.document.build`)."""
+        """The name records give the server (`pbm.views.record.build`)."""
         self.signing = signing
         """The keys records are signed with (none: unsigned records, for tests of the rest)."""
         self.idle_seconds = idle_seconds
@@ -334,11 +330,11 @@ class Api:
         return JSONResponse(board_json(page))
 
     async def record(self, request: Request) -> Response:
-        """The game's record (`pbm.records.document.readable`): an APGameRecord and nothing else."""
+        """The game's record (`pbm.views.record.readable`): an APGameRecord and nothing else."""
         return await self._record(request, document.readable, "")
 
     async def record_proof(self, request: Request) -> Response:
-        """The proof of the game's record (`pbm.records.document.proof`): its signed chain, its dice."""
+        """The proof of the game's record (`pbm.views.record.proof`): its signed chain, its dice."""
         return await self._record(request, document.proof, ".proof")
 
     async def _record(self, request: Request, part: Callable[[dict[str, Any]], Any], suffix: str) -> Response:

@@ -14,10 +14,10 @@ Routes (the design's HTTP contract, and what the pages link to):
   ``/api/events``, the live changes the pages follow
 - ``/static/...``: the stylesheet and script
 - ``/healthz``: for monitors (see `health`), with whether the bots think normally (``bots``:
-  `pbm.bot_health.BotsThinking.to_json`; an incident of its own, it does not make the status 503)
+  `pbm.health.bot_health.BotsThinking.to_json`; an incident of its own, it does not make the status 503)
 - ``/favicon.ico``: the site's icon (an SVG), which browsers ask every site for
 
-`create_app` is the one place the web side is put together; `pbm.server`
+`create_app` is the one place the web side is put together; `pbm.serving.server`
 hands it the database, a template environment of its own and the change feed.
 """
 
@@ -36,23 +36,23 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, ExceptionHandler, Message, Receive, Scope, Send
 
-from pbm.bot_health import BotHealth
-from pbm.clocks import TimeControl
+from pbm.commands.unsubscribe import Unsubscribing
+from pbm.crypto.keys import SigningKeys
 from pbm.facts import Fact
+from pbm.health.bot_health import BotHealth
 from pbm.listeners import Refusals
-from pbm.mail.unsubscribe import Unsubscribing
-from pbm.records.keys import SigningKeys
 from pbm.resources import resource_dir
 from pbm.store import inbox, outbox
 from pbm.store.database import Database, DatabaseTimeout
 from pbm.store.models import utcnow
-from pbm.templating import Templates
+from pbm.timekeeping.clocks import TimeControl
 from pbm.web import api, calendar, params, unsubscribe
 from pbm.web.api import Api
 from pbm.web.help import HelpPages
 from pbm.web.live import GameChanges
 from pbm.web.pages import Pages
 from pbm.web.reads import DEFAULT_TIME, Reads
+from pbm.words.templating import Templates
 
 STATIC = resource_dir("templates") / "web" / "static"
 FAVICON_HEADERS = {"Cache-Control": "public, max-age=604800"}
@@ -292,7 +292,7 @@ def create_app(
     (`Settings.http_idle_seconds`), and one client holds `event_streams_per_client` at most.
     With `unsubscribing` (the server has a public address), the one-click unsubscribe URLs of
     watchers' mails answer (`pbm.web.unsubscribe`). With `bot_health` (the server's,
-    `pbm.bot_health`), ``/healthz`` and ``/bots`` say whether the bots are thinking normally.
+    `pbm.health.bot_health`), ``/healthz`` and ``/bots`` say whether the bots are thinking normally.
     `time_control` and `vacation_allowance` are the club's (`Club`), as ``/help/time`` says them.
     """
     reads = Reads(database, time_control=time_control, now=now)

@@ -15,8 +15,8 @@ from icalendar import Alarm, Calendar, Event
 from starlette.requests import Request
 from starlette.responses import Response
 
-from pbm import languages
 from pbm.facts import Fact
+from pbm.i18n import languages
 from pbm.web import params
 from pbm.web.pages import page_language
 from pbm.web.reads import Deadline, Reads

@@ -17,12 +17,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 import pbm.games
-from pbm.clocks import TimeControl
-from pbm.templating import Templates
-from pbm.views import BotLadder
+from pbm.timekeeping.clocks import TimeControl
+from pbm.views.ladders import BotLadder
 from pbm.web import params
 from pbm.web.pages import Pages
 from pbm.web.reads import Reads
+from pbm.words.templating import Templates
 
 FOLDER = "help"
 FIRST = "commands"

@@ -15,14 +15,14 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 import pbm.games
-from pbm import languages
-from pbm.bot_health import BotHealth
+from pbm.crypto.keys import SigningKeys
 from pbm.facts import Fact
-from pbm.records.keys import SigningKeys
-from pbm.templating import Templates
+from pbm.health.bot_health import BotHealth
+from pbm.i18n import languages
 from pbm.web import params
 from pbm.web.live import GameChanges
 from pbm.web.reads import FILTERS, Reads
+from pbm.words.templating import Templates
 
 LANGUAGE_COOKIE = "pbm_language"
 """Where a visitor's choice of language is remembered (the switch at the foot of every page)."""

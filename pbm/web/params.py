@@ -17,8 +17,8 @@ from starlette.requests import Request
 import pbm.games
 from pbm.facts import Catalogue, Factual
 from pbm.games import Game
-from pbm.web.messages import MESSAGES
 from pbm.web.reads import FILTERS, BoardList, GamePage, PlyOutOfRange, Reads
+from pbm.words.web_messages import MESSAGES
 
 MAX_BOARD = 2**31 - 1
 """Board numbers are stored as 32-bit integers: a larger one names no board."""
@@ -56,7 +56,7 @@ register_url_convertor("board", BoardNumber())
 
 
 class WebError(Factual):
-    """An address or a query the web side cannot answer; its fact says why (`pbm.web.messages`),
+    """An address or a query the web side cannot answer; its fact says why (`pbm.words.web_messages`),
     in the visitor's language on a page, in English in the JSON API."""
 
     def english_catalogue(self) -> Catalogue:

@@ -20,26 +20,21 @@ from typing import Any, ParamSpec, TypeVar, cast
 
 from sqlalchemy.orm import Session
 
-from pbm import clocks, live
+from pbm.crypto.keys import SigningKeys
 from pbm.facts import Fact
 from pbm.games import Game, all_games
 from pbm.games import get as get_game
-from pbm.records import document
-from pbm.records.keys import SigningKeys
 from pbm.store import board_lists, bounces, players, ratings, turns, vacations
 from pbm.store import boards as store_boards
 from pbm.store.database import Database
 from pbm.store.models import Board, BoardStatus, utcnow
-from pbm.views import (
-    BoardView,
-    BotLadder,
-    GameSummary,
-    RatingView,
-    bot_ladders,
-    dice_record,
-    game_summary,
-    rating_view,
-)
+from pbm.timekeeping import clocks
+from pbm.views import live
+from pbm.views import record as document
+from pbm.views.board import BoardView, dice_record
+from pbm.views.ladders import BotLadder, bot_ladders
+from pbm.views.ratings import RatingView, rating_view
+from pbm.views.standing import GameSummary, game_summary
 
 DEFAULT_TIME = clocks.TimeControl()
 
@@ -126,7 +121,7 @@ class Deadline:
     game: GameSummary
     forfeit_at: datetime
     why: Fact
-    """Which time rule the forfeit comes from (`pbm.clocks.Turn.why`)."""
+    """Which time rule the forfeit comes from (`pbm.timekeeping.clocks.Turn.why`)."""
     waited: timedelta
     """How long the game has waited for the move (time away not counted)."""
 
@@ -147,7 +142,7 @@ class PlayerPage:
     mail_stopped_at: datetime | None = None
     """Since when mail to one of the player's addresses stopped, as bounces told (no address shown)."""
     language: str | None = None
-    """The language the player chose for their mail (`pbm.languages`); None: the club's."""
+    """The language the player chose for their mail (`pbm.i18n.languages`); None: the club's."""
     time_zone: str | None = None
     """The zone the player lives in (an IANA name): the page about them writes its dates in it; None: UTC."""
 
@@ -319,7 +314,7 @@ class Reads:
             )
 
     def record(self, engine: Game[Any], board: int, *, site: str, signing: SigningKeys | None) -> dict[str, Any] | None:
-        """The game's record (`pbm.records.document`), signed when the server has keys; ``None``
+        """The game's record (`pbm.views.record`), signed when the server has keys; ``None``
         when there is no such board."""
         with self.database.reading() as session:
             game = live.load(session, engine.name, board)

@@ -1,7 +1,7 @@
 """``/unsubscribe/<token>``: one click ends the mails a watcher asked for (RFC 8058).
 
 A POST acts at once, without a login, and says what it did: the token in the URL is the
-proof (`pbm.mail.unsubscribe`). A GET only asks: link checkers and mail scanners open every
+proof (`pbm.commands.unsubscribe`). A GET only asks: link checkers and mail scanners open every
 link in a mail, and must not end anyone's subscription. Ending what has ended already says so,
 and is no error: a mail client may send the POST twice.
 """
@@ -17,8 +17,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 import pbm.games
+from pbm.commands.unsubscribe import DIGESTS, ENDINGS, WORKS_FOR, Stop, Unsubscribing
 from pbm.facts import Fact
-from pbm.mail.unsubscribe import DIGESTS, ENDINGS, WORKS_FOR, Stop, Unsubscribing
 from pbm.store import outbox, preferences, watchers
 from pbm.store.database import Database
 from pbm.store.models import Board, Player

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import pbm.games
 from pbm.commands.masking import MASK, mask_passwords, password_candidates
 from pbm.commands.verbs import ACCOUNT_VERBS, GAME, GAME_VERBS, Verb, near_miss
-from pbm.passwords import MIN_LENGTH
+from pbm.crypto.passwords import MIN_LENGTH
 
 GOLDEN = pathlib.Path(__file__).parent.parent / "mail" / "golden"
 

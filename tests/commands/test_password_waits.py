@@ -19,7 +19,7 @@ import pytest
 from pbm.commands.context import Context
 from pbm.commands.effects import PasswordCheck, Refused, Sender
 from pbm.config import Settings
-from pbm.passwords import fast_passwords
+from pbm.crypto.passwords import fast_passwords
 from pbm.store import players
 from pbm.store.database import Database
 

@@ -17,8 +17,8 @@ import pytest
 from aiosmtpd.controller import Controller
 
 from pbm.config import Settings
-from pbm.passwords import fast_passwords
-from pbm.server import Server, ServerThread
+from pbm.crypto.passwords import fast_passwords
+from pbm.serving.server import Server, ServerThread
 from tests.support import confirmation_reply, read, shared_reader
 
 

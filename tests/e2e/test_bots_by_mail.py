@@ -15,8 +15,8 @@ from sqlalchemy import select
 import pbm.bots
 import pbm.games
 from pbm.bots.answers import Question, answer
-from pbm.passwords import fast_passwords
-from pbm.server import Server, ServerThread
+from pbm.crypto.passwords import fast_passwords
+from pbm.serving.server import Server, ServerThread
 from pbm.store.models import Board
 from tests.e2e.conftest import Running, loopback_settings
 from tests.support import body_of, mail, reply_to_board, shared_reader

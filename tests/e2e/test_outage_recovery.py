@@ -13,7 +13,7 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-import pbm.server
+import pbm.serving.server
 from pbm.store.errors import DatabaseUnavailable
 from pbm.store.inbox import save_inbound
 from pbm.store.models import InboundMessage, utcnow
@@ -24,8 +24,8 @@ ALICE = "alice@example.org"
 
 def test_processing_resumes_when_mail_arrives_not_after_its_back_off(server, sink, monkeypatch):
     # Waits after an outage longer than the test may take: only a new mail can wake the worker in time.
-    monkeypatch.setattr(pbm.server, "FIRST_OUTAGE_WAIT", 120.0)
-    monkeypatch.setattr(pbm.server, "LONGEST_OUTAGE_WAIT", 120.0)
+    monkeypatch.setattr(pbm.serving.server, "FIRST_OUTAGE_WAIT", 120.0)
+    monkeypatch.setattr(pbm.serving.server, "LONGEST_OUTAGE_WAIT", 120.0)
     processor = server.server.processor
     real = processor.process_pending
     outage = {"on": True, "seen": 0}

@@ -28,9 +28,9 @@ import re
 from html import unescape
 
 import pbm.games
-from pbm import languages
 from pbm.commands import verbs
 from pbm.games import cephalopod
+from pbm.i18n import languages
 
 ENGLISH = frozenset(
     """

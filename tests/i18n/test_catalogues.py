@@ -9,8 +9,8 @@ import string
 import pytest
 from babel.messages.pofile import read_po
 
-from pbm import languages
-from pbm.translating import DOMAINS, _po_path
+from pbm.i18n import languages
+from pbm.words.translating import DOMAINS, _po_path
 
 TRANSLATED = [language for language in languages.LANGUAGES if language != "en"]
 
@@ -75,6 +75,6 @@ def test_french_keeps_french_typography(domain):
 def test_every_message_of_the_code_and_templates_has_its_translation(language, domain):
     """What the code and templates say today (extracted afresh), each translated and none fuzzy:
     a sentence added or reworded in English fails here until its translation follows."""
-    from pbm.translating import missing
+    from pbm.words.translating import missing
 
     assert missing(language, domain) == []

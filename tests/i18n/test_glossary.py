@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
-from pbm import languages
-from pbm.translating import DOMAINS, _po_path
+from pbm.i18n import languages
+from pbm.words.translating import DOMAINS, _po_path
 
 GLOSSARY = Path(languages.LOCALE_DIR) / "fr" / "glossaire.md"
 

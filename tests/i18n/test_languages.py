@@ -7,14 +7,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 from starlette.requests import Request
 
-from pbm import languages
 from pbm.commands.effects import OutgoingMail
+from pbm.i18n import languages
 from pbm.mail.outgoing import in_their_words
 from pbm.store import players
 from pbm.store.database import Database
 from pbm.store.models import Player
-from pbm.templating import Templates
 from pbm.web.pages import LANGUAGE_COOKIE, page_language
+from pbm.words.templating import Templates
 from tests.conftest import fresh_database
 from tests.support import Clock
 

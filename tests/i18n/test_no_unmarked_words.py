@@ -12,7 +12,7 @@ import jinja2
 import pytest
 from jinja2 import nodes
 
-from pbm.templating import Templates
+from pbm.words.templating import Templates
 
 ENVIRONMENT = Templates().speaking("en")
 TEMPLATES = [name for name in ENVIRONMENT.list_templates() if name.endswith((".txt", ".html"))]

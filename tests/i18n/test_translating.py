@@ -20,8 +20,10 @@ import pytest
 from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import read_po, write_po
 
-from pbm import languages, translating
-from pbm.translating import DOMAINS, compile_all, extract, main, merge, missing, update
+import pbm
+from pbm.i18n import languages
+from pbm.words import translating
+from pbm.words.translating import DOMAINS, compile_all, extract, main, merge, missing, update
 
 FRENCH_PLURALS = "nplurals=2; plural=(n > 1);"
 
@@ -42,7 +44,7 @@ def template(domain: str) -> Catalog:
 def locale(tmp_path, monkeypatch, templates) -> Path:
     """A copy of ``pbm/locale`` (without compiled ``.mo``), which the tool works on instead.
 
-    `pbm.translating` finds every file through ``languages.LOCALE_DIR``, read at each call; its
+    `pbm.words.translating` finds every file through ``languages.LOCALE_DIR``, read at each call; its
     `template` gives a copy of the module's extraction (`update` adds the template's messages
     themselves to a catalogue)."""
     folder = tmp_path / "locale"
@@ -455,7 +457,7 @@ def test_an_unknown_action_prints_the_usage_and_exits_2(locale, capsys, argv):
 def test_the_module_runs_as_a_command_and_exits_with_mains_status():
     """``python -m pbm.translating`` (what ``make messages`` runs): here an unknown action, which
     touches no file."""
-    root = Path(translating.__file__).parent.parent
+    root = Path(pbm.__file__).parent.parent
     done = subprocess.run(
         [sys.executable, "-m", "pbm.translating", "translate"],
         cwd=root,

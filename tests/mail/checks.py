@@ -3,8 +3,10 @@
 import json
 import re
 
-from pbm.mail.headers import mail_address, message_id, message_ids
-from pbm.mail.parse import MailLimits, ParsedMail
+from pbm.addresses import mail_address
+from pbm.mail.headers import message_id, message_ids
+from pbm.mail.limits import MailLimits
+from pbm.mail.parse import ParsedMail
 
 # Control characters (C0, DEL, C1), Unicode line and paragraph separators, lone surrogates.
 NOT_IN_A_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")

@@ -12,9 +12,9 @@ from sqlalchemy import func, or_, select
 
 from pbm.bots.answers import answer
 from pbm.config import Settings
+from pbm.crypto.passwords import Passwords, fast_passwords
 from pbm.mail.bot_turns import Think
-from pbm.passwords import Passwords, fast_passwords
-from pbm.server import Server
+from pbm.serving.server import Server
 from pbm.store.inbox import save_inbound
 from pbm.store.models import InboundMessage, OutboxMessage, utcnow
 from tests.support import confirmation_reply, read, shared_reader

@@ -13,7 +13,9 @@ import pytest
 from sqlalchemy import select
 
 from pbm.config import Settings
+from pbm.crypto.passwords import fast_passwords
 from pbm.facts import Fact
+from pbm.i18n.text import sentence
 from pbm.mail.answers import Answers
 from pbm.mail.bounces import BounceAddresses
 from pbm.mail.compose import Composer
@@ -22,12 +24,10 @@ from pbm.mail.pipeline.apply import Applying, Decision, apply_mail
 from pbm.mail.pipeline.read import ReadMail
 from pbm.mail.pipeline.reply_address import ReplyAddresses
 from pbm.mail.tokens import Addressing, ReplyTokens
-from pbm.passwords import fast_passwords
 from pbm.store.database import Database
 from pbm.store.models import InboundStatus, Player
-from pbm.templating import Templates
-from pbm.text import sentence
 from pbm.words import Words
+from pbm.words.templating import Templates
 
 ALICE = "alice@example.org"
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)

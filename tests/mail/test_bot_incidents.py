@@ -1,4 +1,4 @@
-"""A bot that answers without searching is an incident (`pbm.bot_health`): its game goes on with
+"""A bot that answers without searching is an incident (`pbm.health.bot_health`): its game goes on with
 level 1's move, and the server counts it in its metrics, logs it once with the board, and says
 so on ``/healthz`` and ``/bots`` until a bot searches again."""
 

@@ -345,8 +345,8 @@ def test_a_claim_let_go_does_not_count_among_the_attempts(database):
 
 def _a_board_with(session, bot) -> int:
     """A board where `bot` is to move, made directly in the store."""
-    from pbm import clocks
     from pbm.store import boards
+    from pbm.timekeeping import clocks
 
     state = CEPHALOPOD.new(players=2, options={"size": 3})
     person = Player(userid="zoe", password_hash="x")

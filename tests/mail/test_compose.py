@@ -22,12 +22,12 @@ from hypothesis import strategies as st
 
 from pbm.commands.effects import OutgoingMail
 from pbm.facts import UNCONVERTED, Fact
+from pbm.i18n.text import one_line
 from pbm.mail import headers
 from pbm.mail.compose import SERVER_NAME, Answering, ComposedMail, Composer, Unaddressable
 from pbm.mail.delivery import SmtpTransport
 from pbm.mail.tokens import Addressing, ReplyTokens
-from pbm.templating import Templates
-from pbm.text import one_line
+from pbm.words.templating import Templates
 from tests.e2e.conftest import free_port
 from tests.mail.builders import ANSWER_HEADERS
 

@@ -17,8 +17,9 @@ import pytest
 from sqlalchemy import select
 
 import pbm.games
-from pbm import languages, translating
+from pbm.i18n import languages
 from pbm.store.models import Board
+from pbm.words import translating
 from tests.conftest import ON_SQLITE_ONLY
 from tests.support import Clock, body_of, mail
 

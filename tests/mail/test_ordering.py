@@ -19,8 +19,8 @@ from sqlalchemy import func, select
 
 from pbm.commands import verbs
 from pbm.config import Settings
-from pbm.passwords import fast_passwords
-from pbm.server import Server
+from pbm.crypto.passwords import fast_passwords
+from pbm.serving.server import Server
 from pbm.store.inbox import save_inbound
 from pbm.store.models import Board, InboundMessage, MoveRecord
 

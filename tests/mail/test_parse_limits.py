@@ -6,7 +6,8 @@ timeouts only catch a hang; none of these tests measures speed.
 
 import pytest
 
-from pbm.mail.parse import MailLimits, parse_mail
+from pbm.mail.limits import MailLimits
+from pbm.mail.parse import parse_mail
 from tests.mail.builders import OUR_ADDRESS, message, parse
 from tests.mail.checks import assert_clean
 

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from pbm.facts import UNCONVERTED, Fact
 from pbm.mail.fresh import fresh_text
-from pbm.mail.parse import MailLimits, ParsedMail, parse_mail
+from pbm.mail.limits import MailLimits
+from pbm.mail.parse import ParsedMail, parse_mail
 from tests.mail.builders import BOARD, OUR_ADDRESS, fixture, fixture_names, quoted
 from tests.mail.checks import assert_clean
 

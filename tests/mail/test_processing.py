@@ -12,7 +12,7 @@ from argon2 import PasswordHasher
 from sqlalchemy import func, select, text
 
 import pbm.games
-from pbm.passwords import Passwords
+from pbm.crypto.passwords import Passwords
 from pbm.store.inbox import save_inbound
 from pbm.store.models import Board, InboundMessage, MoveRecord, OutboxMessage, Player, Rating
 from tests.mail.mailroom import Mailroom

@@ -19,8 +19,8 @@ import json, sys
 from pathlib import Path
 import pbm.cli
 from pbm.config import Settings
-from pbm.passwords import fast_passwords
-from pbm.server import Server
+from pbm.crypto.passwords import fast_passwords
+from pbm.serving.server import Server
 from pbm.store.inbox import save_inbound
 
 import re
@@ -91,7 +91,7 @@ LISTENING = """
 import asyncio, gc, os, signal, sys
 from pathlib import Path
 from pbm.config import Settings
-from pbm.server import Server
+from pbm.serving.server import Server
 
 var = Path(sys.argv[1])
 settings = Settings(

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from pbm.commands import play
-from pbm.live import load
-from pbm.records import document
-from pbm.records.keys import SigningKeys
+from pbm.crypto.keys import SigningKeys
 from pbm.store import boards
+from pbm.views import record as document
+from pbm.views.live import load
 from tests.commands.handlers.conftest import Desk, command, database  # noqa: F401 (the fixture)
 from tests.conftest import fresh_database  # noqa: F401
 

@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from pbm.records import document, verify
+from pbm.records import verify
+from pbm.views import record as document
 from tests.records.conftest import play_game, record_of
 
 SCHEMA = Path(

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 import re
 
-from pbm.records import chain, verify
-from pbm.records.keys import SigningKeys, check
+from pbm.crypto import chain
+from pbm.crypto.keys import SigningKeys, check
+from pbm.records import verify
 from tests.support import body_of, mail
 
 ALICE, BOB = "alice@example.org", "bob@example.net"

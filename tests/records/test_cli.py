@@ -7,7 +7,7 @@ import copy
 import json
 
 from pbm.cli import main as pbm_main
-from pbm.records.keys import SigningKeys
+from pbm.crypto.keys import SigningKeys
 from tests.records.conftest import play_game, record_of
 
 
@@ -27,7 +27,7 @@ def test_a_genuine_record_exits_0_saying_what_was_checked(desk, keys, tmp_path, 
 def test_a_record_and_its_proof_read_apart_exit_0_and_without_keys_the_verdict_names_the_key(
     desk, keys, tmp_path, capsys
 ):
-    from pbm.records import document
+    from pbm.views import record as document
 
     record = record_of(desk, keys, "cephalopod", play_game(desk, "cephalopod", 2, {}, seed=34, moves=4))
     readable = written(tmp_path, document.readable(record))
@@ -54,7 +54,7 @@ def test_a_changed_record_exits_1_naming_the_first_thing_wrong(desk, keys, tmp_p
 
 
 def test_a_record_by_another_key_exits_1_when_the_servers_keys_are_given(desk, keys, tmp_path, capsys):
-    from pbm.records import document
+    from pbm.views import record as document
 
     record = record_of(desk, keys, "cephalopod", play_game(desk, "cephalopod", 2, {}, seed=33, moves=2))
     forged = document.sign(record, SigningKeys(tmp_path / "forger"))

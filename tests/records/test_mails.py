@@ -11,11 +11,12 @@ import re
 import pytest
 
 from pbm.commands import play, queries
+from pbm.crypto import chain
+from pbm.crypto.keys import check
 from pbm.mail.compose import Composer, with_preface
 from pbm.mail.tokens import Addressing, ReplyTokens
-from pbm.records import chain, verify
-from pbm.records.keys import check
-from pbm.templating import Templates
+from pbm.records import verify
+from pbm.words.templating import Templates
 from tests.records.conftest import play_game, record_of
 
 RECEIPT = re.compile(

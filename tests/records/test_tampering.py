@@ -23,11 +23,13 @@ from hypothesis import strategies as st
 
 import pbm.games
 from pbm.commands import play, votes
+from pbm.crypto import chain
+from pbm.crypto.keys import SigningKeys
 from pbm.facts import Fact
 from pbm.games import UNDO, GameError
-from pbm.records import chain, document, verify
-from pbm.records.keys import SigningKeys
+from pbm.records import verify
 from pbm.store.database import Database
+from pbm.views import record as document
 from tests.commands.handlers.conftest import Desk
 from tests.conftest import fresh_database
 from tests.records.conftest import USERIDS, play_game, record_of

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pbm.crypto.keys import SigningKeys
 from pbm.records import verify
-from pbm.records.keys import SigningKeys
 from tests.records.conftest import play_game, record_of
 
 GAMES = [
@@ -82,7 +82,7 @@ def test_a_move_changed_in_the_chain_is_named_by_its_ply(finished):
 
 
 def test_a_move_changed_with_every_hash_after_it_recomputed_fails_the_signature(finished):
-    from pbm.records import chain
+    from pbm.crypto import chain
 
     changed = copy.deepcopy(finished)
     section = changed["pbm"]
@@ -113,7 +113,7 @@ def test_a_signature_changed_is_refused(finished):
 
 
 def test_a_record_signed_by_another_key_is_refused_when_the_servers_keys_are_given(finished, tmp_path):
-    from pbm.records import document
+    from pbm.views import record as document
 
     stranger = SigningKeys(tmp_path / "stranger")
     resigned = document.sign(copy.deepcopy(finished), stranger)

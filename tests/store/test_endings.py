@@ -5,11 +5,11 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 import pbm.games
-from pbm import clocks
 from pbm.facts import Fact
 from pbm.store import boards, players
 from pbm.store.database import Database
 from pbm.store.models import Board, BoardStatus, Rating, utcnow
+from pbm.timekeeping import clocks
 from tests.support import end_words
 
 HOLDING_13 = Fact("cephalopod-most-cells", held=13, cells=25)

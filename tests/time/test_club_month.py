@@ -31,9 +31,9 @@ import pytest
 from sqlalchemy import select
 
 import pbm.games
-from pbm.local_time import LocalHours
 from pbm.store.inbox import Received, save_received
 from pbm.store.models import Board, BoardStatus, InboundMessage, OutboxMessage, OutboxStatus, Player, Seat
+from pbm.timekeeping.local_time import LocalHours
 from tests.support import Clock, mail
 
 SCALES = {"bounded": (40, 14), "full": (200, 30)}

@@ -24,9 +24,9 @@ import pytest
 from sqlalchemy import select
 
 import pbm.games
-from pbm import clocks
 from pbm.elo import START
 from pbm.store.models import Board, BoardStatus, MoveRecord, OutboxMessage, Player, Rating, Seat, Vacation
+from pbm.timekeeping import clocks
 from tests.mail.mailroom import Mailroom
 from tests.support import Clock, mail, read
 

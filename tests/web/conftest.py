@@ -20,13 +20,13 @@ from pbm.commands import verbs
 from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, Sender
 from pbm.config import Settings
-from pbm.passwords import fast_passwords
+from pbm.crypto.passwords import fast_passwords
 from pbm.store import boards, players
 from pbm.store.database import Database
 from pbm.store.models import Board, utcnow
-from pbm.templating import Templates
 from pbm.web.app import create_app
 from pbm.web.live import GameChanges
+from pbm.words.templating import Templates
 from tests.e2e.conftest import server, sink  # noqa: F401  (a real server on loopback, as the e2e tests use)
 
 with warnings.catch_warnings():

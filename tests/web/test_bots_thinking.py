@@ -1,4 +1,4 @@
-"""Whether the server's bots are thinking (`pbm.bot_health`), as ``/healthz`` and ``/bots`` say it:
+"""Whether the server's bots are thinking (`pbm.health.bot_health`), as ``/healthz`` and ``/bots`` say it:
 normally, or since when not, in the visitor's language."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from html import unescape
 
 import pytest
 
-from pbm.bot_health import BotHealth
-from pbm.templating import Templates
+from pbm.health.bot_health import BotHealth
 from pbm.web.app import create_app
+from pbm.words.templating import Templates
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

@@ -17,12 +17,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pbm.bots
-from pbm import languages
 from pbm.commands import language as lang
+from pbm.i18n import languages
 from pbm.store.models import utcnow
-from pbm.templating import Templates
 from pbm.web.app import create_app
 from pbm.web.pages import LANGUAGE_COOKIE
+from pbm.words.templating import Templates
 from tests.conftest import ON_SQLITE_ONLY
 from tests.i18n.english import english_words, page_text
 from tests.web.conftest import TestClient

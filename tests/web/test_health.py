@@ -7,9 +7,9 @@ from datetime import timedelta
 
 from pbm.store.database import Database
 from pbm.store.models import InboundMessage, OutboxMessage, utcnow
-from pbm.templating import Templates
 from pbm.web.app import create_app
 from pbm.web.live import GameChanges
+from pbm.words.templating import Templates
 from tests.e2e.conftest import free_port
 
 with warnings.catch_warnings():

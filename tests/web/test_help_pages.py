@@ -14,8 +14,8 @@ from pbm.commands import accounts, verbs
 from pbm.config import Club
 from pbm.mail.compose import Composer
 from pbm.mail.tokens import Addressing, ReplyTokens
-from pbm.templating import Templates
-from pbm.views import bot_ladders
+from pbm.views.ladders import bot_ladders
+from pbm.words.templating import Templates
 from tests.conftest import ON_SQLITE_ONLY
 
 pytestmark = ON_SQLITE_ONLY  # pages of texts: no query of their own

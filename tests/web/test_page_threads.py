@@ -10,10 +10,10 @@ import time
 import httpx
 import pytest
 
-from pbm.templating import Templates
 from pbm.web.app import create_app
 from pbm.web.live import GameChanges
 from pbm.web.reads import Reads
+from pbm.words.templating import Templates
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 

@@ -10,9 +10,9 @@ import pytest
 
 import pbm.bots
 import pbm.games
-from pbm.templating import Templates
-from pbm.views import WIDE_ELO
+from pbm.views.ladders import WIDE_ELO
 from pbm.web.app import create_app
+from pbm.words.templating import Templates
 from tests.support import end_words
 from tests.web.conftest import TestClient
 

@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pbm.games
+from pbm.crypto.keys import SigningKeys
 from pbm.records import verify
-from pbm.records.keys import SigningKeys
-from pbm.templating import Templates
 from pbm.web.app import create_app
+from pbm.words.templating import Templates
 from tests.web.conftest import TestClient
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)

@@ -17,5 +17,5 @@
    told.
 
 `pbm.mail.processing.Processor` only schedules these steps (batches, savepoints, retries,
-claims); `pbm.server` wires them.
+claims); `pbm.serving.server` wires them.
 """

@@ -21,21 +21,20 @@ from typing import TypeGuard
 from sqlalchemy.orm import Session
 
 import pbm.games
-from pbm.addresses import same
+from pbm.addresses import masked_address, same
 from pbm.commands import language as lang
 from pbm.commands import verbs
 from pbm.commands.context import Context
 from pbm.commands.effects import BoardRef, OutgoingMail, PasswordCheck, Refused, Sender
 from pbm.commands.plan import Plan, ReplyFacts
 from pbm.config import DEFAULT_CLUB, Club, Limits
+from pbm.crypto.passwords import Passwords
 from pbm.facts import Fact
 from pbm.mail.answers import Answers
-from pbm.mail.headers import masked_address
 from pbm.mail.parse import ParsedMail
 from pbm.mail.pipeline.passwords_ahead import authors_passwords, searched_text
 from pbm.mail.pipeline.read import BotDecision, Bounce, ReadMail, plan_of
 from pbm.mail.pipeline.reply_address import ReplyAddresses
-from pbm.passwords import Passwords
 from pbm.store import bounces, confirmations, players, unconfirmed_answers
 from pbm.store.models import InboundStatus, Player
 

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session
 
-from pbm.mail import headers
+from pbm.addresses import mail_address
 from pbm.mail.answers import Answers
 from pbm.mail.outgoing import Outgoing
 from pbm.mail.parse import ParsedMail
@@ -44,7 +44,7 @@ def record_failure(
         mail = ParsedMail.from_json(parsed)
     if mail is None:
         return
-    address = headers.mail_address(mail.from_address)
+    address = mail_address(mail.from_address)
     if not address or mail.auto_reason:
         return
     inbound = session.get(InboundMessage, inbound_id)

@@ -1,7 +1,7 @@
 """Step 4: the slow half of a mail's password checks, before any write transaction waits for it.
 
 argon2 takes a good part of a second by design. Checked while the mail is read, outside any
-write transaction, the answers are remembered (`pbm.passwords.Passwords`), so the same checks
+write transaction, the answers are remembered (`pbm.crypto.passwords.Passwords`), so the same checks
 when the mail is applied cost nothing. A password that changes in between is simply checked
 again there.
 
@@ -22,8 +22,8 @@ from sqlalchemy.orm import Session
 from pbm.commands import language as lang
 from pbm.commands import masking
 from pbm.commands.plan import Plan
+from pbm.crypto.passwords import Ahead, Passwords
 from pbm.mail.parse import ParsedMail
-from pbm.passwords import Ahead, Passwords
 from pbm.store import players
 from pbm.store.models import Player
 

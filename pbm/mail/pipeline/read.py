@@ -28,6 +28,7 @@ from pbm.commands.plan import (
     plan_mail,
 )
 from pbm.config import Limits
+from pbm.crypto.passwords import Ahead
 from pbm.facts import Fact
 from pbm.mail.authentication import dmarc_result
 from pbm.mail.bounces import Report, read_report, returned_message_ids
@@ -37,7 +38,6 @@ from pbm.mail.pipeline.passwords_ahead import authors_words_ahead, check_passwor
 from pbm.mail.pipeline.reply_address import ReplyAddress, ReplyAddresses
 from pbm.mail.reader import MailReader, ReadCost, Reading
 from pbm.mail.sending_host import sending_host
-from pbm.passwords import Ahead
 from pbm.store import inbox, outbox, players
 
 GIVE_UP_READING_AFTER = 3

@@ -33,7 +33,7 @@ def utcnow() -> datetime:
 class UTCDateTime(TypeDecorator[datetime]):
     """Timestamps stored in UTC and always read back in UTC, timezone-aware (SQLite forgets the
     zone; PostgreSQL gives the session's, a `ZoneInfo`, which would read as a player's clock:
-    `pbm.local_time.on_a_named_clock`)."""
+    `pbm.timekeeping.local_time.on_a_named_clock`)."""
 
     impl = DateTime(timezone=True)
     cache_ok = True

@@ -82,7 +82,7 @@ class Board(Base):
     challenger_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), default=None)
     """Who started the game, so challenges per sender can be counted."""
     time_control: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
-    """The game's time rules (`pbm.clocks.TimeControl.to_json`); None: the club's defaults."""
+    """The game's time rules (`pbm.timekeeping.clocks.TimeControl.to_json`); None: the club's defaults."""
     turn_since: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
     """When the player to move got the turn: their wait (and their clock) runs from here."""
     due_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
@@ -93,7 +93,7 @@ class Board(Base):
     warned: Mapped[bool] = mapped_column(default=False, server_default=false())
     """Whether the player to move had the last warning before the forfeit in this turn."""
     chain_head: Mapped[str | None] = mapped_column(String(64), default=None)
-    """The hash of the game's move chain after its last move (`pbm.records.chain`): the header's
+    """The hash of the game's move chain after its last move (`pbm.crypto.chain`): the header's
     hash before any. A board mail's receipt signs it; the next move links to it."""
     exhibition: Mapped[bool] = mapped_column(default=False, server_default=false())
     """A game of the server's bots alone that an administrator started to be watched: it plays on
@@ -140,13 +140,13 @@ class MoveRecord(Base):
     inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"), default=None)
     report: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     """What the move did, as the engine decided when it was played (`pbm.games.MoveReport` as
-    JSON, `pbm.views.report_data`): its fact, who it put out of the game and why (a fact), and
+    JSON, `pbm.views.moves.report_data`): its fact, who it put out of the game and why (a fact), and
     every seat's count at that moment. Kept because the state after the move no longer shows
     who was eliminated, or why. Facts, never words."""
     auto: Mapped[bool] = mapped_column(default=False, server_default=false())
     """Played for the player from their queue (shown ``(Auto)``), not sent as a move."""
     chain_hash: Mapped[str | None] = mapped_column(String(64), default=None)
-    """The move chain's hash after this move (`pbm.records.chain.link_hash`), written with it."""
+    """The move chain's hash after this move (`pbm.crypto.chain.link_hash`), written with it."""
 
 
 class BoardEvent(Base):

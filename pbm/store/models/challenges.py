@@ -63,7 +63,7 @@ class OpenChallenge(Base):
     """The player id in each seat, in order of play; None where a seat is free."""
     options: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     time_control: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
-    """The time rules the game will be played under (`pbm.clocks.TimeControl.to_json`)."""
+    """The time rules the game will be played under (`pbm.timekeeping.clocks.TimeControl.to_json`)."""
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
 

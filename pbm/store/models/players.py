@@ -39,10 +39,10 @@ class Player(Base):
     """The host that sent the signup, where known (`pbm.mail.sending_host`), so signups per
     host can be counted."""
     language: Mapped[str | None] = mapped_column(String(8), default=None)
-    """The language the player reads (`pbm.languages`); None: the club's default."""
+    """The language the player reads (`pbm.i18n.languages`); None: the club's default."""
 
     time_zone: Mapped[str | None] = mapped_column(String(64), default=None)
-    """The IANA zone the player lives in (`pbm.local_time`); None: UTC."""
+    """The IANA zone the player lives in (`pbm.timekeeping.local_time`); None: UTC."""
     quiet_from: Mapped[int | None] = mapped_column(Integer, default=None)
     """The start of the player's quiet hours, in minutes after local midnight: no mail for them
     goes from then until `quiet_until` (it waits in the outbox). None: no quiet hours."""

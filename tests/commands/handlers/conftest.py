@@ -21,12 +21,12 @@ from pbm.commands.context import Context
 from pbm.commands.effects import OutgoingMail, PasswordCheck, Refused, Sender
 from pbm.commands.plan import plan_mail
 from pbm.config import Club, Settings
+from pbm.crypto.passwords import fast_passwords
 from pbm.facts import Fact
-from pbm.live import LiveBoard, load
-from pbm.passwords import fast_passwords
 from pbm.store import confirmations, players
 from pbm.store.database import Database
 from pbm.store.models import Player
+from pbm.views.live import LiveBoard, load
 from tests.conftest import BACKENDS, fresh_database
 from tests.support import Clock
 

@@ -14,10 +14,10 @@ import pbm.games
 from pbm.commands import finding, play, verbs, watching
 from pbm.commands.effects import OutgoingMail, Sender
 from pbm.facts import Fact
-from pbm.live import load
 from pbm.mail.pipeline.read import BotDecision
 from pbm.store import boards, players
 from pbm.store.models import BoardStatus
+from pbm.views.live import load
 from pbm.words import Words
 from tests.commands.handlers.conftest import Desk
 

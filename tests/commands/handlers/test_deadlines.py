@@ -9,8 +9,8 @@ from datetime import datetime, timedelta, timezone
 from pbm.commands import play, queries
 from pbm.mail.compose import Composer
 from pbm.mail.tokens import Addressing, ReplyTokens
-from pbm.templating import Templates
 from pbm.words import Words
+from pbm.words.templating import Templates
 from tests.commands.handlers.conftest import Desk
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc)

@@ -10,13 +10,13 @@ from datetime import datetime
 import pytest
 
 import pbm.bots
-from pbm import languages
 from pbm.commands import accounts
+from pbm.i18n import languages
 from pbm.mail.compose import Composer
 from pbm.mail.tokens import Addressing, ReplyTokens
-from pbm.templating import Templates
-from pbm.views import WIDE_ELO, bot_ladders
-from pbm.web.links import Links
+from pbm.views.ladders import WIDE_ELO, bot_ladders
+from pbm.words.links import Links
+from pbm.words.templating import Templates
 from tests.commands.handlers.conftest import Desk
 
 GAMES = {"cephalopod": "Cephalopod", "cubeo": "Cubeo", "dodeca": "Dodeca"}

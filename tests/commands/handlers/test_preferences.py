@@ -12,8 +12,8 @@ from pbm.commands import preferences
 from pbm.commands.language import CommandError
 from pbm.commands.verbs import parse_command
 from pbm.facts import Fact
-from pbm.local_time import LocalHours
 from pbm.store import preferences as stored
+from pbm.timekeeping.local_time import LocalHours
 from tests.commands.handlers.conftest import Desk
 
 

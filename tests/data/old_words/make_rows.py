@@ -1,5 +1,5 @@
 """Rows as the old code (pbm before issue 29's facts) wrote them, for tests/store/test_old_words.py:
-each game's seed and moves, each move's report as the old `pbm.views.report_data` kept it, and the
+each game's seed and moves, each move's report as the old `pbm.views.moves.report_data` kept it, and the
 game's `end_reason` words. Made with that code (main at bcdc584's successor 9584178):
 
     python tests/data/old_words/make_rows.py > tests/data/old_words/rows.json
@@ -10,7 +10,7 @@ import random
 import sys
 
 import pbm.games
-from pbm.views import report_data
+from pbm.views.moves import report_data
 
 out = []
 rng = random.Random(29)

@@ -17,16 +17,18 @@ from typing import Any
 
 import jinja2
 
-from pbm import elo, languages
+from pbm import elo
 from pbm.commands import verbs
+from pbm.crypto.keys import SigningKeys
 from pbm.facts import Fact
 from pbm.games import Game
-from pbm.records.keys import SigningKeys
+from pbm.i18n import languages
+from pbm.i18n.text import sentence
 from pbm.resources import resource_dir
-from pbm.text import sentence
-from pbm.views import INACTIVE_AFTER, BoardView
-from pbm.web.links import Links
+from pbm.views.board import BoardView
+from pbm.views.ratings import INACTIVE_AFTER
 from pbm.words import Words
+from pbm.words.links import Links
 
 
 class _CompiledOnce(jinja2.BytecodeCache):

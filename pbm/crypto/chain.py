@@ -8,7 +8,7 @@ rewritten) appends a link: the SHA-256 of the canonical JSON of the game, the pl
 seat, the player, the move, the time and the previous link's hash.
 
 So the hash after ply N fixes the whole game up to N: a receipt naming it (signed by the
-server, `pbm.records.keys`) proves which moves the server had accepted, and no later
+server, `pbm.crypto.keys`) proves which moves the server had accepted, and no later
 record can change one of them without every later hash changing too.
 
 >>> from datetime import datetime, timezone

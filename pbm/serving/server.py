@@ -1,4 +1,4 @@
-"""`pbm serve`: the whole server, wired explicitly in one place.
+"""`pbm serve`: the whole server's lifecycle, over the parts `pbm.serving.parts` wires.
 
 One asyncio loop runs the SMTP listener, the web server, the worker that
 processes stored mail, the worker that delivers the outbox and the one that
@@ -21,7 +21,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import cast
 
@@ -30,41 +30,20 @@ from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 import pbm.bots
 import pbm.games
-from pbm.bot_health import BotHealth
-from pbm.config import ConfigError, Settings, secret_key, signing_keys
-from pbm.listeners import BACKLOG, AcceptFailures, ConnectionLimits, allow_open_files, bind
-from pbm.mail.account import Account
-from pbm.mail.answers import Answers
-from pbm.mail.bot_turns import BotTurns, Think, Thinking
-from pbm.mail.bounces import BounceAddresses
-from pbm.mail.compose import Composer
-from pbm.mail.delivery import Delivery, Transport
-from pbm.mail.held import HeldMail
-from pbm.mail.inbound import InboundHandler, smtp_factory, smtp_refusals
-from pbm.mail.mailbox import MailboxReader
-from pbm.mail.outgoing import Outgoing
-from pbm.mail.pipeline.apply import Applying
-from pbm.mail.pipeline.reply_address import ReplyAddresses
-from pbm.mail.processing import Processor
+from pbm.config import ConfigError, Settings
+from pbm.crypto.passwords import Passwords
+from pbm.health.metrics import MetricsServer
+from pbm.listeners import BACKLOG, AcceptFailures, allow_open_files, bind
+from pbm.mail.bot_turns import Think
+from pbm.mail.delivery import Transport
+from pbm.mail.inbound import InboundHandler, smtp_factory
 from pbm.mail.reader import MailReader
-from pbm.mail.submission import transport_for
-from pbm.mail.time_pass import TimePass
-from pbm.mail.tokens import Addressing, ReplyTokens
-from pbm.mail.unsubscribe import Unsubscribing
-from pbm.mail.worker import Worker
-from pbm.metrics import DatabaseState, Metrics, MetricsServer
-from pbm.passwords import Passwords
-from pbm.store import board_lists, club_keys, inbox, outbox
-from pbm.store.club_keys import secret_source
-from pbm.store.database import Database
+from pbm.serving.parts import Wakes, build
+from pbm.serving.systemd import notify
+from pbm.store import club_keys
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
 from pbm.store.holding import Held, Hold
 from pbm.store.models import utcnow
-from pbm.systemd import notify
-from pbm.templating import Templates
-from pbm.web.app import HEALTH_REQUESTS, HTTP_REFUSALS, create_app
-from pbm.web.links import Links
-from pbm.web.live import GameChanges
 
 log = logging.getLogger(__name__)
 
@@ -78,11 +57,6 @@ from FIRST_OUTAGE_WAIT up to this, and at once when a mail arrives: the listener
 store it, so the database is back."""
 STOP_GRACE_SECONDS = 10
 """How long a stopping server lets a worker finish the mail in hand."""
-
-
-def account_for(settings: Settings, user: str | None) -> Account:
-    """The club's account `user` at a mail provider (`pbm.mail.account`), with its secret's source."""
-    return Account(user or "", settings.mail_password_file, settings.mail_password_command, settings.mail_ca_file)
 
 
 class _EmbeddedUvicorn(uvicorn.Server):
@@ -115,6 +89,10 @@ class Wakeup:
 
 
 class Server:
+    """`pbm serve`'s lifecycle: it starts the parts `pbm.serving.parts` builds (listeners,
+    workers, the metrics endpoint), wakes each worker when another has work for it, and stops
+    and closes them in order."""
+
     def __init__(
         self,
         settings: Settings,
@@ -130,101 +108,42 @@ class Server:
         whoever made it closes it. It must read with this server's address and limits. `think`:
         how bots answer (`pbm.mail.bot_turns.answer` somewhere), instead of a process of the
         server's own."""
+        self._processing = Wakeup()
+        self._delivering = Wakeup()
+        self._botting = Wakeup()
+        self._following = Wakeup()
+        wakes = Wakes(processed=self._processed, bot_decided=self._bot_decided, stored=self._processing.set)
+        self.parts = parts = build(
+            settings,
+            wakes,
+            passwords=passwords,
+            transport=transport,
+            var_dir=var_dir,
+            now=now,
+            reader=reader,
+            think=think,
+        )
+        # What the lifecycle below runs, and what tests and `pbm` reach through the server.
         self.settings = settings
-        key = self._secret_key = secret_key(settings, var_dir)
-        self._secret_source = secret_source(settings.home if var_dir is None else var_dir, bool(settings.secret_key))
-        self.database = Database(settings.database_url, timeout=settings.database_timeout)
-        self.addressing = Addressing(settings.address)
-        tokens = ReplyTokens(key)
-        self.bounce_addresses = BounceAddresses(key, self.addressing)
-        links = Links(settings.public_url)
-        self.signing = signing_keys(settings, var_dir)
-        self.templates = Templates(
-            links=links, admin_contact=settings.admin_contact, default_language=settings.language, signing=self.signing
-        )
-        unsubscribing = Unsubscribing(key, settings.public_url) if settings.public_url else None
-        self.composer = composer = Composer(
-            self.templates,
-            self.addressing,
-            tokens,
-            key,
-            unsubscribe_url=unsubscribing.url_for if unsubscribing is not None else None,
-            signing=self.signing,
-        )
-        self.changes = GameChanges(self.database)
-        self._owns_reader = reader is None
-        self.reader = reader or MailReader(
-            loop_marker=settings.address, seconds=settings.mail_read_seconds, memory_mb=settings.mail_read_memory_mb
-        )
-        worker = Worker.here()  # one name for this process's claims, reading and sending alike
-        self.metrics = Metrics()
-        self.metrics.watch(self._database_state)
-        self.metrics.watch_doors(lambda: self._mail_health())
-        self.processor = self._processor(settings, passwords or Passwords(), composer, tokens, worker, now)
-        self.metrics.bots_play(sorted(pbm.bots.PLANS))
-        self.bot_health = BotHealth(
-            now=now,
-            on_unthought=lambda game: self.metrics.bot_unthought_answers.labels(game).inc(),
-            on_replaced=lambda reason: self.metrics.bot_thinking_replaced.labels(reason).inc(),
-        )
-        """Whether this process's bots think (`pbm.bot_health`): the bots report, ``/healthz`` and ``/bots`` show."""
-        self._thinking: Thinking | None = None
-        if think is None:
-            think = self._thinking = Thinking(on_replaced=self.bot_health.replaced)
-        self.bots = BotTurns(
-            self.database,
-            think,
-            seconds=settings.bot_seconds,
-            now=now,
-            worker=worker,
-            on_decided=self._bot_decided,
-            health=self.bot_health,
-        )
-        self.mailbox = self._mailbox_reader(settings, worker, now)
-        self.delivery = Delivery(
-            self.database,
-            transport or transport_for(settings.outbound, account_for(settings, settings.outbound.user)),
-            settings.address,
-            envelope_sender=self.bounce_addresses.address_for,
-            now=now,
-            first_retry=timedelta(seconds=settings.first_retry_seconds),
-            worker=worker,
-            metrics=self.metrics,
-            unseal=_unsealing(tokens, unsubscribing),
-            max_per_day=settings.outbound_max_per_day,
-        )
-        self.web = create_app(
-            self.database,
-            self.templates,
-            self.changes,
-            address=settings.address,
-            stuck_after=settings.stuck_after,
-            time_control=settings.club.time_control,
-            vacation_allowance=settings.club.vacation_allowance,
-            idle_seconds=settings.http_idle_seconds,
-            event_streams_per_client=settings.http_max_event_streams_per_client,
-            now=now,
-            unsubscribing=unsubscribing,
-            signing=self.signing,
-            site=settings.public_url or None,
-            bot_health=self.bot_health,
-            mail_health=self._mail_health,
-        )
-        self.smtp_limits = ConnectionLimits(
-            "SMTP",
-            total=settings.smtp_max_connections,
-            per_client=settings.smtp_max_connections_per_client,
-            refusals=smtp_refusals(self.addressing.domain),
-        )
-        self.http_limits = ConnectionLimits(
-            "HTTP",
-            total=settings.http_max_connections,
-            per_client=settings.http_max_connections_per_client,
-            refusals=HTTP_REFUSALS,
-            # uvicorn times out a connection only between requests, not before its first
-            first_bytes_within=settings.http_idle_seconds,
-            reserved_for=HEALTH_REQUESTS,
-        )
+        self.database = parts.database
+        self.addressing = parts.addressing
+        self.bounce_addresses = parts.bounce_addresses
+        self.signing = parts.signing
+        self.templates = parts.templates
+        self.composer = parts.composer
+        self.changes = parts.changes
+        self.reader = parts.reader
+        self.metrics = parts.metrics
+        self.processor = parts.processor
+        self.bot_health = parts.bot_health
+        """Whether this process's bots think (`pbm.health.bot_health`): the bots report,
+        ``/healthz`` and ``/bots`` show."""
+        self.bots = parts.bots
+        self.mailbox = parts.mailbox
+        self.delivery = parts.delivery
+        self.web = parts.web
+        self.smtp_limits = parts.smtp_limits
+        self.http_limits = parts.http_limits
         self.smtp_port: int | None = None
         self.http_port: int | None = None
         self.metrics_port: int | None = None
@@ -232,86 +151,9 @@ class Server:
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = False
         self._hold: Hold | None = None
-        self._following = Wakeup()
         self._smtp: list[asyncio.Server] = []
         self._http: _EmbeddedUvicorn | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._processing = Wakeup()
-        self._delivering = Wakeup()
-        self._botting = Wakeup()
-
-    def _processor(
-        self,
-        settings: Settings,
-        passwords: Passwords,
-        composer: Composer,
-        tokens: ReplyTokens,
-        worker: Worker,
-        now: Callable[[], datetime],
-    ) -> Processor:
-        """The mail pipeline (`pbm.mail.pipeline`), each step given the services it needs."""
-        limits, club = settings.limits, settings.club
-        answers = Answers(limits.quoted_lines)
-        outgoing = Outgoing(composer, limits, answers, club.confirm_addresses)
-        reply_addresses = ReplyAddresses(self.addressing, tokens, composer, now, self.bounce_addresses)
-        applying = Applying(
-            passwords, limits, answers, reply_addresses, now, club, trusted_authserv_id=settings.trusted_authserv_id
-        )
-        time_pass = TimePass(self.database, passwords, limits, outgoing, HeldMail(composer, limits), club=club, now=now)
-        return Processor(
-            self.database,
-            self.reader,
-            applying,
-            outgoing,
-            time_pass,
-            time_pass_every=timedelta(seconds=settings.time_pass_seconds),
-            read_seconds=settings.mail_read_seconds,
-            database_timeout=settings.database_timeout,
-            now=now,
-            on_processed=self._processed,
-            worker=worker,
-            metrics=self.metrics,
-        )
-
-    def _mailbox_reader(self, settings: Settings, worker: Worker, now: Callable[[], datetime]) -> MailboxReader | None:
-        """The reader of the club's mailbox at a provider (PBM_INBOUND), if it has one."""
-        if settings.inbound is None:
-            return None
-        return MailboxReader(
-            self.database,
-            settings.inbound,
-            account_for(settings, settings.inbound.user),
-            self.addressing,
-            on_stored=lambda: self._processing.set(),
-            max_size=settings.max_message_size,
-            keep=timedelta(days=settings.inbound_keep_days),
-            worker=worker,
-            metrics=self.metrics,
-            now=now,
-        )
-
-    def _mail_health(self) -> dict[str, dict[str, object]]:
-        """How the doors to a mail provider are doing, for ``/healthz``: the mailbox reader and the
-        submission transport, when the server has them."""
-        doors = {}
-        if self.mailbox is not None:
-            doors["mailbox"] = self.mailbox.health
-        sending = getattr(self.delivery.transport, "health", None)
-        if sending is not None:
-            doors["submission"] = sending
-        report = {name: door.to_json() | {"ok": door.ok} for name, door in doors.items()}
-        if self.delivery.daily:
-            report["daily_limit"] = {**self.delivery.daily, "ok": True}
-        return report
-
-    def _database_state(self) -> DatabaseState:
-        """What the gauges of `pbm.metrics` show, read at each scrape (in the metrics thread)."""
-        with self.database.reading() as session:
-            return DatabaseState(
-                inbox=inbox.status_counts(session),
-                outbox=outbox.counts(session),
-                games=board_lists.counts_by_type(session),
-            )
 
     def _processed(self) -> None:
         """A batch of mail was committed (called in the processing thread): the pages look for
@@ -415,8 +257,8 @@ class Server:
         await self.changes.close()  # ends the pages' event streams, so the web server can stop
         if self._http is not None:
             self._http.should_exit = True
-        if self._thinking is not None:
-            self._thinking.close()  # a bot thinking gives up: it thinks again after the restart
+        if self.parts.thinking is not None:
+            self.parts.thinking.close()  # a bot thinking gives up: it thinks again after the restart
         if self.mailbox is not None:
             self.mailbox.stop()
         self._processing.set()
@@ -438,7 +280,7 @@ class Server:
         """Make this worker's keys the club's, as its database names them (`pbm.store.club_keys`):
         `ConfigError` telling the administrator what to copy where when they are not."""
         try:
-            club_keys.agree(self.database, self._secret_key, self.signing, secret_source=self._secret_source)
+            club_keys.agree(self.database, self.parts.secret_key, self.signing, secret_source=self.parts.secret_source)
         except club_keys.KeysDisagree as error:
             raise ConfigError(str(error)) from None
 
@@ -456,10 +298,10 @@ class Server:
         if self._metrics_server is not None:
             self._metrics_server.close()
             self._metrics_server = None
-        if self._owns_reader:
+        if self.parts.owns_reader:
             self.reader.close()
-        if self._thinking is not None:
-            self._thinking.close()
+        if self.parts.thinking is not None:
+            self.parts.thinking.close()
         self.database.dispose()
         if self._hold is not None:
             self._hold.release()
@@ -606,11 +448,3 @@ class ServerThread:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-def _unsealing(tokens: ReplyTokens, unsubscribing: Unsubscribing | None) -> Callable[[bytes, str, int | None], bytes]:
-    """What delivery does to a mail as it hands it over: its sealed reply tokens and unsubscribe
-    URL made to work, from the key (the database holds neither)."""
-    if unsubscribing is None:
-        return tokens.unseal
-    return lambda raw, recipient, player_id: unsubscribing.unseal(tokens.unseal(raw, recipient, player_id), player_id)

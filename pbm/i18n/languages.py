@@ -35,7 +35,8 @@ from babel.support import Translations
 from babel.units import format_unit
 
 from pbm.facts import ENGLISH, Plural, Voice
-from pbm.local_time import on_a_named_clock, zone_label, zone_or_utc
+from pbm.resources import resource_dir
+from pbm.timekeeping.local_time import on_a_named_clock, zone_label, zone_or_utc
 
 LANGUAGES: dict[str, str] = {
     "en": "English",
@@ -64,7 +65,8 @@ def written_in(line: str) -> str | None:
 DEFAULT = "en"
 """The language of a reader nobody chose one for, unless the club says otherwise (`PBM_LANGUAGE`)."""
 
-LOCALE_DIR = Path(__file__).parent / "locale"
+LOCALE_DIR = resource_dir("locale")
+"""The catalogues and rules of every language, shipped inside the package (``pbm/locale``)."""
 
 _NAMES = {
     # What a player may write for a language in `language USERID PASSWORD ...`: its code, its

@@ -12,7 +12,7 @@ allows no other key at its root, so the proof is a document of its own
 The proof (the ``pbm`` section of the combined record `build` makes) is what `pbm verify`
 checks (`pbm.records.verify`):
 
-- ``header``: what the chain's first link hashes (`pbm.records.chain.Header`);
+- ``header``: what the chain's first link hashes (`pbm.crypto.chain.Header`);
 - ``chain``: every ply as the server linked it (seat, player, move, time, hash);
 - ``ply`` and ``head``: how far the record goes, and the chain's hash there;
 - ``signature``: the server's over that statement, with its key id and public key;
@@ -31,13 +31,13 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from pbm.crypto import chain
+from pbm.crypto.keys import SigningKeys
 from pbm.games import Game
 from pbm.games.fairdice import commitment
-from pbm.records import chain
-from pbm.records.keys import SigningKeys
 from pbm.store import boards
 from pbm.store.models import Board, BoardStatus, MoveRecord
-from pbm.views import dice_record, options_text
+from pbm.views.board import dice_record, options_text
 
 FORMAT = "pbm-record-1"
 BOT = re.compile(r"^bot[0-9]+$")
@@ -122,7 +122,7 @@ def dice_section(engine: Game[Any], board: Board, state: Any, moves: Sequence[Mo
 
 def rounds(seats: int, moves: Sequence[MoveRecord]) -> list[list[dict[str, str] | None]]:
     """The moves as APGameRecord lists them: one row per round, one place per seat (the move
-    list's columns, `pbm.views.BoardView.move_rows`)."""
+    list's columns, `pbm.views.board.BoardView.move_rows`)."""
     rows: list[list[dict[str, str] | None]] = []
     last_seat = seats
     for move in moves:

@@ -136,7 +136,7 @@ BOARDS: Catalogue = {
     # A bot, as the first lines of a mail name it (`SeatView.named`).
     "bot-named": "{userid} (computer, level {level})",
     "bot-took-seek": "Nobody else sought a {game} game in time, so {bot} took {userid}'s seek.",
-    # The time rules of a game (`pbm.clocks.TimeControl.sentence_facts`), joined by "; ".
+    # The time rules of a game (`pbm.timekeeping.clocks.TimeControl.sentence_facts`), joined by "; ".
     "time-rule-nag": "reminders after {span} without a move",
     "time-rule-forfeit": "forfeit after {span}",
     "time-rule-total": "at most {span} of thinking time each",

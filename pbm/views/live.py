@@ -19,11 +19,12 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 import pbm.games
-from pbm import clocks
 from pbm.games import Game
 from pbm.store import boards, offers, turns
 from pbm.store.models import Board, BoardEvent, BoardStatus, MoveRecord, Offer, Player, Seat
-from pbm.views import BoardView, TimeView, board_view, time_view
+from pbm.timekeeping import clocks
+from pbm.views.board import BoardView, board_view
+from pbm.views.timing import TimeView, time_view
 
 
 class LiveBoard:

@@ -1,7 +1,13 @@
 """Words for one reader: the edge where facts become sentences.
 
 Everything below the edge (engines, handlers, the store) decides facts; a template or a
-page asks its reader's `Words` to say them, in the reader's language (`pbm.languages`).
+page asks its reader's `Words` to say them, in the reader's language (`pbm.i18n.languages`).
+
+The package is the edge's words, above the command layer and below mail and web: the catalogue
+of every layer (`every_catalogue`: the engines', the store's, the commands', and the mail's and
+the pages' own, `mail_messages` and `web_messages`, which live here so that both edges reach
+them from below), the templates (`templating`) with the site's links they write (`links`), and
+the translators' tools (`translating`, run as ``python -m pbm.translating``).
 
 >>> from pbm.facts import Fact
 >>> Words().say(Fact("unconverted-words", text="as written"))
@@ -20,13 +26,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from pbm import languages
 from pbm.commands import messages as command_messages
 from pbm.facts import UNCONVERTED, Catalogue, Fact, Voice, merged, say
-from pbm.mail import messages as mail_messages
+from pbm.i18n import languages
 from pbm.records import messages as record_messages
 from pbm.store import messages as store_messages
-from pbm.web import messages as web_messages
+from pbm.words import mail_messages, web_messages
 
 
 def every_catalogue() -> Catalogue:

@@ -6,7 +6,7 @@ or no to a draw. That is never the normal path. `BotHealth` is where one ``pbm s
 process keeps what it saw: `pbm.mail.bot_turns.BotTurns` reports each answer, searched or
 not, and each thinking process replaced; the web app reads it for ``/healthz`` and the
 ``/bots`` page; the metrics count the incidents (``pbm_bot_unthought_answers_total`` by game,
-``pbm_bot_thinking_replaced_total`` by reason). `pbm.server` makes one and hands it to both.
+``pbm_bot_thinking_replaced_total`` by reason). `pbm.serving.server` makes one and hands it to both.
 
 >>> from datetime import datetime, timezone
 >>> health = BotHealth(now=lambda: datetime(2026, 11, 28, 15, 0, tzinfo=timezone.utc))

@@ -22,9 +22,9 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
 
+from pbm.crypto import chain
+from pbm.crypto.keyfiles import create_once
 from pbm.facts import Fact
-from pbm.keyfiles import create_once
-from pbm.records import chain
 
 CURRENT = "current.key"
 RECEIPT_PREFIX = 16

@@ -38,7 +38,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from pbm.facts import Catalogue, Fact, Factual, english
-from pbm.store import messages as time_messages
+from pbm.timekeeping import messages as time_messages
 
 DAY = timedelta(days=1)
 NAG_AFTER = timedelta(days=7)
@@ -55,7 +55,7 @@ _CLOCK = re.compile(r"([\dh]+)\+([\dh]+)(?:/([\dh]+))?")
 
 class InvalidTimeRule(Factual, ValueError):
     """A time option that cannot be: the fact says what to write instead (its words are in
-    `pbm.store.messages.TIME_RULES`, with the other facts of time)."""
+    `pbm.timekeeping.messages.TIME_RULES`, with the other facts of time)."""
 
     def english_catalogue(self) -> Catalogue:
         return time_messages.MESSAGES
@@ -182,7 +182,7 @@ def parse(words: Iterable[str], default: TimeControl) -> TimeControl:
     >>> parse(["--nagtime=30", "--forfeittime=10"], TimeControl())  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    pbm.clocks.InvalidTimeRule: --nagtime=30 is not shorter than --forfeittime=10: ...
+    pbm.timekeeping.clocks.InvalidTimeRule: --nagtime=30 is not shorter than --forfeittime=10: ...
     """
     values: dict[str, Any] = {}
     words = list(words)
@@ -357,7 +357,7 @@ class Turn:
 
     @property
     def why(self) -> Fact:
-        """Which rule the forfeit comes from (its words, for the move list, in `pbm.store.messages`)."""
+        """Which rule the forfeit comes from (its words, for the move list, in `pbm.timekeeping.messages`)."""
         return min(self._limits(), key=lambda limit: limit[0])[1]
 
     def _limits(self) -> list[tuple[timedelta, Fact]]:
