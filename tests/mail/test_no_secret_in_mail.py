@@ -28,9 +28,10 @@ from tests.support import Clock, body_of, mail
 SECRET_KEY = "k" * 40  # the Mailroom's PBM_SECRET_KEY
 SITE = "https://games.example.org"
 PUBLIC_PAGE = re.compile(
-    re.escape(SITE) + r"/(|bots|[a-z]+/[0-9]+|(GAME|[a-z]+)/rules|players/(USERID|[a-z0-9._-]+)/deadlines\.ics)"
+    re.escape(SITE) + r"/(|bots|help(/[a-z]+)?|[a-z]+/[0-9]+|(GAME|[a-z]+)/rules|players/(USERID|[a-z0-9._-]+)/deadlines\.ics)"
 )
-"""The pages a mail may link to: the front page, the bots' table, a game, a game's rules, a calendar feed;
+"""The pages a mail may link to: the front page, the bots' table, the help topics, a game, a game's rules,
+a calendar feed;
 no token, no query."""
 PASSWORD_VERBS = {
     name.split()[0] for verb in (*ACCOUNT_VERBS, *GAME_VERBS) if verb.passwords for name in (verb.name, *verb.aliases)
