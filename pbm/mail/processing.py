@@ -312,6 +312,9 @@ class Processor:
                     except Exception as error:
                         stopped = error
                         break
+                    if not inbound.others_read:
+                        exhausted = True  # nothing else was read: a look for more would find none
+                        break
                 # A mail rolled back may have set it too: then the held mail is only looked at for nothing.
                 self._let_go |= session.info.pop(outbox.LET_GO, False)
         except Exception as error:

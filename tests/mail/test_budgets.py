@@ -37,13 +37,13 @@ ALICE, BOB = "alice@example.org", "bob@example.net"
 
 BUDGETS = {
     # kind of mail: (SQL statements, template renders)
-    "signup": (32, 1),
-    "show": (25, 1),
-    "password move": (33, 2),
-    "reply move": (30, 2),
-    "move that ends the game": (43, 2),
-    "digest reply": (37, 2),
-    "bot move": (43, 1),
+    "signup": (28, 1),
+    "show": (21, 1),
+    "password move": (30, 2),
+    "reply move": (28, 2),
+    "move that ends the game": (41, 2),
+    "digest reply": (34, 2),
+    "bot move": (42, 1),
 }
 """What each kind of mail may cost. Raise a number only with the change that needs it."""
 
