@@ -55,7 +55,7 @@ from pbm.i18n.text import capital, sentence
 from pbm.mail.answers import Answers
 from pbm.mail.compose import Answering, Composer
 from pbm.mail.parse import ParsedMail
-from pbm.store import bounces, confirmations, outbox, players, preferences
+from pbm.store import confirmations, outbox, players, preferences, recipients
 from pbm.store.models import HoldReason
 from pbm.words import Words
 
@@ -124,7 +124,9 @@ class Outgoing:
         `answer_sender`: past the limit of one mail, tell its sender so.
         """
         notes = []
-        mails = in_their_words(session, [m for m in mails if m.to])
+        mails = [m for m in mails if m.to]
+        known = _look_up(session, mails, now, also=mail.from_address)
+        mails = in_their_words(session, mails, known.readers)
         reported = _reported(mails)
         bulk = [m for m in mails if _unasked(m)]
         mails = [m for m in mails if not _unasked(m)]
@@ -138,8 +140,8 @@ class Outgoing:
                     self._answers_to(session, mail.from_address).error(mail.from_address, mail.body, Plan(), summary)
                 )
         ordered = [*bulk, *mails]
-        counted = _Counted.load(session, ordered, now)
-        reachable = self._reachable(session, ordered, answering=mail.from_address)
+        counted = _Counted.of(known)
+        reachable = self._reachable(known, answering=mail.from_address)
         composed: dict[int, outbox.Queued | None] = {}  # by the identity of the mail composed
         for outgoing in ordered:
             if outgoing.reports_on is None:
@@ -162,19 +164,18 @@ class Outgoing:
     def queue_unprompted(self, session: Session, mails: list[OutgoingMail], *, now: datetime) -> list[str]:
         """Compose mails no received mail caused (an open challenge expired) into the outbox,
         within the per-address limits; returns notes on what was held back."""
-        mails = in_their_words(session, [m for m in mails if m.to])
-        counted = _Counted.load(session, mails, now)
-        reachable = self._reachable(session, mails, answering=None)
+        mails = [m for m in mails if m.to]
+        known = _look_up(session, mails, now)
+        mails = in_their_words(session, mails, known.readers)
+        counted = _Counted.of(known)
+        reachable = self._reachable(known, answering=None)
         notes: list[str] = []
         queued = [self._composed(outgoing, counted, reachable, notes, now=now) for outgoing in mails]
         outbox.enqueue(session, [q for q in queued if q is not None], now=now)
         return notes
 
-    def _reachable(self, session: Session, mails: list[OutgoingMail], *, answering: str | None) -> Reachable:
-        if not self.confirm_addresses:
-            return Reachable(None, answering)
-        recipients = {r for r in (mail_address(m.to) for m in mails) if r is not None}
-        return Reachable(confirmations.confirmed_by(session, recipients), answering)
+    def _reachable(self, known: recipients.Recipients, *, answering: str | None) -> Reachable:
+        return Reachable(known.confirmed if self.confirm_addresses else None, answering)
 
     def _for_sender(
         self,
@@ -276,11 +277,17 @@ class Outgoing:
         return None, None, last
 
 
-def in_their_words(session: Session, mails: list[OutgoingMail]) -> list[OutgoingMail]:
+def in_their_words(
+    session: Session, mails: list[OutgoingMail], chosen: players.Readers | None = None
+) -> list[OutgoingMail]:
     """`mails`, each in the language its reader chose and its dates in the zone they live in: the
     player it is for, else a player at its address (a mail answering a player's own mail); the
-    club's default language and UTC for anyone else. A mail that names its language keeps it."""
-    chosen = players.readers(session, [m.player_id for m in mails if m.player_id is not None], [m.to for m in mails])
+    club's default language and UTC for anyone else. A mail that names its language keeps it.
+    `chosen`: the readers' choices when they were read already (`_look_up`)."""
+    if chosen is None:
+        chosen = players.readers(
+            session, [m.player_id for m in mails if m.player_id is not None], [m.to for m in mails]
+        )
     return [
         replace(
             m,
@@ -289,6 +296,18 @@ def in_their_words(session: Session, mails: list[OutgoingMail]) -> list[Outgoing
         )
         for m in mails
     ]
+
+
+def _look_up(
+    session: Session, mails: list[OutgoingMail], now: datetime, *, also: str | None = None
+) -> recipients.Recipients:
+    """What queuing `mails` must know of their players and addresses (and of `also`'s, the
+    address an answer to the mail may yet go to), in two statements (`pbm.store.recipients`)."""
+    addresses = {r for r in (mail_address(m.to) for m in mails) if r is not None}
+    if also is not None:
+        addresses.add(also)
+    player_ids = {m.player_id for m in mails if m.player_id is not None}
+    return recipients.look_up(session, player_ids, addresses, since=now - WINDOW, kinds=ERROR_KINDS)
 
 
 def _hold_note(hold: outbox.Hold, limits: Limits) -> str:
@@ -351,18 +370,16 @@ class _Counted:
     """The players among the mails' who take digests."""
 
     @classmethod
-    def load(cls, session: Session, mails: list[OutgoingMail], now: datetime) -> _Counted:
-        recipients = {r for r in (mail_address(m.to) for m in mails) if r is not None}
-        recent = outbox.recent_counts(session, recipients, now - WINDOW, kinds=ERROR_KINDS)
-        chose = preferences.choices_of(session, {m.player_id for m in mails if m.player_id is not None})
+    def of(cls, known: recipients.Recipients) -> _Counted:
+        recent = known.recent
         return cls(
             Counter({key: r.mails for key, r in recent.items()}),
             Counter({key: r.of_kinds for key, r in recent.items()}),
             {key: r.oldest for key, r in recent.items()},
-            outbox.held_for(session, recipients),
-            chose.quiet,
-            bounces.stopped(session, recipients),
-            chose.digests,
+            dict(known.held),
+            known.choices.quiet,
+            set(known.stopped),
+            known.choices.digests,
         )
 
     def digest_hold(self, mail: OutgoingMail, now: datetime) -> outbox.Hold | None:

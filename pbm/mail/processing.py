@@ -42,7 +42,7 @@ from pbm.mail.pipeline.replies import queue_replies
 from pbm.mail.reader import MailReader
 from pbm.mail.time_pass import TimePass
 from pbm.mail.worker import Worker
-from pbm.store import inbox
+from pbm.store import inbox, outbox
 from pbm.store.database import Database
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
 from pbm.store.models import InboundStatus, utcnow
@@ -99,6 +99,9 @@ class Processor:
         self._batch_size = APPLY_BATCH
         self._last_pass: datetime | None = None
         self._looked_for_dead_claims = False
+        self._let_go = False
+        """Whether a mail applied let held mail go (`pbm.store.outbox.LET_GO`): the held mail goes
+        after it, not at the next time pass."""
 
     def process_pending(self, *, look_for_dead_claims: bool = False) -> int:
         """Read and apply every mail that can be, oldest first, then run the time pass if it is due;
@@ -125,8 +128,9 @@ class Processor:
             # applied: mail stored since wakes this worker again (`pbm.serving.server`), so looking once more
             # now would only cost two empty queries a mail on a quiet day.
             if read < READ_BATCH:
-                if applied:
+                if self._let_go:
                     # Held mail a command let go (its address just confirmed) goes now, not at the next pass.
+                    self._let_go = False
                     self._guarded(lambda: self.time_pass.let_held_go(self.now()))
                 # After the mail: a move that came in time is played before its sender could forfeit.
                 return applied + self.pass_time()
@@ -308,6 +312,11 @@ class Processor:
                     except Exception as error:
                         stopped = error
                         break
+                    if not inbound.others_read:
+                        exhausted = True  # nothing else was read: a look for more would find none
+                        break
+                # A mail rolled back may have set it too: then the held mail is only looked at for nothing.
+                self._let_go |= session.info.pop(outbox.LET_GO, False)
         except Exception as error:
             if not batch:
                 raise  # no mail's: `_guarded` tells contention from an outage

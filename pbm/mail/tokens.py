@@ -111,10 +111,11 @@ class ReplyTokens:
         return None
 
     @staticmethod
-    def player_named(token: str) -> int | None:
-        """The player id a board mail's token names, unchecked: whose addresses to check it with."""
+    def named(token: str) -> tuple[int, int] | None:
+        """The (game id, player id) a board mail's token names, unchecked: what to look up with
+        the player's addresses, before `read` checks the token with them."""
         match = _FORMAT.match(token.strip().lower())
-        return int(match[2]) if match is not None else None
+        return (int(match[1]), int(match[2])) if match is not None else None
 
     def sealed(self, board_id: int, player_id: int, ply: int) -> str:
         """The token `make` makes for a board mail, sealed (`unseal` ties it to the mail's recipient)."""

@@ -212,14 +212,17 @@ def ended(session: Session, game_type: str, *, player_ids: Sequence[int] = (), l
 
 
 def games_of(session: Session, player: Player, *, statuses: Sequence[str], limit: int) -> list[Board]:
-    """A player's games in those statuses, most recently active first."""
-    query = (
-        _listed()
-        .join(Seat, Seat.game_id == Board.id)
+    """A player's games in those statuses, most recently active first.
+
+    Found from the player's seats (a few hundred rows at most), then sorted: joined to the games
+    directly, SQLite walked every game in one status newest first (the status and time index
+    gives that order for free) to find the player's, some 60 ms at 100 000 games (issue 45)."""
+    seated = (
+        select(Seat.game_id)
+        .join(Board, Board.id == Seat.game_id)
         .where(Seat.player_id == player.id, Board.status.in_(statuses))
-        .order_by(Board.updated_at.desc(), Board.id.desc())
-        .limit(limit)
     )
+    query = _listed().where(Board.id.in_(seated)).order_by(Board.updated_at.desc(), Board.id.desc()).limit(limit)
     return list(session.scalars(query))
 
 

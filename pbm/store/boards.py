@@ -26,7 +26,17 @@ from pbm.games import LEAVING, UNDO
 from pbm.games.fairdice import commitment
 from pbm.store import ratings, turns, watchers
 from pbm.store.database import dialect_insert, execute_plain
-from pbm.store.models import Board, BoardCounter, BoardEvent, BoardStatus, MoveRecord, OpenChallenge, Player, Seat
+from pbm.store.models import (
+    Board,
+    BoardCounter,
+    BoardEvent,
+    BoardStatus,
+    MoveRecord,
+    OpenChallenge,
+    Player,
+    PlayerAddress,
+    Seat,
+)
 from pbm.timekeeping import clocks
 
 FIRST_BOARD = 101
@@ -95,6 +105,43 @@ _REPLY_NAMES = (
 )
 
 
+@dataclass(frozen=True)
+class ReplyTo:
+    """What the ids a board mail's reply address names stand for (`reply_to`)."""
+
+    addresses: list[str]
+    """The player's addresses, first first: a tied token is genuine when sent to one of them."""
+    names: ReplyNames | None
+    """The player and board, when the player has a seat there."""
+
+
+def reply_to(session: Session, board_id: int, player_id: int) -> ReplyTo:
+    """`reply_names` and the player's addresses (`pbm.store.players.addresses_of`) in one
+    statement: every reply to a board mail asks both, the ids unchecked until the addresses
+    check the token."""
+    addresses: list[str] = []
+    names = None
+    for address, userid, game_type, number in execute_plain(
+        session, _REPLY_TO, {"board_id": board_id, "player_id": player_id}
+    ):
+        if address is not None and address not in addresses:  # a player seated twice: each address once
+            addresses.append(address)
+        if game_type is not None:
+            names = ReplyNames(userid, game_type, number)
+    return ReplyTo(addresses, names)
+
+
+_REPLY_TO = (
+    select(PlayerAddress.address, Player.userid, Board.game_type, Board.board)
+    .select_from(Player)
+    .outerjoin(PlayerAddress, PlayerAddress.player_id == Player.id)
+    .outerjoin(Seat, (Seat.player_id == Player.id) & (Seat.game_id == bindparam("board_id")))
+    .outerjoin(Board, Board.id == Seat.game_id)
+    .where(Player.id == bindparam("player_id"))
+    .order_by(PlayerAddress.position)
+)
+
+
 def seat_of(board: Board, player: Player) -> int | None:
     return next((seat.seat for seat in board.seats if seat.player_id == player.id), None)
 
@@ -121,20 +168,21 @@ AUTO_MARK = " (Auto)"
 def recent_moves(session: Session, board: Board, last: int) -> RecentMoves:
     """The last `last` moves of `board`, oldest first: what a mail about a move shows, in round
     trips and rows that do not grow with the game."""
-    newest_first = session.scalars(_NEWEST_MOVES, {"board_id": board.id, "last": last}).all()
-    total, widest = session.execute(_MOVE_LIST_SIZE, {"board_id": board.id}).one()
-    return RecentMoves(list(reversed(newest_first)), total - len(newest_first), widest)
+    rows = session.execute(_NEWEST_MOVES, {"board_id": board.id, "last": last}).all()
+    if not rows:
+        return RecentMoves([], 0, 0)
+    total, widest = rows[0][1], rows[0][2]
+    return RecentMoves([row[0] for row in reversed(rows)], total - len(rows), widest or 0)
 
 
+_SHOWN_WIDTH = func.length(MoveRecord.notation) + case((MoveRecord.auto, len(AUTO_MARK)), else_=0)
 _NEWEST_MOVES = (
-    select(MoveRecord)
+    # The whole list's size and widest move ride on each row (windows over all of the board's
+    # moves, counted before the limit): one statement, where a count of its own made two.
+    select(MoveRecord, func.count().over(), func.max(_SHOWN_WIDTH).over())
     .where(MoveRecord.game_id == bindparam("board_id"))
     .order_by(MoveRecord.number.desc())
     .limit(bindparam("last", type_=Integer, literal_execute=True))
-)
-_SHOWN_WIDTH = func.length(MoveRecord.notation) + case((MoveRecord.auto, len(AUTO_MARK)), else_=0)
-_MOVE_LIST_SIZE = select(func.count(), func.coalesce(func.max(_SHOWN_WIDTH), 0)).where(
-    MoveRecord.game_id == bindparam("board_id")
 )
 
 

@@ -258,18 +258,41 @@ def claim_unread(session: Session, *, worker: str, now: datetime, lease: timedel
     batch at a time, so a claim it still holds is left from a batch that an
     outage cut short, and waiting out its lease would hold up all later mail.
     """
-    rows = execute_plain(session, _UNREAD, {"now": now, "worker": worker, "limit": limit}).all()
-    if not rows:
-        return []
-    execute_plain(session, _CLAIM_UNREAD, {"ids": [row.id for row in rows], "worker": worker, "until": now + lease})
+    parameters = {"now": now, "worker": worker, "limit": limit, "until": now + lease}
+    rows = sorted(execute_plain(session, _CLAIM_UNREAD, parameters).all(), key=lambda row: row.id)
     return [
-        Unread(row.id, row.raw, row.envelope_from, tuple(row.envelope_to.splitlines()), row.read_attempts + 1, row.peer)
+        Unread(row.id, row.raw, row.envelope_from, tuple(row.envelope_to.splitlines()), row.read_attempts, row.peer)
         for row in rows
     ]
 
 
+_unread = aliased(InboundMessage)  # the rows to claim, apart from the rows the claim updates
 _UNREAD = (
-    select(
+    select(_unread.id)
+    .where(
+        _unread.status == InboundStatus.PENDING,
+        _unread.read_at.is_(None),
+        or_(
+            _unread.read_claimed_until.is_(None),
+            _unread.read_claimed_until < bindparam("now"),
+            _unread.read_claim == bindparam("worker"),
+        ),
+    )
+    .order_by(_unread.id)
+    .limit(bindparam("limit", type_=Integer, literal_execute=True))
+    .with_for_update(skip_locked=True)
+)
+_CLAIM_UNREAD = (
+    # One statement: the claim returns what it claimed (the attempts counted with this one),
+    # where a SELECT and then an UPDATE of what it found made two for every batch read.
+    update(InboundMessage)
+    .where(InboundMessage.id.in_(_UNREAD))
+    .values(
+        read_claim=bindparam("worker"),
+        read_claimed_until=bindparam("until"),
+        read_attempts=InboundMessage.read_attempts + 1,
+    )
+    .returning(
         InboundMessage.id,
         InboundMessage.raw,
         InboundMessage.envelope_from,
@@ -277,29 +300,8 @@ _UNREAD = (
         InboundMessage.read_attempts,
         InboundMessage.peer,
     )
-    .where(
-        InboundMessage.status == InboundStatus.PENDING,
-        InboundMessage.read_at.is_(None),
-        or_(
-            InboundMessage.read_claimed_until.is_(None),
-            InboundMessage.read_claimed_until < bindparam("now"),
-            InboundMessage.read_claim == bindparam("worker"),
-        ),
-    )
-    .order_by(InboundMessage.id)
-    .limit(bindparam("limit", type_=Integer, literal_execute=True))
-    .with_for_update(skip_locked=True)
 )
 """Built once, like `_READY`: the claims run with every batch, and building a statement costs more than running it."""
-_CLAIM_UNREAD = (
-    update(InboundMessage)
-    .where(InboundMessage.id.in_(bindparam("ids", expanding=True)))
-    .values(
-        read_claim=bindparam("worker"),
-        read_claimed_until=bindparam("until"),
-        read_attempts=InboundMessage.read_attempts + 1,
-    )
-)
 
 
 def extend_read_claims(session: Session, ids: Collection[int], *, worker: str, until: datetime) -> None:
@@ -391,7 +393,7 @@ def _fitting(key: str) -> str:
     return "sha256:" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _ready_query() -> Select[tuple[int, dict[str, Any] | None, str, datetime]]:
+def _ready_query() -> Select[tuple[int, dict[str, Any] | None, str, datetime, bool]]:
     earlier = aliased(InboundMessage)
     unread_before = (
         select(earlier.id)
@@ -405,8 +407,20 @@ def _ready_query() -> Select[tuple[int, dict[str, Any] | None, str, datetime]]:
         .where(mine.inbound_id == InboundMessage.id, theirs.inbound_id < InboundMessage.id)
         .exists()
     )
+    other = aliased(InboundMessage)
+    others_read = (
+        select(other.id)
+        .where(other.status == InboundStatus.PENDING, other.read_at.is_not(None), other.id != InboundMessage.id)
+        .exists()
+    )
     return (
-        select(InboundMessage.id, InboundMessage.parsed, InboundMessage.envelope_to, InboundMessage.received_at)
+        select(
+            InboundMessage.id,
+            InboundMessage.parsed,
+            InboundMessage.envelope_to,
+            InboundMessage.received_at,
+            others_read,
+        )
         .where(
             InboundMessage.status == InboundStatus.PENDING,
             InboundMessage.read_at.is_not(None),
@@ -430,6 +444,10 @@ class Ready:
     parsed: dict[str, Any]
     envelope_to: tuple[str, ...]
     received_at: datetime
+    others_read: bool = True
+    """Whether other mail was read and waits to be applied when this was claimed (ready, or held up
+    by this one or by mail before it): when none did, nothing is ready after this one but what was
+    read since, which wakes the worker anyway, and the batch need not look again."""
 
 
 def claim_ready(session: Session) -> Ready | None:
@@ -438,7 +456,7 @@ def claim_ready(session: Session) -> Ready | None:
     if row is None:
         return None
     assert row.parsed is not None, "a ready mail has been read"
-    return Ready(row.id, row.parsed, tuple(row.envelope_to.splitlines()), row.received_at)
+    return Ready(row.id, row.parsed, tuple(row.envelope_to.splitlines()), row.received_at, bool(row[4]))
 
 
 def board_key(game_type: str, board: int) -> str:

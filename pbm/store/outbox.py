@@ -296,6 +296,8 @@ def enqueue(session: Session, mails: Sequence[Queued], *, now: datetime, inbound
         for mail in mails
     ]
     execute_plain(session, _ENQUEUE, rows)
+    # Held behind mail whose time has come (the hour has room again): it goes at once, gathered.
+    _let_go(session, sum(1 for m in mails if m.hold and m.hold.release_at is not None and m.hold.release_at <= now))
 
 
 def _status_of(mail: Queued) -> OutboxStatus:
@@ -502,7 +504,20 @@ def mark_gathered(rows: Sequence[OutboxMessage], now: datetime) -> None:
 def release_digest_mail(session: Session, player_id: int, now: datetime) -> int:
     """The board mails held for `player_id`'s digests go as mails of their own (they took the
     digest off): the time pass lets them go. Returns how many."""
-    return _change_digest_mail(session, player_id, release_at=now)
+    return _let_go(session, _change_digest_mail(session, player_id, release_at=now))
+
+
+LET_GO = "pbm.store.outbox.let_go"
+"""The key, in the `info` of a session that let held mail go from its `now` (`release`,
+`release_digest_mail`), or held mail whose time has come (`enqueue`: behind mail that waited),
+that says so: the mail worker then lets it go at once, after the mail that let it go, and every
+other mail it applies asks nothing of the held mail (issue 45)."""
+
+
+def _let_go(session: Session, count: int) -> int:
+    if count:
+        session.info[LET_GO] = True
+    return count
 
 
 def gather_into_digest(session: Session, player_id: int, now: datetime, *, told: bool = True) -> int:
@@ -566,7 +581,7 @@ def release(
         .returning(OutboxMessage.id)
         .execution_options(synchronize_session=False)
     )
-    return len(released.all())
+    return _let_go(session, len(released.all()))
 
 
 def prune_sent(session: Session, *, done_before: datetime, limit: int) -> int:

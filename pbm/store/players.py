@@ -13,7 +13,7 @@ from sqlalchemy import and_, bindparam, case, delete, exists, select
 from sqlalchemy.orm import Session
 
 from pbm.addresses import comparable, comparable_column, distinct
-from pbm.store.models import PasswordWait, Player, PlayerAddress
+from pbm.store.models import AddressConfirmation, BouncedAddress, PasswordWait, Player, PlayerAddress
 
 LONGEST_PASSWORD_WAIT = timedelta(days=1)
 OTHER_ADDRESSES = ""
@@ -65,6 +65,40 @@ _WITH_ADDRESS = (
     .order_by(Player.id)
 )
 """Built once: every mail asks it, for its sender."""
+
+
+@dataclass(frozen=True)
+class Writer:
+    """What applying a mail must know of the address it came from (`writing_from`)."""
+
+    players: list[Player]
+    """The active players who registered it (`with_address`)."""
+    bounced: bool
+    """Whether bounces were reported of it (`pbm.store.bounces.resume` forgets them)."""
+    confirmed: bool
+    """Whether anyone confirmed it (`pbm.store.confirmations.is_confirmed`)."""
+
+
+def writing_from(session: Session, address: str) -> Writer:
+    """`with_address`, and whether bounces were reported of `address` and anyone confirmed it: one
+    statement for a player's mail (the answers ride on each player's row), two for a stranger's,
+    where they were three for every mail."""
+    parameters = {"address": comparable(address)}
+    rows = session.execute(_WRITING_FROM, parameters).unique().all()
+    if rows:
+        return Writer([row[0] for row in rows], bool(rows[0][1]), bool(rows[0][2]))
+    bounced, confirmed = session.execute(_BOUNCED_AND_CONFIRMED, parameters).one()
+    return Writer([], bool(bounced), bool(confirmed))
+
+
+_BOUNCED = select(BouncedAddress.address).where(BouncedAddress.address == bindparam("address")).exists()
+_CONFIRMED = (
+    select(AddressConfirmation.address)
+    .where(AddressConfirmation.address == bindparam("address"), AddressConfirmation.confirmed_at.is_not(None))
+    .exists()
+)
+_WRITING_FROM = _WITH_ADDRESS.add_columns(_BOUNCED, _CONFIRMED)
+_BOUNCED_AND_CONFIRMED = select(_BOUNCED, _CONFIRMED)
 
 
 def readers(session: Session, ids: Iterable[int], addresses: Iterable[str]) -> Readers:

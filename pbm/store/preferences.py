@@ -6,9 +6,10 @@ for every recipient of a received mail's answers, whatever their number.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from datetime import datetime, time, tzinfo
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -98,8 +99,15 @@ def choices_of(session: Session, player_ids: Collection[int]) -> Choices:
     query = select(Player.id, Player.time_zone, Player.quiet_from, Player.quiet_until, Player.digest_times).where(
         Player.id.in_(ids), (Player.quiet_from.is_not(None)) | (Player.digest_times.is_not(None))
     )
+    return choices_from(session.execute(query))
+
+
+def choices_from(rows: Iterable[Any]) -> Choices:
+    """The choices in rows of players' (id, time_zone, quiet_from, quiet_until, digest_times),
+    read by name: a statement that reads more of each player's row makes them too."""
     quiet, digests = {}, set()
-    for player_id, zone, start, end, times in session.execute(query):
+    for row in rows:
+        player_id, zone, start, end, times = row.id, row.time_zone, row.quiet_from, row.quiet_until, row.digest_times
         if start is not None and end is not None:
             quiet[player_id] = Quiet(LocalHours.from_minutes(start, end), _zone(zone))
         if times is not None:

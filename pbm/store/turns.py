@@ -48,7 +48,7 @@ def end_turn(session: Session, board: Board, now: datetime, *, moved: bool = Tru
     rules = rules_of(board)
     if board.to_move is not None and board.turn_since is not None:
         seat = board.seats[board.to_move]
-        used = clocks.thought(board.turn_since, now, _not_counted(session, board, board.turn_since))
+        used = clocks.thought(board.turn_since, now, _not_counted(session, board, board.turn_since, next_at=now))
         seat.thinking_seconds += used.total_seconds()
         if rules.bank is not None and seat.bank_seconds is not None:
             left = timedelta(seconds=seat.bank_seconds) - used
@@ -163,14 +163,28 @@ def _turn(
     )
 
 
-def _not_counted(session: Session, board: Board, since: datetime) -> list[clocks.Interval]:
+def _not_counted(
+    session: Session, board: Board, since: datetime, *, next_at: datetime | None = None
+) -> list[clocks.Interval]:
     """The time the turn under way does not count: the mover's vacations, and while a proposal the
     mover said yes to waits for the others' votes (then the others are the ones keeping the game
-    waiting, and their votes have a clock of their own)."""
+    waiting, and their votes have a clock of their own).
+
+    `next_at`: the turn ends, and the next begins then. Every seated player's time away is read,
+    and kept (`vacations.KEPT`) for the next turn's first look, which every mail about the move
+    takes: one statement a move, where each turn's look made two."""
     seat = board.seats[board.to_move] if board.to_move is not None else None
     if seat is None:
         return []
-    away = vacations.away(session, [seat.player_id], since).get(seat.player_id, [])
+    kept = session.info.get(vacations.KEPT, {}).pop(board.id, None)
+    if next_at is None and kept is not None and kept[0] == since:
+        away = [interval for interval in kept[1].get(seat.player_id, []) if interval.end > since]
+    elif next_at is not None:
+        everyone = vacations.away(session, [s.player_id for s in board.seats if s.player_id is not None], since)
+        session.info.setdefault(vacations.KEPT, {})[board.id] = (next_at, everyone)
+        away = everyone.get(seat.player_id, [])
+    else:
+        away = vacations.away(session, [seat.player_id], since).get(seat.player_id, [])
     return _with_vote(away, seat, board.offer)
 
 

@@ -15,6 +15,10 @@ from sqlalchemy.orm import Session
 from pbm.store.models import Board, BoardStatus, Player, Seat, Vacation
 from pbm.timekeeping.clocks import Interval
 
+KEPT = "pbm.store.vacations.kept"
+"""The key, in a session's `info`, of the time away a move read for its next turn too
+(`pbm.store.turns.end_turn`): booking or ending a vacation in the session forgets it."""
+
 
 def away(session: Session, player_ids: Iterable[int], since: datetime) -> dict[int, list[Interval]]:
     """Every time each of `player_ids` is away that ends after `since`, booked ahead too."""
@@ -32,7 +36,7 @@ _AWAY = (
     .where(Vacation.player_id.in_(bindparam("ids", expanding=True)), Vacation.ends_at > bindparam("since"))
     .order_by(Vacation.starts_at)
 )
-"""Built once: every move asks it (twice: the mover's time away, and the next player's)."""
+"""Built once: every move asks it, for the mover's time away and the next player's (`KEPT`)."""
 
 
 def of(session: Session, player: Player, since: datetime) -> list[Vacation]:
@@ -43,6 +47,7 @@ def of(session: Session, player: Player, since: datetime) -> list[Vacation]:
 
 def book(session: Session, player: Player, starts: datetime, ends: datetime, now: datetime) -> Vacation:
     vacation = Vacation(player_id=player.id, starts_at=starts, ends_at=ends, created_at=now)
+    session.info.pop(KEPT, None)
     session.add(vacation)
     session.flush()
     return vacation
@@ -52,6 +57,7 @@ def end(session: Session, player: Player, now: datetime) -> tuple[Vacation | Non
     """End `player`'s vacation now and call off those booked ahead: the one ended (its end is
     told by the time pass), and the ones called off (never told: they never began)."""
     ended, dropped = None, []
+    session.info.pop(KEPT, None)
     for vacation in of(session, player, now):
         if vacation.starts_at <= now:
             vacation.ends_at = now

@@ -37,13 +37,13 @@ ALICE, BOB = "alice@example.org", "bob@example.net"
 
 BUDGETS = {
     # kind of mail: (SQL statements, template renders)
-    "signup": (41, 1),
-    "show": (35, 1),
-    "password move": (45, 2),
-    "reply move": (43, 2),
-    "move that ends the game": (53, 2),
-    "digest reply": (49, 2),
-    "bot move": (53, 1),
+    "signup": (28, 1),
+    "show": (21, 1),
+    "password move": (30, 2),
+    "reply move": (28, 2),
+    "move that ends the game": (41, 2),
+    "digest reply": (34, 2),
+    "bot move": (42, 1),
 }
 """What each kind of mail may cost. Raise a number only with the change that needs it."""
 

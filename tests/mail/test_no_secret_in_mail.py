@@ -28,7 +28,8 @@ from tests.support import Clock, body_of, mail
 SECRET_KEY = "k" * 40  # the Mailroom's PBM_SECRET_KEY
 SITE = "https://games.example.org"
 PUBLIC_PAGE = re.compile(
-    re.escape(SITE) + r"/(|bots|help(/[a-z]+)?|[a-z]+/[0-9]+|(GAME|[a-z]+)/rules|players/(USERID|[a-z0-9._-]+)/deadlines\.ics)"
+    re.escape(SITE)
+    + r"/(|bots|help(/[a-z]+)?|[a-z]+/[0-9]+|(GAME|[a-z]+)/rules|players/(USERID|[a-z0-9._-]+)/deadlines\.ics)"
 )
 """The pages a mail may link to: the front page, the bots' table, the help topics, a game, a game's rules,
 a calendar feed;

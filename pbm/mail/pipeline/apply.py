@@ -75,14 +75,17 @@ def apply_mail(session: Session, read: ReadMail, applying: Applying, *, now: dat
         return _by_bot(session, read.inbound_id, read.bot, applying)
     if mail.auto_reason:
         return Decision(InboundStatus.IGNORED, [f"not answered: {mail.auto_reason}"])
-    resumed = bounces.resume(session, mail.from_address, now) if mail.from_address else None
+    writer = players.writing_from(session, mail.from_address) if mail.from_address else None
+    resumed = (
+        bounces.resume(session, mail.from_address, now) if mail.from_address and writer and writer.bounced else None
+    )
     sender = Sender(
         mail.from_address,
-        players.with_address(session, mail.from_address) if mail.from_address else [],
+        writer.players if writer is not None else [],
         read.host,
         unproven=applying.trusted_authserv_id is not None and read.dmarc != "pass",
     )
-    stranger = _stranger(session, read, applying.club)
+    stranger = _stranger(session, read, applying.club, confirmed=writer is not None and writer.confirmed)
     if stranger is not None:
         applying = replace(applying, answers=replace(applying.answers, stranger=True))
     if mail.unreadable:
@@ -114,11 +117,14 @@ UNCONFIRMED_WINDOW = timedelta(hours=1)
 """The window the limits on answers to addresses nobody confirmed count in."""
 
 
-def _stranger(session: Session, read: ReadMail, club: Club) -> Stranger | None:
+def _stranger(session: Session, read: ReadMail, club: Club, *, confirmed: bool | None = None) -> Stranger | None:
     """Whether, and why, the From of `read` may be a stranger's (None: a confirmed address, or a
-    club that does without confirmations and a mail that did not fail DMARC)."""
+    club that does without confirmations and a mail that did not fail DMARC). `confirmed`:
+    whether anyone confirmed the address, when that was read already."""
     address = read.mail.from_address
-    unconfirmed = bool(address) and club.confirm_addresses and not confirmations.is_confirmed(session, address or "")
+    if confirmed is None:
+        confirmed = bool(address) and confirmations.is_confirmed(session, address or "")
+    unconfirmed = bool(address) and club.confirm_addresses and not confirmed
     if read.dmarc == "fail":
         return Stranger.FORGED_UNCONFIRMED if unconfirmed else Stranger.FORGED
     return Stranger.UNCONFIRMED if unconfirmed else None

@@ -60,6 +60,12 @@ def searched_text(mail: ParsedMail) -> str:
     return mail.body if replying else f"{mail.body}\n{mail.subject}"
 
 
+def may_hold_a_password(text: str, plan: Plan) -> bool:
+    """Whether any word of `text` is worth checking against its authors' passwords
+    (`words_to_check`, whoever the authors are: knowing them only rules words out)."""
+    return bool(masking.password_candidates(text, plan.secrets(), most=1))
+
+
 def words_to_check(text: str, plan: Plan, authors: Sequence[Player]) -> list[tuple[str, str]]:
     """The (password hash, word) checks that look for `authors`' passwords among the words of `text`:
     at most `MOST_CHECKS`, the likeliest words first (`masking.password_candidates`)."""

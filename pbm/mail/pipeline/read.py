@@ -34,7 +34,12 @@ from pbm.mail.authentication import dmarc_result
 from pbm.mail.bounces import Report, read_report, returned_message_ids
 from pbm.mail.fresh import fresh_text
 from pbm.mail.parse import ParsedMail
-from pbm.mail.pipeline.passwords_ahead import authors_words_ahead, check_passwords_ahead, searched_text
+from pbm.mail.pipeline.passwords_ahead import (
+    authors_words_ahead,
+    check_passwords_ahead,
+    may_hold_a_password,
+    searched_text,
+)
 from pbm.mail.pipeline.reply_address import ReplyAddress, ReplyAddresses
 from pbm.mail.reader import MailReader, ReadCost, Reading
 from pbm.mail.sending_host import sending_host
@@ -204,8 +209,10 @@ def understand(
         answered = reply_addresses.answered(session, mail)
         plan = plan_of(mail, reply, limits, answered)
     check_passwords_ahead(session, plan, mail.from_address, ahead, now=now)
-    if mail.from_address:
-        authors_words_ahead(searched_text(mail), plan, players.with_address(session, mail.from_address), ahead)
+    text = searched_text(mail)
+    # Most replies (a move: ``c3``) have no word a password could be, and nobody's hash to look up.
+    if mail.from_address and may_hold_a_password(text, plan):
+        authors_words_ahead(text, plan, players.with_address(session, mail.from_address), ahead)
     keys = conflict_keys(plan, sender=sender)
     replied = reply if isinstance(reply, ReplyFacts) else None
     host = sending_host(unread.peer, unread.raw)

@@ -61,20 +61,15 @@ class ReplyAddresses:
             return ConfirmFacts(token, confirmations.userid_of(session, token, self.now()) if genuine else None)
         if is_digest_token(token):
             return self._digest(session, token)
-        ids = self.tokens.read(token, self._addresses_of(session, token))
-        if ids is None:
+        # The addresses a tied token may have been sent to and still count are those of the player
+        # it names (a reply from one of them, or from elsewhere, is judged later); read with what
+        # the ids stand for, which counts only once the token proved them.
+        named = self.tokens.named(token)
+        found = boards.reply_to(session, *named) if named is not None else boards.ReplyTo([], None)
+        ids = self.tokens.read(token, found.addresses)
+        if ids is None or found.names is None:
             return True
-        board_id, player_id, at_ply = ids
-        names = boards.reply_names(session, board_id, player_id)
-        if names is None:
-            return True
-        return ReplyFacts(names.userid, names.game_type, names.board, at_ply)
-
-    def _addresses_of(self, session: Session, token: str) -> list[str]:
-        """The addresses a board mail's tied token may have been sent to and still count: those of
-        the player it names (a reply from one of them, or from elsewhere, is judged later)."""
-        player_id = self.tokens.player_named(token)
-        return players.addresses_of(session, player_id) if player_id is not None else []
+        return ReplyFacts(found.names.userid, found.names.game_type, found.names.board, ids[2])
 
     def _digest(self, session: Session, token: str) -> DigestFacts | bool:
         """A digest's reply address: its player, and the games waiting for their move now, each at
