@@ -15,10 +15,12 @@ from typing import Any
 
 import pytest
 from aiosmtpd.controller import Controller
+from sqlalchemy import func, select
 
 from pbm.config import Settings
 from pbm.crypto.passwords import fast_passwords
 from pbm.serving.server import Server, ServerThread
+from pbm.store.models import InboundMessage, InboundStatus, OutboxMessage, OutboxStatus
 from tests.support import confirmation_reply, read, shared_reader
 
 
@@ -100,6 +102,12 @@ class Sink:
             self._taken += count
         return [read(raw) for _, _, raw in batch]
 
+    def once_settled(self, server: Running) -> list[EmailMessage]:
+        """Whatever has arrived by the time `server` has settled (`Running.settled`), for checking
+        that nothing (more) was mailed."""
+        server.settled()
+        return self.quiet(0)
+
     def quiet(self, seconds: float = 1.0) -> list[EmailMessage]:
         """Whatever arrives within `seconds` (for checking that nothing does)."""
         time.sleep(seconds)
@@ -136,6 +144,30 @@ class Running:
     def http_port(self) -> int:
         assert self.server.http_port is not None
         return self.server.http_port
+
+    def settled(self, timeout: float = 15.0) -> None:
+        """Until the server has processed every mail it was given and handed every reply it queued
+        to the sink (which keeps a mail before it says 250): from then on, what it answers to what
+        it was sent has arrived. A test that nothing (more) was mailed checks `Sink.quiet(0)` after
+        this, not after a second or two of waiting, which proves less and costs the wait. Bots still
+        thinking are not waited for: their moves come as new mail after."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with self.server.database.reading() as session:
+                waiting = session.scalar(
+                    select(func.count())
+                    .select_from(InboundMessage)
+                    .where(InboundMessage.status == InboundStatus.PENDING)
+                )
+                # Pending, whether due or leased to the delivery sending it now.
+                unsent = session.scalar(
+                    select(func.count()).select_from(OutboxMessage).where(OutboxMessage.status == OutboxStatus.PENDING)
+                )
+            if not waiting and not unsent:
+                return
+            if time.monotonic() > deadline:
+                raise AssertionError(f"not settled after {timeout} s: {waiting} mails to process, {unsent} to send")
+            time.sleep(0.02)
 
     def send(self, raw: bytes, sender: str, recipients: list[str] | None = None) -> dict:
         """Send as a mail client does (CRLF lines); returns smtplib's refused recipients."""

@@ -104,7 +104,7 @@ def test_binary_garbage_is_stored_and_answered_without_a_crash(game, sink):
 def test_binary_garbage_without_any_headers_is_kept_and_not_answered(game, sink):
     before = snapshot(game)
     game.send((b"\x00\xff\xfe garbage \x80\x81" * 20 + b"\n") * 50, BOB)
-    assert sink.quiet(1.5) == []
+    assert sink.once_settled(game) == []
     assert snapshot(game) == before
     assert inbound_rows(game)[-1].raw.startswith(b"\x00\xff\xfe garbage")
 
@@ -128,7 +128,7 @@ def test_a_two_megabyte_message_is_refused_at_the_door_with_552(game, sink):
         assert code == 552
     assert snapshot(game) == before
     assert len(inbound_rows(game)) == stored  # the game's mails and their confirmations, nothing more
-    assert sink.quiet(1.0) == []
+    assert sink.once_settled(game) == []
 
 
 def test_html_only_mail_is_converted_and_the_move_applied(game, sink):
@@ -193,7 +193,7 @@ def test_auto_replies_and_bounces_are_kept_but_never_answered(game, sink, raw, e
     before = snapshot(game)
     with smtplib.SMTP("127.0.0.1", game.smtp_port) as client:
         client.sendmail(envelope_sender, ["pbm@localhost"], raw.replace("\n", "\r\n").encode())
-    assert sink.quiet(1.5) == []
+    assert sink.once_settled(game) == []
     assert snapshot(game) == before
     assert inbound_rows(game)[-1].status == "ignored"
 
@@ -203,7 +203,7 @@ def test_the_same_message_id_twice_is_applied_once(game, sink):
     game.send(raw, BOB)
     game.send(raw, BOB)
     assert len(sink.wait(2)) == 2
-    assert sink.quiet(1.0) == []
+    assert sink.once_settled(game) == []
     assert snapshot(game)[1] == 2
     assert [r.status for r in inbound_rows(game)[-2:]] == ["processed", "duplicate"]
 

@@ -53,7 +53,7 @@ def test_a_game_against_a_bot_by_mail(server, sink):
     (ended,) = sink.wait(1)
     assert ended["Subject"] == "Cephalopod Board 101 won by bot1"
     assert position(server.server)[1] == "finished"
-    assert sink.quiet(0.5) == [], "bot1 is mailed nothing"
+    assert sink.once_settled(server) == [], "bot1 is mailed nothing"
 
 
 def test_mail_is_answered_while_a_bot_thinks(database_url, sink, tmp_path):
@@ -101,14 +101,6 @@ def turn_mails(sink, mails: list, *, timeout: float = 60.0) -> list:
     return got
 
 
-def until_quiet(sink, seconds: float = 5.0) -> list:
-    """Every mail that arrives until none has for `seconds`."""
-    got, more = [], sink.quiet(seconds)
-    while more:
-        got, more = got + more, sink.quiet(seconds)
-    return got
-
-
 def test_a_person_among_two_bots_hears_once_a_turn_and_at_the_end(server, sink):
     """carol plays two rounds against bot1 and bot2 by replying to her board mails, then resigns:
     she is mailed her own moves, one mail each time her turn comes back (naming both bots' moves),
@@ -127,7 +119,9 @@ def test_a_person_among_two_bots_hears_once_a_turn_and_at_the_end(server, sink):
         said = body_of(latest)
         assert "bot1 (computer, level 1) played " in said and "bot2 (computer, level 2) played " in said
     server.send(reply_to_board(latest, CAROL, "resign"), CAROL, [latest["Reply-To"].addresses[0].addr_spec])
-    mails += until_quiet(sink)
+    mails += sink.wait(1)  # the end: with no person left in it, no bot moves again
+    assert position(server.server)[1] == "finished"
+    mails += sink.once_settled(server)
     assert {m["To"].addresses[0].addr_spec for m in mails} == {CAROL}
     assert [m["Subject"] for m in mails] == [
         "New Cephalopod Board 101 carol",
@@ -169,7 +163,7 @@ def test_a_players_games_with_bots_end_when_they_resign_and_a_fifth_is_refused(s
         time.sleep(0.2)
     for number in boards_of(server.server):
         server.send(mail(MALLORY, f"cephalopod resign {number} mallory mallory-pw"), MALLORY)
-    until_quiet(sink, 3)
+    server.settled()  # her resignations applied; it was her turn on every board, so no bot was thinking
     assert boards_of(server.server) == {number: ("finished", 6) for number in range(101, 105)}
 
 

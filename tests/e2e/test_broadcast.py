@@ -35,7 +35,7 @@ def test_a_player_who_is_no_administrator_cannot_broadcast(club, sink):
     (error,) = sink.wait(1)
     assert error["To"].addresses[0].addr_spec == ADDRESSES["bob"]
     assert "broadcast is for the server's administrators, and bob is not one." in body_of(error)
-    assert sink.quiet(0.5) == []
+    assert sink.once_settled(club) == []
 
 
 @pytest.mark.parametrize(
@@ -51,4 +51,4 @@ def test_a_bad_broadcast_is_refused_and_nobody_else_hears_of_it(club, sink, line
     send(club, "alice", line)
     (error,) = sink.wait(1)
     assert reason in body_of(error)
-    assert sink.quiet(0.5) == []
+    assert sink.once_settled(club) == []

@@ -95,7 +95,7 @@ def test_a_comment_that_begins_with_the_games_name_is_sent_as_a_comment(board_10
     boards = sink.wait(2)
     assert {m["Subject"] for m in boards} == {"Cephalopod Board 101 bob **"}
     assert "alice writes:\n\nCephalopod is hard, right?" in body_of(to(boards, BOB)[0])
-    assert sink.quiet(0.5) == []  # no error for the comment
+    assert sink.once_settled(board_101) == []  # no error for the comment
     assert moves(board_101) == ["e1"]
 
 
@@ -104,14 +104,14 @@ def test_a_comment_right_under_a_challenge_that_names_the_game_is_a_comment(boar
     boards = sink.wait(2)
     assert {m["Subject"] for m in boards} == {"New Cubeo Board 101 alice **"}
     assert "alice writes:\n\nCubeo with eight d8s and removal." in body_of(to(boards, BOB)[0])
-    assert sink.quiet(0.5) == []
+    assert sink.once_settled(board_101) == []
 
 
 def test_a_comment_that_begins_with_help_is_not_a_help_request(board_101, sink):
     board_101.send(mail(ALICE, "cephalopod move 101 alice alice-pw c3\nhelp me understand the captures"), ALICE)
     boards = sink.wait(2)
     assert "alice writes:\n\nhelp me understand the captures" in body_of(to(boards, BOB)[0])
-    assert sink.quiet(0.5) == []
+    assert sink.once_settled(board_101) == []
 
 
 def test_several_commands_in_one_block_all_run_and_a_blank_line_ends_the_block(board_101, sink):
@@ -123,7 +123,7 @@ def test_several_commands_in_one_block_all_run_and_a_blank_line_ends_the_block(b
     # The move's two mails carry the comment (' **'); the board `show` sends alice does not.
     assert sorted(m["Subject"] for m in answers) == ["Cephalopod Board 101 bob"] + ["Cephalopod Board 101 bob **"] * 2
     assert "alice writes:\n\ncephalopod show 101 is a comment" in body_of(to(answers, BOB)[0])
-    assert sink.quiet(0.5) == []
+    assert sink.once_settled(board_101) == []
 
 
 def test_a_mistyped_game_name_is_answered_with_the_name_it_meant(board_101, sink):

@@ -40,7 +40,7 @@ def test_a_submitted_move_is_mailed_to_its_player_alone_and_counts_once_confirme
     assert "   1 alice: c3\n" in text
     assert "Then bob would be to move." in text
     assert "alice-pw" not in text
-    assert sink.quiet() == []
+    assert sink.once_settled(server) == []
     assert moves(server) == []
 
     send(server, "alice", "cephalopod confirm 101 alice alice-pw")

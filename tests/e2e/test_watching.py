@@ -19,7 +19,7 @@ def play_to_the_end(server, sink, board: int):
         send(server, userid, f"cephalopod move {board} {userid} {userid}-pw {move}")
         mails = sink.wait(2)
         state = engine.play(state, move)
-    return mails + sink.quiet(1.0)
+    return mails + sink.once_settled(server)
 
 
 def test_a_subscriber_gets_every_board_mail_without_a_reply_address(server, sink):
@@ -41,7 +41,7 @@ def test_a_subscriber_gets_every_board_mail_without_a_reply_address(server, sink
     assert sink.wait(1)[0]["Subject"] == "No longer watching Cephalopod Board 101"
     send(server, "bob", "cephalopod move 101 bob bob-pw b3")
     assert sorted(m["To"].addresses[0].addr_spec for m in sink.wait(2)) == [ADDRESSES["alice"], ADDRESSES["bob"]]
-    assert sink.quiet(0.5) == []
+    assert sink.once_settled(server) == []
 
 
 def test_subscribing_to_all_watches_every_game_of_the_type_that_starts_later(server, sink):
@@ -54,7 +54,7 @@ def test_subscribing_to_all_watches_every_game_of_the_type_that_starts_later(ser
     new = to(sink.wait(3), "carol")
     assert new["Subject"] == "New Cephalopod Board 102 bob"
     send(server, "alice", "cephalopod move 101 alice alice-pw c3")
-    assert len(sink.wait(2)) == 2 and sink.quiet(0.5) == []  # board 101 started before
+    assert len(sink.wait(2)) == 2 and sink.once_settled(server) == []  # board 101 started before
 
 
 def test_a_player_asks_to_hear_when_any_game_ends(server, sink):

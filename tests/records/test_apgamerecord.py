@@ -13,14 +13,19 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pbm.crypto.keys import SigningKeys
 from pbm.records import verify
+from pbm.store.database import Database
 from pbm.views import record as document
-from tests.records.conftest import play_game, record_of
+from tests.commands.handlers.conftest import Desk
+from tests.conftest import BACKENDS, fresh_database
+from tests.records.conftest import USERIDS, play_game, record_of
 
 SCHEMA = Path(
     os.environ.get("PBM_APGAMERECORD_SCHEMA")
@@ -39,12 +44,38 @@ GAMES = {
 }
 
 
-@pytest.fixture(params=list(GAMES))
-def served(request, desk, keys) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(record.json, record.proof.json) of a game, as the server serves them."""
+@pytest.fixture(scope="module", params=BACKENDS)
+def club(request, tmp_path_factory, sqlite_template, postgres_databases) -> Iterator[tuple[Desk, SigningKeys]]:
+    """A club on a database of this module's own, on each backend in turn, and its signing keys.
+    Every test here only reads a game's record, so each game is played once for the three tests
+    that read it, not once a test (a finished game is hundreds of moves through the handlers)."""
+    folder = tmp_path_factory.mktemp("apgamerecord")
+    for url in fresh_database(request.param, folder, sqlite_template, postgres_databases):
+        database = Database(url)
+        desk = Desk(database)
+        desk.sign_up(*USERIDS)
+        yield desk, SigningKeys(folder / "signing")
+        database.dispose()
+
+
+@pytest.fixture(scope="module")
+def keys(club) -> SigningKeys:
+    return club[1]
+
+
+@pytest.fixture(scope="module", params=list(GAMES))
+def played(request, club) -> str:
+    """The signed record of a game, as JSON text: played once for the three tests that read it."""
+    desk, keys = club
     game, players, options, how = GAMES[request.param]
     number = play_game(desk, game, players, options, seed=7, **how)
-    record = json.loads(json.dumps(record_of(desk, keys, game, number)))
+    return json.dumps(record_of(desk, keys, game, number))
+
+
+@pytest.fixture
+def served(played) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(record.json, record.proof.json) of a game, as the server serves them: the test's own copy."""
+    record = json.loads(played)
     return document.readable(record), document.proof(record)
 
 

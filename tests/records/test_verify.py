@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,7 +16,10 @@ from hypothesis import strategies as st
 
 from pbm.crypto.keys import SigningKeys
 from pbm.records import verify
-from tests.records.conftest import play_game, record_of
+from pbm.store.database import Database
+from tests.commands.handlers.conftest import Desk
+from tests.conftest import BACKENDS, fresh_database
+from tests.records.conftest import USERIDS, play_game, record_of
 
 GAMES = [
     ("cephalopod", 2, {}),
@@ -55,15 +60,43 @@ def test_a_resigned_game_verifies(desk, keys):
     assert verify.verify(record).genuine
 
 
-@pytest.fixture
-def finished(desk, keys):
-    return record_of(desk, keys, "cephalopod", play_game(desk, "cephalopod", 2, {}, seed=3))
+@pytest.fixture(scope="module", params=BACKENDS)
+def club(request, tmp_path_factory, sqlite_template, postgres_databases) -> Iterator[tuple[Desk, SigningKeys]]:
+    """A club on a database of this module's own, on each backend in turn, and its signing keys:
+    the records the tampering tests below change are played once for all of them, not once a
+    test (a finished game is a hundred moves through the handlers); each test changes a copy."""
+    folder = tmp_path_factory.mktemp("verify")
+    for url in fresh_database(request.param, folder, sqlite_template, postgres_databases):
+        database = Database(url)
+        desk = Desk(database)
+        desk.sign_up(*USERIDS)
+        yield desk, SigningKeys(folder / "signing")
+        database.dispose()
 
 
-@pytest.fixture
-def dodeca(desk, keys):
+@pytest.fixture(scope="module")
+def finished_record(club) -> str:
+    desk, keys = club
+    return json.dumps(record_of(desk, keys, "cephalopod", play_game(desk, "cephalopod", 2, {}, seed=3)))
+
+
+@pytest.fixture(scope="module")
+def dodeca_record(club) -> str:
+    desk, keys = club
     number = play_game(desk, "dodeca", 2, {}, seed=4, resign_at=6)
-    return record_of(desk, keys, "dodeca", number)
+    return json.dumps(record_of(desk, keys, "dodeca", number))
+
+
+@pytest.fixture
+def finished(finished_record) -> dict[str, Any]:
+    """A Cephalopod game for two played to its end, signed: the test's own copy."""
+    return json.loads(finished_record)
+
+
+@pytest.fixture
+def dodeca(dodeca_record) -> dict[str, Any]:
+    """A Dodeca game ended by a resignation, signed: its seed and every roll revealed."""
+    return json.loads(dodeca_record)
 
 
 def problem(record, **known):
@@ -112,13 +145,14 @@ def test_a_signature_changed_is_refused(finished):
     assert problem(changed).code == "record-signature-wrong"
 
 
-def test_a_record_signed_by_another_key_is_refused_when_the_servers_keys_are_given(finished, tmp_path):
+def test_a_record_signed_by_another_key_is_refused_when_the_servers_keys_are_given(finished, club, tmp_path):
     from pbm.views import record as document
 
     stranger = SigningKeys(tmp_path / "stranger")
     resigned = document.sign(copy.deepcopy(finished), stranger)
     assert verify.verify(resigned).genuine  # consistent in itself ...
-    known = SigningKeys.known(tmp_path / "signing")
+    known = SigningKeys.known(club[1].folder)
+    assert known, "the server's keys are given"
     assert problem(resigned, known_keys=known).code == "record-key-unknown"  # ... but not the server's
 
 
