@@ -28,6 +28,7 @@ import math
 import random
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -51,13 +52,15 @@ class Node:
     """The reward of the player who moved *into* this node, summed over its visits."""
 
 
-def uct_move(rules: Any, position: Any, seconds: float, rng: random.Random) -> tuple[Any, int]:
-    """Plain UCT from `position` for `seconds` of this process's CPU time; the most visited move
-    and the iterations run."""
+def uct_move(
+    rules: Any, position: Any, seconds: float, rng: random.Random, clock: Callable[[], float] = time.process_time
+) -> tuple[Any, int]:
+    """Plain UCT from `position` for `seconds` of CPU time by `clock` (this process's); the most
+    visited move and the iterations run."""
     root = Node(list(rules.moves(position)), rules.mover(position))
-    deadline = time.process_time() + seconds
+    deadline = clock() + seconds
     iterations = 0
-    while time.process_time() < deadline or iterations == 0:
+    while clock() < deadline or iterations == 0:
         iterations += 1
         path = [root]
         reward = _descend(rules, root, position, path, rng)
