@@ -18,11 +18,11 @@ plies is scored a draw (long Cubeo and Dodeca games of weak levels wander).
 Seconds per move are the CPU time a level took to choose (`time.process_time` of the process
 playing the game, which runs nothing else), not the wall clock's: a search is counted in
 iterations, so its CPU time is what the level costs on this machine however busy it is, where
-the wall clock says how busy the machine was (another program on the core doubles it; the
-issue that asked for this measured the bots 1.7 to 2.4 times slower than a wall-clock table on
-a loaded machine). The wall seconds are kept beside them (``wall_seconds_per_move``) to show
-the difference. The results go to `--out`, which the help and the web show (committed after a
-run).
+the wall clock says how busy the machine was. Level 4's first Cephalopod move took 0.65 s of
+CPU with a load of 0.6 on two cores and 0.64 to 0.71 s with a load of 12, when the wall clock
+said 10 s (a wall-clock table was found 1.7 to 2.4 times too quick on a loaded machine). The
+wall seconds are kept beside them (``wall_seconds_per_move``) to show the difference. The
+results go to `--out`, which the help and the web show (committed after a run).
 """
 
 from __future__ import annotations
