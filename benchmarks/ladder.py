@@ -19,8 +19,10 @@ Seconds per move are the CPU time a level took to choose (`time.process_time` of
 playing the game, which runs nothing else), not the wall clock's: a search is counted in
 iterations, so its CPU time is what the level costs on this machine however busy it is, where
 the wall clock says how busy the machine was. Level 4's first Cephalopod move took 0.65 s of
-CPU with a load of 0.6 on two cores and 0.64 to 0.71 s with a load of 12, when the wall clock
-said 10 s (a wall-clock table was found 1.7 to 2.4 times too quick on a loaded machine). The
+CPU with a load under 3 on two cores and 0.64 to 0.71 s with a load of 12, when the wall clock
+said 10 s (a wall-clock table was found 1.7 to 2.4 times too quick on a loaded machine). CPU
+time is not proof against everything: cores that share caches with busy neighbours run the
+same work somewhat slower, so a figure measured on a crowded machine errs on the slow side. The
 wall seconds are kept beside them (``wall_seconds_per_move``) to show the difference. The
 results go to `--out`, which the help and the web show (committed after a run).
 """
