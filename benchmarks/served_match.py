@@ -9,8 +9,9 @@ challenges the bot (seats alternating: the bot first in even games) and mails ea
 plain UCT of `benchmarks.uct_match` chooses for her, as a move command over SMTP.
 
 Thinking time: the bots' thinking process is a child of this one, and its CPU time (from
-``/proc``) over a game, divided by the bot's moves, is the bot's CPU seconds a move; the UCT
-gets the bot's mean so far for each of alice's moves (the first: the ladder's figure for the
+``/proc``, counted in ticks of 10 ms) over a game, divided by the bot's moves, is the bot's CPU
+seconds a move; for each of alice's moves the UCT gets what the bot's last move took (the
+first: the ladder's figure for the
 level), counted on the CPU clock of the thread it thinks in (the server's threads share this
 process). Printed too: the wall
 seconds from alice's move applied to the bot's (the move list's times), what a player waits on
@@ -97,7 +98,7 @@ def one_game(server: Server, port: int, game: str, level: int, number: int, firs
     assert alice == 1 - bot_seat, (alice, bot_seat)
     rng = random.Random(f"served {game} {number}")
     cpu_before = children_cpu()
-    uct_spent, uct_moves, bot_moves = 0.0, 0, 0
+    uct_spent, uct_moves, bot_moves, bot_cpu_before_its_last = 0.0, 0, 0, 0.0
     while row.status == BoardStatus.ACTIVE:
         state = engine.resume(row.state, row.secret)
         if state.to_move != alice:
@@ -105,12 +106,13 @@ def one_game(server: Server, port: int, game: str, level: int, number: int, firs
             continue
         bot_moves = (row.move_count + (1 - bot_seat)) // 2  # the bot's moves so far
         bot_cpu = children_cpu() - cpu_before
-        allowed = bot_cpu / bot_moves if bot_moves else first_seconds
+        allowed = bot_cpu - bot_cpu_before_its_last if bot_moves else first_seconds
         public = blind(state) if game == "dodeca" else state
         started = time.thread_time()  # this thread's: the server's threads work in this process too
         chosen, _ = uct_move(rules, public, allowed, rng, clock=time.thread_time)
         uct_spent += time.thread_time() - started
         uct_moves += 1
+        bot_cpu_before_its_last = children_cpu() - cpu_before  # the bot thinks next
         send(port, ALICE, f"{game} move {row.board} alice alice-pw {rules.notation(chosen)}#{row.move_count + 1}")
         row, _ = wait_for(server, game, row.id, row.move_count + 1)
     bot_cpu = children_cpu() - cpu_before
