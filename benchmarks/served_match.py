@@ -10,12 +10,11 @@ plain UCT of `benchmarks.uct_match` chooses for her, as a move command over SMTP
 
 Thinking time: the bots' thinking process is a child of this one, and its CPU time (from
 ``/proc``, counted in ticks of 10 ms) over a game, divided by the bot's moves, is the bot's CPU
-seconds a move; for each of alice's moves the UCT gets what the bot's last move took (the
-first: the ladder's figure for the
-level), counted on the CPU clock of the thread it thinks in (the server's threads share this
-process). Printed too: the wall
-seconds from alice's move applied to the bot's (the move list's times), what a player waits on
-this machine as busy as it is, against the CPU seconds and the ladder's table.
+seconds a move; for each of alice's moves the UCT gets what the bot's last move took (the first:
+the ladder's figure for the level), counted on the CPU clock of the thread it thinks in (the
+server's threads share this process). Printed too: the wall seconds from alice's move applied
+to the bot's (the move list's times), what a player waits on this machine as busy as it is,
+against the CPU seconds and the ladder's table.
 """
 
 from __future__ import annotations
