@@ -20,6 +20,14 @@ each stage of the game and their totals come out about even. (Allowing the bot's
 instead gave the UCT 1.3 to 1.5 times the bot's CPU in Cephalopod, as the level's moves grow
 quicker late in the game, when the tree proves more.)
 
+Measured on 2026-11-28 on two cores shared with a load of 10 to 15 (level 4, 5x5 Cephalopod,
+far short of the 100 games a game the issue asks for): Cephalopod at equal time 4/8 (4 won,
+4 lost; 95% 22-78%), both sides 0.36-0.37 CPU s a move; with the mean rule, which gave the
+UCT 1.4 times the bot's time, 4/10 (17-69%). Cubeo 8/8 (68-100%, 0.72 s against 0.75) and
+Dodeca 8/8 (68-100%, 0.77 s against 0.87), under the mean rule, the UCT's random playouts to
+the end affording it some 55 iterations a move. Through a served club by mail
+(`benchmarks.served_match`) Cephalopod 2/2 at equal time and 0/2 under the mean rule.
+
 Seats alternate; the score is the level's share of the wins, with a 95% Wilson interval.
 Cephalopod is played on 5x5 by two players; a game past `--plies` plies is a draw.
 """
