@@ -117,11 +117,13 @@ install-check: $(BIN)/.installed
 
 # The bots' round robin and its Elo table (pbm/bots/strength.json, which help and web show), in a
 # bounded form by default: neighbouring levels only, four Cephalopod games a pair and two of the
-# others, about half an hour on two shared cores. LADDER="--games 100 --cubeo-games 20
-# --dodeca-games 20 --far 0.25" is the full size: hours, as a game of the strongest Cephalopod
-# levels runs 140 plies at a few seconds a move. With --add, a run adds to the stored games and
-# writes them after each one, so the full size can be reached over several runs.
-LADDER ?= --games 4 --cubeo-games 2 --dodeca-games 2 --far 0
+# others, about half an hour on two shared cores, added to the stored games (--add) so that the
+# table keeps the full size's intervals and takes this run's seconds a move (CPU time: see
+# benchmarks/ladder.py). LADDER="--games 100 --cubeo-games 20 --dodeca-games 20 --far 0.25"
+# is the full size from scratch: hours, as a game of the strongest Cephalopod levels runs 140
+# plies at a few tenths of a second a move. With --add, a run writes the games after each one,
+# so the full size can be reached over several runs; without it, a run replaces the stored games.
+LADDER ?= --games 4 --cubeo-games 2 --dodeca-games 2 --far 0 --add
 
 ladder: $(BIN)/.installed
 	$(BIN)/python -m benchmarks.ladder $(LADDER)

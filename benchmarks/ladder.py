@@ -15,9 +15,16 @@ errors from the fit's covariance; the interval of a level's lead over the one be
 not the difference of two intervals. A game still going after `--plies`
 plies is scored a draw (long Cubeo and Dodeca games of weak levels wander).
 
-Seconds per move are measured here, on this machine, with whatever else runs on it: the
-figures to compare are the ones of the same run. The results go to `--out`, which the help
-and the web show (committed after a run).
+Seconds per move are the CPU time a level took to choose (`time.process_time` of the process
+playing the game, which runs nothing else), not the wall clock's: a search is counted in
+iterations, so its CPU time is what the level costs on this machine however busy it is, where
+the wall clock says how busy the machine was. Level 4's first Cephalopod move took 0.65 s of
+CPU with a load under 3 on two cores and 0.64 to 0.71 s with a load of 12, when the wall clock
+said 10 s (a wall-clock table was found 1.7 to 2.4 times too quick on a loaded machine). CPU
+time is not proof against everything: cores that share caches with busy neighbours run the
+same work somewhat slower, so a figure measured on a crowded machine errs on the slow side. The
+wall seconds are kept beside them (``wall_seconds_per_move``) to show the difference. The
+results go to `--out`, which the help and the web show (committed after a run).
 """
 
 from __future__ import annotations
@@ -63,6 +70,9 @@ class Played:
     """Seat 0's share of the win: 1, 0.5 (a tie, or the ply cap) or 0."""
     plies: int
     seconds: tuple[float, float]
+    """CPU seconds each seat spent choosing its moves."""
+    wall: tuple[float, float]
+    """The same by the wall clock."""
     moves: tuple[int, int]
     capped: bool
     """Stopped at the ply cap (and scored a draw)."""
@@ -74,23 +84,33 @@ def play(task: Game) -> Played:
     secret = random.Random(f"{task.game} {task.seats} {task.number} dice").randbytes(32)
     state = engine.new(seed=secret) if task.game == "dodeca" else engine.new()
     movers = random.Random(f"{task.game} {task.seats} {task.number} random")
-    seconds, moves = [0.0, 0.0], [0, 0]
+    seconds, wall, moves = [0.0, 0.0], [0.0, 0.0], [0, 0]
     plies = 0
     while engine.result(state) is None and plies < task.max_plies:
         seat = state.to_move
         level = task.seats[seat]
-        started = time.perf_counter()
+        started, started_wall = time.process_time(), time.perf_counter()
         if level == RANDOM:
             move = movers.choice(engine.legal_moves(state))
         else:
             move = pbm.bots.choose(task.game, state, level, seed=f"{task.number} {plies}")
-        seconds[seat] += time.perf_counter() - started
+        seconds[seat] += time.process_time() - started
+        wall[seat] += time.perf_counter() - started_wall
         moves[seat] += 1
         state = engine.play(state, move)
         plies += 1
     result = engine.result(state)
     score = 0.5 if result is None else (1.0 / len(result.winners) if 0 in result.winners else 0.0)
-    return Played(task.game, task.seats, score, plies, (seconds[0], seconds[1]), (moves[0], moves[1]), result is None)
+    return Played(
+        task.game,
+        task.seats,
+        score,
+        plies,
+        (seconds[0], seconds[1]),
+        (wall[0], wall[1]),
+        (moves[0], moves[1]),
+        result is None,
+    )
 
 
 def schedule(
@@ -114,17 +134,37 @@ def schedule(
     return sorted(tasks, key=lambda task: task.number)
 
 
+CPU = "cpu"
+"""The clock of a table's ``seconds_per_move`` (its ``clock``): the CPU time of the choosing.
+A table without it was timed by the wall clock, before the ladder counted CPU time."""
+
+
 def merged(stored: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """A game's stored table with the games of a new run added, rated again. A level's seconds
-    per move are the two runs' figures weighed by its games in each."""
-    tables = (stored, new)
-    games = [_games_per_level(table) for table in tables]
-    seconds = {}
-    for level in set(stored["seconds_per_move"]) | set(new["seconds_per_move"]):
-        weights = [count.get(level, 0) for count in games]
-        values = [table["seconds_per_move"].get(level, 0.0) for table in tables]
-        seconds[level] = round(sum(v * w for v, w in zip(values, weights)) / max(1, sum(weights)), 4)
-    return rate({**stored, "results": stored["results"] + new["results"], "seconds_per_move": seconds})
+    per move are the two runs' figures weighed by its games in each, when both were counted by
+    the same clock; a stored table timed by the wall clock gives way to the new run's CPU time,
+    which does not depend on what else the machine ran (the two do not average)."""
+    counted = [(table, _games_per_level(table)) for table in (stored, new) if table.get("clock") == new.get("clock")]
+    return rate(
+        {
+            **stored,
+            "results": stored["results"] + new["results"],
+            "clock": new.get("clock"),
+            "seconds_per_move": _weighed(counted, "seconds_per_move"),
+            "wall_seconds_per_move": _weighed(counted, "wall_seconds_per_move"),
+        }
+    )
+
+
+def _weighed(tables: Sequence[tuple[dict[str, Any], dict[str, int]]], key: str) -> dict[str, float]:
+    """Each level's figure under `key` over `tables`, weighed by the level's games in each."""
+    sums: dict[str, float] = defaultdict(float)
+    weights: dict[str, int] = defaultdict(int)
+    for table, games in tables:
+        for level, value in table.get(key, {}).items():
+            sums[level] += value * games.get(level, 0)
+            weights[level] += games.get(level, 0)
+    return {level: round(sums[level] / max(1, weights[level]), 4) for level in sorted(sums)}
 
 
 def _games_per_level(table: dict[str, Any]) -> dict[str, int]:
@@ -138,14 +178,18 @@ def _games_per_level(table: dict[str, Any]) -> dict[str, int]:
 def ladder(played: Sequence[Played]) -> dict[str, object]:
     """The table of one game: its games, each level's seconds per move, and the ratings (`rate`)."""
     seconds: dict[int, float] = defaultdict(float)
+    wall: dict[int, float] = defaultdict(float)
     moves: dict[int, int] = defaultdict(int)
     for p in played:
         for seat, level in enumerate(p.seats):
             seconds[level] += p.seconds[seat]
+            wall[level] += p.wall[seat]
             moves[level] += p.moves[seat]
     table: dict[str, object] = {
         "results": [[*p.seats, p.score, p.plies, p.capped] for p in played],
+        "clock": CPU,
         "seconds_per_move": {str(level): round(seconds[level] / max(1, moves[level]), 4) for level in sorted(moves)},
+        "wall_seconds_per_move": {str(level): round(wall[level] / max(1, moves[level]), 4) for level in sorted(moves)},
     }
     return rate(table)
 
@@ -172,6 +216,8 @@ def rate(table: dict[str, Any]) -> dict[str, Any]:
             "games": games[player],
             "seconds_per_move": table["seconds_per_move"].get(str(player), 0.0),
         }
+        if str(player) in table.get("wall_seconds_per_move", {}):
+            row["wall_seconds_per_move"] = table["wall_seconds_per_move"][str(player)]
         if index:
             below = players[index - 1]
             lead = ratings[player] - ratings[below]
@@ -203,13 +249,15 @@ def show(game: str, table: dict[str, object]) -> str:
         f"{game}: {table['games']} games, {table['mean_plies']} plies a game on average, "
         f"{table['draws']} drawn, {table['capped']} of them stopped at the ply cap"
     ]
-    lines.append(f"  {'level':>5} {'Elo':>6} {'95%':>13} {'lead':>6} {'95%':>13} {'games':>6} {'s/move':>8}")
+    lines.append(
+        f"  {'level':>5} {'Elo':>6} {'95%':>13} {'lead':>6} {'95%':>13} {'games':>6} {'CPU s':>8} {'wall s':>8}"
+    )
     for row in table["levels"]:  # type: ignore[attr-defined]
         level = "random" if row["level"] == RANDOM else str(row["level"])
         lead = f"{row['lead']:>6} {str(row['lead_95']):>13}" if "lead" in row else " " * 20
         lines.append(
             f"  {level:>5} {row['elo']:>6} {str(row['elo_95']):>13} {lead} {row['games']:>6}"
-            f" {row['seconds_per_move']:>8}"
+            f" {row['seconds_per_move']:>8} {row.get('wall_seconds_per_move', '-'):>8}"
         )
     for pair in table["pairs"]:  # type: ignore[attr-defined]
         a, b = pair["levels"]

@@ -49,7 +49,14 @@ position and draws rerolls from its own random source. `make ladder` plays the
 levels against each other and a random mover and fits Elo ratings with 95%
 intervals into `pbm/bots/strength.json`; `make ladder LADDER="--add --games 10"`
 adds games to those stored (the pairs take turns, and the file is written after
-every game, so a run of hours can be stopped and resumed); `python -m
+every game, so a run of hours can be stopped and resumed; the bounded default
+adds too). A level's seconds a move there are CPU time, which a busy machine does
+not inflate (level 4's first Cephalopod move: 0.65 s of CPU at a load under 3
+and of 12 on two cores, when the wall clock said 10 s); the wall clock's are kept
+beside them. `python -m benchmarks.uct_match` plays the top level against a
+plain UCT with random playouts given the same CPU time a move, and `python -m
+benchmarks.served_match` does the same with the bot as a player of a running
+club, by mail, printing what a player waits for its moves; `python -m
 benchmarks.bot_playouts` measures the playouts beside the engines' own.
 
 What players see of that file is one read model, `pbm.views.ladders.bot_ladders()`:

@@ -109,3 +109,11 @@ def test_the_ladder_has_rated_every_level_of_every_game(game):
         low, high = row["elo_95"]
         assert low <= row["elo"] <= high
         assert row["games"] > 0 and row["seconds_per_move"] >= 0
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_ladders_seconds_are_cpu_time_which_a_busy_machine_does_not_inflate(game):
+    table = pbm.bots.strength(game)
+    assert table["clock"] == "cpu", "seconds by the wall clock say how busy the machine was, not what a level costs"
+    for row in table["levels"][1:]:
+        assert 0 <= row["seconds_per_move"] <= row["wall_seconds_per_move"] * 1.05 + 0.001
