@@ -531,10 +531,6 @@ def is_greeting(line: str) -> bool:
     return line.rstrip().endswith(",") and len(words) <= 2 and all(word.rstrip(",").isalpha() for word in words)
 
 
-def usage_error(usage: Fact) -> CommandError:
-    return CommandError("usage", usage=usage)
-
-
 def userid(word: str) -> str:
     lowered = word.lower()
     if not USERID.match(lowered):
