@@ -107,7 +107,7 @@ class Server:
     ) -> None:
         """`reader`: a mail reader to share (its child process) instead of one of the server's own;
         whoever made it closes it. It must read with this server's address and limits. `think`:
-        how bots answer (`pbm.mail.bot_turns.answer` somewhere), instead of a process of the
+        how bots answer (`pbm.bots.answers.answer` somewhere), instead of a process of the
         server's own."""
         self._processing = Wakeup()
         self._delivering = Wakeup()
