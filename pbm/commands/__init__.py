@@ -3,8 +3,10 @@
 This is the pbmserv language: one command per line, words separated by white space, verbs in
 any case. `pbm.commands.plan` turns a mail into its command block (pure: no database, no mail),
 `pbm.commands.verbs` is the one table of verbs (parser, usage lines, help texts, secrets,
-ordering, handlers), `pbm.commands.language` holds the nouns (what each command is) and the
-readers of its words, `pbm.commands.usage` reads a usage line as the spec of its arguments.
+ordering, handlers: the account's verbs in `verbs.account`, the games' in `verbs.game`, what
+every entry shares in `verbs.verb`), `pbm.commands.language` holds the nouns (what each command
+is), `pbm.commands.reading` the readers of its words, `pbm.commands.usage` reads a usage line as
+the spec of its arguments.
 The other modules are the handlers, grouped by what they touch (`accounts`, `play`,
 `queries` ...): each takes a `Context` and its command and returns the mails it causes
 (`effects.OutgoingMail`), or raises `effects.Refused` with a fact. Handlers decide facts;
@@ -16,9 +18,9 @@ A new verb
 A verb is one entry in the table of `pbm.commands.verbs`, a noun, one handler and its test.
 Say players may ``pause`` a board (``GAME pause BOARD USERID PASSWORD``):
 
-1. Its entry in ``GAME_VERBS`` (or ``ACCOUNT_VERBS``) holds every word of it: its name, its
-   usage line, what it does (its help text, in English), its noun and its handler, and any
-   aliases::
+1. Its entry in ``pbm/commands/verbs/game.py`` (or ``account.py``, for a verb without a game)
+   holds every word of it: its name, its usage line, what it does (its help text, in English),
+   its noun and its handler, and any aliases::
 
        Verb(
            "pause",

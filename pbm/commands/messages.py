@@ -399,8 +399,9 @@ MESSAGES: Catalogue = merged([PARSING, USAGE, REFUSALS, PREFERENCES, EVENTS])
 
 def catalogue() -> Catalogue:
     """The words a refusal or a parse error may need: this layer's, the engines' and those of a
-    challenge's time rules (`pbm.timekeeping.clocks`, said with the other facts of time), and the verbs' own
-    words as the verb table writes them: what each does, and its arguments."""
-    from pbm.commands.verbs import verb_catalogue  # the table imports the handlers, which import this
+    challenge's time rules (`pbm.timekeeping.clocks`, said with the other facts of time).
 
-    return merged([MESSAGES, verb_catalogue(), base.catalogue(), TIME_RULES])
+    The verbs' own words (what each does, its arguments) are not here: the table of verbs is above
+    the handlers that raise these facts, and gives them itself (`pbm.commands.verbs.verb_catalogue`,
+    which `pbm.words` merges; a usage error carries its verb's)."""
+    return merged([MESSAGES, base.catalogue(), TIME_RULES])

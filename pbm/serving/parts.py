@@ -109,32 +109,19 @@ def build(
     tokens = ReplyTokens(key)
     bounce_addresses = BounceAddresses(key, addressing)
     signing = signing_keys(settings, var_dir)
-    templates = Templates(
-        links=Links(settings.public_url),
-        admin_contact=settings.admin_contact,
-        default_language=settings.language,
-        signing=signing,
-    )
-    unsubscribing = Unsubscribing(key, settings.public_url) if settings.public_url else None
-    unsubscribe_url = unsubscribing.url_for if unsubscribing is not None else None
-    composer = Composer(templates, addressing, tokens, key, unsubscribe_url=unsubscribe_url, signing=signing)
+    templates, unsubscribing, composer = _words(settings, key, addressing, tokens, signing)
     owns_reader = reader is None
-    reader = reader or MailReader(
-        loop_marker=settings.address, seconds=settings.mail_read_seconds, memory_mb=settings.mail_read_memory_mb
-    )
+    reader = reader or _mail_reader(settings)
     worker = Worker.here()  # one name for this process's claims, reading and sending alike
     metrics = Metrics()
     bot_health, thinking, bots = _bots(settings, database, think, worker, metrics, wakes, now)
     unseal = _unsealing(tokens, unsubscribing)
     delivery = _delivery(settings, database, transport, bounce_addresses, unseal, worker, metrics, now)
     mailbox = _mailbox_reader(settings, database, addressing, worker, metrics, wakes, now)
-    doors = functools.partial(mail_health, mailbox, delivery)
-    metrics.watch(functools.partial(database_state, database))
-    metrics.watch_doors(doors)
+    doors = _watched(metrics, database, mailbox, delivery)
     reply_addresses = ReplyAddresses(addressing, tokens, composer, now, bounce_addresses)
-    passwords = passwords or Passwords()
     processor = _processor(
-        settings, database, reader, passwords, composer, reply_addresses, worker, metrics, wakes, now
+        settings, database, reader, passwords or Passwords(), composer, reply_addresses, worker, metrics, wakes, now
     )
     changes = GameChanges(database)
     web = _web(settings, database, templates, changes, unsubscribing, signing, bot_health, doors, now)
@@ -162,6 +149,40 @@ def build(
         smtp_limits=_smtp_limits(settings, addressing),
         http_limits=_http_limits(settings),
     )
+
+
+def _words(
+    settings: Settings, key: bytes, addressing: Addressing, tokens: ReplyTokens, signing: SigningKeys
+) -> tuple[Templates, Unsubscribing | None, Composer]:
+    """The templates, the unsubscribe links (with a public address to link to) and the composer of mails."""
+    templates = Templates(
+        links=Links(settings.public_url),
+        admin_contact=settings.admin_contact,
+        default_language=settings.language,
+        signing=signing,
+    )
+    unsubscribing = Unsubscribing(key, settings.public_url) if settings.public_url else None
+    unsubscribe_url = unsubscribing.url_for if unsubscribing is not None else None
+    composer = Composer(templates, addressing, tokens, key, unsubscribe_url=unsubscribe_url, signing=signing)
+    return templates, unsubscribing, composer
+
+
+def _mail_reader(settings: Settings) -> MailReader:
+    """The child process that reads received mail (hostile bytes) apart from the server."""
+    return MailReader(
+        loop_marker=settings.address, seconds=settings.mail_read_seconds, memory_mb=settings.mail_read_memory_mb
+    )
+
+
+def _watched(
+    metrics: Metrics, database: Database, mailbox: MailboxReader | None, delivery: Delivery
+) -> Callable[[], dict[str, dict[str, object]]]:
+    """The health of the mail doors (`mail_health`), which the metrics and ``/healthz`` show, once
+    the metrics watch it and the database."""
+    doors = functools.partial(mail_health, mailbox, delivery)
+    metrics.watch(functools.partial(database_state, database))
+    metrics.watch_doors(doors)
+    return doors
 
 
 def _bots(

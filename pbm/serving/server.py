@@ -18,6 +18,7 @@ import contextlib
 import gc
 import logging
 import signal
+import socket
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -38,7 +39,7 @@ from pbm.mail.bot_turns import Think
 from pbm.mail.delivery import Transport
 from pbm.mail.inbound import InboundHandler, smtp_factory
 from pbm.mail.reader import MailReader
-from pbm.serving.parts import Wakes, build
+from pbm.serving.parts import Parts, Wakes, build
 from pbm.serving.systemd import notify
 from pbm.store import club_keys
 from pbm.store.errors import DatabaseUnavailable, Failure, classify
@@ -106,14 +107,14 @@ class Server:
     ) -> None:
         """`reader`: a mail reader to share (its child process) instead of one of the server's own;
         whoever made it closes it. It must read with this server's address and limits. `think`:
-        how bots answer (`pbm.mail.bot_turns.answer` somewhere), instead of a process of the
+        how bots answer (`pbm.bots.answers.answer` somewhere), instead of a process of the
         server's own."""
         self._processing = Wakeup()
         self._delivering = Wakeup()
         self._botting = Wakeup()
         self._following = Wakeup()
         wakes = Wakes(processed=self._processed, bot_decided=self._bot_decided, stored=self._processing.set)
-        self.parts = parts = build(
+        self.parts = build(
             settings,
             wakes,
             passwords=passwords,
@@ -123,7 +124,11 @@ class Server:
             reader=reader,
             think=think,
         )
-        # What the lifecycle below runs, and what tests and `pbm` reach through the server.
+        self._name_the_parts(settings, self.parts)
+        self._not_started()
+
+    def _name_the_parts(self, settings: Settings, parts: Parts) -> None:
+        """What the lifecycle below runs, and what tests and `pbm` reach through the server."""
         self.settings = settings
         self.database = parts.database
         self.addressing = parts.addressing
@@ -144,6 +149,9 @@ class Server:
         self.web = parts.web
         self.smtp_limits = parts.smtp_limits
         self.http_limits = parts.http_limits
+
+    def _not_started(self) -> None:
+        """What starting sets, and stopping and closing let go of: none of it yet."""
         self.smtp_port: int | None = None
         self.http_port: int | None = None
         self.metrics_port: int | None = None
@@ -185,23 +193,48 @@ class Server:
             "PBM_SMTP_MAX_CONNECTIONS and PBM_HTTP_MAX_CONNECTIONS",
         )
         # First: a listener that cannot bind stops the start before mail could arrive (close() stops it).
-        if settings.metrics_listen is not None:
-            listen = settings.metrics_listen
-            try:
-                self._metrics_server = self.metrics.serve(listen.host, listen.port)
-            except OSError as error:
-                raise ConfigError(f"PBM_METRICS_LISTEN: cannot listen on {listen}: {error.strerror}") from None
-            self.metrics_port = self._metrics_server.port
-            log.info("metrics on http://%s:%s/metrics", listen.host, self.metrics_port)
-        smtp_sockets = bind(settings.smtp_listen, "PBM_SMTP_LISTEN")
+        self._listen_for_metrics()
+        smtp_sockets, http_sockets = self._bind()
+        loop = self._loop = asyncio.get_running_loop()
+        loop.set_exception_handler(AcceptFailures())
+        await self._serve_smtp(loop, smtp_sockets)
+        await self.changes.start()
+        await self._serve_http(http_sockets)
+        self._start_workers(process=process)
+        log.info(
+            "listening: SMTP on %s:%s, HTTP on %s:%s",
+            settings.smtp_listen.host,
+            self.smtp_port,
+            settings.http_listen.host,
+            self.http_port,
+        )
+
+    def _listen_for_metrics(self) -> None:
+        """Serve ``/metrics`` where ``PBM_METRICS_LISTEN`` says, when it says."""
+        listen = self.settings.metrics_listen
+        if listen is None:
+            return
         try:
-            http_sockets = bind(settings.http_listen, "PBM_HTTP_LISTEN")
+            self._metrics_server = self.metrics.serve(listen.host, listen.port)
+        except OSError as error:
+            raise ConfigError(f"PBM_METRICS_LISTEN: cannot listen on {listen}: {error.strerror}") from None
+        self.metrics_port = self._metrics_server.port
+        log.info("metrics on http://%s:%s/metrics", listen.host, self.metrics_port)
+
+    def _bind(self) -> tuple[list[socket.socket], list[socket.socket]]:
+        """The SMTP and the HTTP listeners' sockets, bound: both, or neither and `ConfigError`."""
+        smtp_sockets = bind(self.settings.smtp_listen, "PBM_SMTP_LISTEN")
+        try:
+            http_sockets = bind(self.settings.http_listen, "PBM_HTTP_LISTEN")
         except ConfigError:
             for listener in smtp_sockets:
                 listener.close()
             raise
-        loop = self._loop = asyncio.get_running_loop()
-        loop.set_exception_handler(AcceptFailures())
+        return smtp_sockets, http_sockets
+
+    async def _serve_smtp(self, loop: asyncio.AbstractEventLoop, sockets: list[socket.socket]) -> None:
+        """Accept mail on `sockets`, within the SMTP listener's caps, storing it into the inbox."""
+        settings = self.settings
         handler = InboundHandler(self.database, self.addressing, on_stored=self._processing.set, metrics=self.metrics)
         smtp = self.smtp_limits.guard(
             smtp_factory(
@@ -213,9 +246,11 @@ class Server:
                 commands_without_mail=settings.smtp_max_commands_without_mail,
             )
         )
-        self._smtp = [await loop.create_server(smtp, sock=listener, backlog=BACKLOG) for listener in smtp_sockets]
-        self.smtp_port = smtp_sockets[0].getsockname()[1]
-        await self.changes.start()
+        self._smtp = [await loop.create_server(smtp, sock=listener, backlog=BACKLOG) for listener in sockets]
+        self.smtp_port = sockets[0].getsockname()[1]
+
+    async def _serve_http(self, sockets: list[socket.socket]) -> None:
+        """Serve the web application on `sockets`, within the HTTP listener's caps; returns once it is up."""
         config = uvicorn.Config(
             self.web,
             # uvicorn calls it as it would a protocol class
@@ -223,31 +258,29 @@ class Server:
             backlog=BACKLOG,
             log_level="warning",
             lifespan="off",
-            timeout_keep_alive=settings.http_idle_seconds,
+            timeout_keep_alive=self.settings.http_idle_seconds,
             timeout_graceful_shutdown=STOP_GRACE_SECONDS,
         )
         self._http = _EmbeddedUvicorn(config)
-        self._tasks.append(asyncio.create_task(self._http.serve(sockets=http_sockets), name="http"))
+        self._tasks.append(asyncio.create_task(self._http.serve(sockets=sockets), name="http"))
         while not self._http.started:
             if self._tasks[-1].done():
                 await self._tasks[-1]  # raises the reason the web server could not start
                 raise RuntimeError("the web server stopped while starting")
             await asyncio.sleep(0.01)
-        self.http_port = http_sockets[0].getsockname()[1]
+        self.http_port = sockets[0].getsockname()[1]
+
+    def _start_workers(self, *, process: bool) -> None:
+        """The workers: processing and the bots (unless `process` is false), delivery, the club's
+        keys, and the mailbox reader (which stores mail, as the SMTP listener does: with
+        --no-process too)."""
         if process:
             self._tasks.append(asyncio.create_task(self._process_forever(), name="process"))
             self._tasks.append(asyncio.create_task(self._play_bots_forever(), name="bots"))
         self._tasks.append(asyncio.create_task(self._deliver_forever(), name="deliver"))
         self._tasks.append(asyncio.create_task(self._follow_club_keys_forever(), name="keys"))
-        if self.mailbox is not None:  # it stores mail, as the SMTP listener does: with --no-process too
+        if self.mailbox is not None:
             self._tasks.append(asyncio.create_task(self.mailbox.run(), name="mailbox"))
-        log.info(
-            "listening: SMTP on %s:%s, HTTP on %s:%s",
-            settings.smtp_listen.host,
-            self.smtp_port,
-            settings.http_listen.host,
-            self.http_port,
-        )
 
     async def stop(self) -> None:
         """Stop listening, let the workers finish what they are doing, close the database."""

@@ -4,7 +4,7 @@ clocks, offers, the position, and the engine's hidden state only through its pub
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -248,20 +248,8 @@ def board_view(
         )
         for s in game.seats
     ]
-    current = at_move is None
-    active = game.status == BoardStatus.ACTIVE
-    to_move = seats[game.to_move] if current and active and game.to_move is not None else None
-
-    def shown_at(move: int) -> bool:
-        return at_move is None or move <= at_move
-
-    note_facts = engine.public_facts(state, game_over=current and not active)
     drawing, below = engine.drawing(state, viewer=viewer)
-    move_views = [
-        MoveView(m.number, m.seat, m.notation, m.comment, m.created_at, move_report(m.report), bool(m.auto))
-        for m in moves
-    ]
-    return BoardView(
+    then = BoardView(
         game_type=game.game_type,
         title=engine.title,
         attribution=engine.attribution,
@@ -269,34 +257,64 @@ def board_view(
         options=options_text(engine, game.options),
         status=game.status,
         seats=seats,
-        moves=move_views,
+        moves=[
+            MoveView(m.number, m.seat, m.notation, m.comment, m.created_at, move_report(m.report), bool(m.auto))
+            for m in moves
+        ],
         board_text=engine.render(state, viewer=viewer),
         drawing=drawing,
         drawing_facts=below,
         cells=engine.cells(state) if with_cells else [],
-        note_facts=note_facts,
-        to_move=to_move,
-        winners=[seats[i] for i in (game.winners or [])] if current else [],
-        end_fact=end_fact(game) if current else None,
-        end_code=(game.end_code or "") if current else "",
+        note_facts=engine.public_facts(state, game_over=at_move is None and game.status != BoardStatus.ACTIVE),
+        to_move=None,
+        winners=[],
+        end_fact=None,
         created_at=game.created_at,
         updated_at=game.updated_at,
         tally=engine.tally(state),
         tally_unit=engine.tally_unit,
-        finished_at=game.finished_at if current else None,
-        offer=_offer_view(offer, seats, in_play, move_views) if offer is not None and current else None,
         at_move=at_move,
         viewer=viewer,
-        queued=tuple(queued) if current and active else (),
-        time=time if current else None,
-        events=[
-            EventView(e.after_move, Fact.from_json(e.fact), e.created_at) for e in events if shown_at(e.after_move)
-        ],
+        events=[EventView(e.after_move, Fact.from_json(e.fact), e.created_at) for e in _shown(events, at_move)],
         thinking=[timedelta(seconds=s.thinking_seconds) for s in game.seats] if game.time_control else None,
         moves_before=moves_before,
         widest_move=widest_move,
+    )
+    return then if at_move is not None else _now(then, engine, game, state, in_play, offer, queued, time)
+
+
+def _shown(events: Sequence[BoardEvent], at_move: int | None) -> list[BoardEvent]:
+    """The events that had happened by move `at_move` (all of them, without)."""
+    return [event for event in events if at_move is None or event.after_move <= at_move]
+
+
+def _now(
+    then: BoardView,
+    engine: Game[Any],
+    game: Board,
+    state: Any,
+    in_play: set[int],
+    offer: Offer | None,
+    queued: Sequence[str],
+    time: TimeView | None,
+) -> BoardView:
+    """The board as it stands now, which a board after a move (`then`, as `board_view` makes it) does
+    not show: whose turn it is and an example of a move, the result, the proposal waiting, the
+    viewer's queue, the clocks and the head of the hash chain."""
+    active = game.status == BoardStatus.ACTIVE
+    to_move = then.seats[game.to_move] if active and game.to_move is not None else None
+    return replace(
+        then,
+        to_move=to_move,
+        winners=[then.seats[i] for i in (game.winners or [])],
+        end_fact=end_fact(game),
+        end_code=game.end_code or "",
+        finished_at=game.finished_at,
+        offer=_offer_view(offer, then.seats, in_play, then.moves) if offer is not None else None,
+        queued=tuple(queued) if active else (),
+        time=time,
         example=engine.example_move(state) if to_move is not None else None,
-        chain_hash=game.chain_head if current else None,
+        chain_hash=game.chain_head,
     )
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from pbm.commands import messages as command_messages
+from pbm.commands import verbs
 from pbm.facts import UNCONVERTED, Catalogue, Fact, Voice, merged, say
 from pbm.i18n import languages
 from pbm.records import messages as record_messages
@@ -40,6 +41,7 @@ def every_catalogue() -> Catalogue:
         [
             {UNCONVERTED: "{text}"},
             command_messages.catalogue(),
+            verbs.verb_catalogue(),
             mail_messages.MESSAGES,
             store_messages.MESSAGES,
             record_messages.MESSAGES,

@@ -31,7 +31,7 @@ follows (`glossaire.md` for French).
 
 A new language is one folder and one line:
 
-1. Add the line to `LANGUAGES` in `pbm/languages.py` (its code and its own name), and the words
+1. Add the line to `LANGUAGES` in `pbm/i18n/languages.py` (its code and its own name), and the words
    players write for it to `_NAMES`.
 2. `make messages` creates `pbm/locale/<code>/LC_MESSAGES/*.po` from the code and templates;
    translate every entry (keep each `{placeholder}` and `%(name)s`), and the rules in

@@ -11,12 +11,12 @@ import pytest
 
 import pbm.games
 from pbm.commands import language as lang
-from pbm.commands import messages, verbs
+from pbm.commands import verbs
 from pbm.commands.language import CommandError
 from pbm.commands.plan import conflict_keys, plan_mail
 from pbm.commands.usage import KINDS, Spec, secret_count
 from pbm.facts import Fact
-from pbm.words import Words
+from pbm.words import Words, every_catalogue
 
 GAME = pbm.games.names()[0]
 EVERY_VERB = [*verbs.ACCOUNT_VERBS, *verbs.GAME_VERBS]
@@ -269,7 +269,7 @@ def test_the_secrets_a_line_carries_are_the_words_its_usage_calls_secret(verb):
 
 def test_every_verb_says_what_it_does_by_a_code_of_the_help_catalogue():
     codes = [verb.help for verb in EVERY_VERB]
-    help_codes = [code for code in messages.catalogue() if code.startswith("about-")]
+    help_codes = [code for code in every_catalogue() if code.startswith("about-")]
     assert sorted(codes) == sorted(help_codes), "one help code per verb, and no other"
     for verb in EVERY_VERB:
         assert re.fullmatch(r"about-[a-z-]+", verb.help)

@@ -98,7 +98,7 @@ class Board(Base):
     exhibition: Mapped[bool] = mapped_column(default=False, server_default=false())
     """A game of the server's bots alone that an administrator started to be watched: it plays on
     with no person in it, where any other game with bots ends once no person is left in play
-    (`pbm.commands.bot_games`)."""
+    (`pbm.commands.play.no_person_left`)."""
 
     seats: Mapped[list[Seat]] = relationship(order_by="Seat.seat", cascade="all, delete-orphan", lazy="selectin")
     offer: Mapped[Offer | None] = relationship(cascade="all, delete-orphan", lazy="select")
