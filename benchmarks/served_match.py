@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pbm.passwords import fast_passwords
+from pbm.server import Server, ServerThread
 from sqlalchemy import select
 
 import pbm.bots
@@ -38,8 +40,6 @@ from benchmarks.bot_turns import ALICE, send
 from benchmarks.uct_match import uct_move, wilson
 from pbm.bots.dodeca import blind
 from pbm.config import Settings
-from pbm.passwords import fast_passwords
-from pbm.server import Server, ServerThread
 from pbm.store.models import Board, BoardStatus, MoveRecord, Seat
 
 TICKS = os.sysconf("SC_CLK_TCK")
