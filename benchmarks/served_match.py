@@ -30,8 +30,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pbm.passwords import fast_passwords
-from pbm.server import Server, ServerThread
+from pbm.crypto.passwords import fast_passwords
+from pbm.serving.server import Server, ServerThread
 from sqlalchemy import select
 
 import pbm.bots
