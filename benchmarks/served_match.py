@@ -30,8 +30,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pbm.crypto.passwords import fast_passwords
-from pbm.serving.server import Server, ServerThread
 from sqlalchemy import select
 
 import pbm.bots
@@ -40,6 +38,8 @@ from benchmarks.bot_turns import ALICE, send
 from benchmarks.uct_match import uct_move, wilson
 from pbm.bots.dodeca import blind
 from pbm.config import Settings
+from pbm.crypto.passwords import fast_passwords
+from pbm.serving.server import Server, ServerThread
 from pbm.store.models import Board, BoardStatus, MoveRecord, Seat
 
 TICKS = os.sysconf("SC_CLK_TCK")
