@@ -35,7 +35,9 @@ class BotLevelView:
     games: int | None = None
     """The ladder games this level played."""
     seconds_per_move: float | None = None
-    """The mean time it took to choose a move in the ladder, on the machine that ran it."""
+    """The mean processor time it took to choose a move in the ladder, on the machine that ran it."""
+    wall_seconds_per_move: float | None = None
+    """The same by the wall clock, which a busy machine stretches (None where the ladder kept none)."""
 
     @property
     def shown_stronger(self) -> bool:
@@ -94,6 +96,7 @@ def bot_ladder(engine: Game[Any], levels: Sequence[int], measured: Mapping[str, 
                 lead_95=interval(row, "lead_95"),
                 games=int(row["games"]),
                 seconds_per_move=float(row["seconds_per_move"]),
+                wall_seconds_per_move=float(row["wall_seconds_per_move"]) if "wall_seconds_per_move" in row else None,
             )
         )
     day = datetime.strptime(measured["measured"], "%Y-%m-%d").replace(tzinfo=timezone.utc)

@@ -256,6 +256,7 @@ def bot_level_json(bot: BotLevelView) -> dict[str, Any]:
         "shown_stronger": bot.shown_stronger if bot.lead_95 is not None else None,
         "games": bot.games,
         "seconds_per_move": bot.seconds_per_move,
+        "wall_seconds_per_move": bot.wall_seconds_per_move,
     }
 
 
