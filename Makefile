@@ -1,7 +1,8 @@
 # Two commands for a fresh machine that has only python3:
 #   make run    creates .venv, installs the server alone (no test tools), migrates and serves
 #               (SQLite in var/pbm.db)
-#   make test   creates .venv with the test extras and runs the suite (833 s here for 4 776 tests, over the ten minutes it should take: issue 45):
+#   make test   creates .venv with the test extras and runs the suite (833 s here for 4 776 tests:
+#               over the ten minutes it should take, issue 45):
 #               everything but the fault suite and the simulated season, which have targets
 #   make faults the fault suite at full size, with its figures in test-artifacts/faults.json
 #               (FAULTS_SCALE=bounded for its two-minute form)
