@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 from pbm.commands import play
 from pbm.crypto.keys import SigningKeys
 from pbm.store import boards
+from pbm.store.database import Database
 from pbm.views import record as document
 from pbm.views.live import load
 from tests.commands.handlers.conftest import Desk, command, database  # noqa: F401 (the fixture)
@@ -29,6 +31,17 @@ def desk(database) -> Desk:  # noqa: F811
 @pytest.fixture
 def keys(tmp_path: Path) -> SigningKeys:
     return SigningKeys(tmp_path / "signing")
+
+
+def a_club(backend: str, folder: Path, sqlite_template, postgres_databases) -> Iterator[tuple[Desk, SigningKeys]]:
+    """A club with the players signed up, on a database of its own on `backend` in `folder`, and its
+    signing keys: for a module's fixture whose games are played once and read by many tests."""
+    for url in fresh_database(backend, folder, sqlite_template, postgres_databases):
+        opened = Database(url)
+        desk = Desk(opened)
+        desk.sign_up(*USERIDS)
+        yield desk, SigningKeys(folder / "signing")
+        opened.dispose()
 
 
 def options_words(options: dict[str, Any]) -> str:

@@ -21,11 +21,10 @@ import pytest
 
 from pbm.crypto.keys import SigningKeys
 from pbm.records import verify
-from pbm.store.database import Database
 from pbm.views import record as document
 from tests.commands.handlers.conftest import Desk
-from tests.conftest import BACKENDS, fresh_database
-from tests.records.conftest import USERIDS, play_game, record_of
+from tests.conftest import BACKENDS
+from tests.records.conftest import a_club, play_game, record_of
 
 SCHEMA = Path(
     os.environ.get("PBM_APGAMERECORD_SCHEMA")
@@ -49,13 +48,7 @@ def club(request, tmp_path_factory, sqlite_template, postgres_databases) -> Iter
     """A club on a database of this module's own, on each backend in turn, and its signing keys.
     Every test here only reads a game's record, so each game is played once for the three tests
     that read it, not once a test (a finished game is hundreds of moves through the handlers)."""
-    folder = tmp_path_factory.mktemp("apgamerecord")
-    for url in fresh_database(request.param, folder, sqlite_template, postgres_databases):
-        database = Database(url)
-        desk = Desk(database)
-        desk.sign_up(*USERIDS)
-        yield desk, SigningKeys(folder / "signing")
-        database.dispose()
+    yield from a_club(request.param, tmp_path_factory.mktemp('apgamerecord'), sqlite_template, postgres_databases)
 
 
 @pytest.fixture(scope="module")

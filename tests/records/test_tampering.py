@@ -28,23 +28,15 @@ from pbm.crypto.keys import SigningKeys
 from pbm.facts import Fact
 from pbm.games import UNDO, GameError
 from pbm.records import verify
-from pbm.store.database import Database
 from pbm.views import record as document
 from tests.commands.handlers.conftest import Desk
-from tests.conftest import fresh_database
-from tests.records.conftest import USERIDS, play_game, record_of
+from tests.records.conftest import a_club, play_game, record_of
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, sqlite_template) -> Iterator[tuple[Desk, SigningKeys]]:
     """A club on a SQLite database of this module's own, and its signing keys."""
-    folder = tmp_path_factory.mktemp("tampering")
-    for url in fresh_database("sqlite", folder, sqlite_template, None):
-        database = Database(url)
-        desk = Desk(database)
-        desk.sign_up(*USERIDS)
-        yield desk, SigningKeys(folder / "signing")
-        database.dispose()
+    yield from a_club("sqlite", tmp_path_factory.mktemp('tampering'), sqlite_template, None)
 
 
 @pytest.fixture(scope="module")

@@ -16,10 +16,9 @@ from hypothesis import strategies as st
 
 from pbm.crypto.keys import SigningKeys
 from pbm.records import verify
-from pbm.store.database import Database
 from tests.commands.handlers.conftest import Desk
-from tests.conftest import BACKENDS, fresh_database
-from tests.records.conftest import USERIDS, play_game, record_of
+from tests.conftest import BACKENDS
+from tests.records.conftest import a_club, play_game, record_of
 
 GAMES = [
     ("cephalopod", 2, {}),
@@ -65,13 +64,7 @@ def club(request, tmp_path_factory, sqlite_template, postgres_databases) -> Iter
     """A club on a database of this module's own, on each backend in turn, and its signing keys:
     the records the tampering tests below change are played once for all of them, not once a
     test (a finished game is a hundred moves through the handlers); each test changes a copy."""
-    folder = tmp_path_factory.mktemp("verify")
-    for url in fresh_database(request.param, folder, sqlite_template, postgres_databases):
-        database = Database(url)
-        desk = Desk(database)
-        desk.sign_up(*USERIDS)
-        yield desk, SigningKeys(folder / "signing")
-        database.dispose()
+    yield from a_club(request.param, tmp_path_factory.mktemp('verify'), sqlite_template, postgres_databases)
 
 
 @pytest.fixture(scope="module")
