@@ -101,6 +101,12 @@ def reply_on(club: Club, monkeypatch, home: Path) -> str:
     return str(answer["Subject"]) + "\n" + answer.get_content()
 
 
+def verifies_with_keys_of(club, home) -> bool:
+    """Whether `pbm verify` takes the club's record (and its proof) against the signing keys in `home`."""
+    proof = club.record.with_name("record.proof.json")
+    return main(["verify", str(club.record), "--proof", str(proof), "--keys", str(home / "signing")]) == 0
+
+
 def test_a_backup_restored_on_a_new_machine_answers_old_board_mails_and_verifies_old_records(club, monkeypatch, capsys):
     copy = club.folder / "club.backup"
     assert main(["backup", str(copy)]) == 0
@@ -116,19 +122,7 @@ def test_a_backup_restored_on_a_new_machine_answers_old_board_mails_and_verifies
     answer = reply_on(club, monkeypatch, new_home)
     assert "not a reply address of this server" not in answer
     assert "Error" not in answer.splitlines()[0], answer
-    assert (
-        main(
-            [
-                "verify",
-                str(club.record),
-                "--proof",
-                str(club.record.with_name("record.proof.json")),
-                "--keys",
-                str(new_home / "signing"),
-            ]
-        )
-        == 0
-    )
+    assert verifies_with_keys_of(club, new_home)
 
 
 def test_restoring_a_database_only_backup_still_works_and_says_the_keys_were_not_in_it(club, monkeypatch, capsys):
@@ -203,19 +197,7 @@ def test_a_backup_encrypted_to_the_admins_key_shows_nothing_and_restores_with_th
     assert main(["restore", "--decrypt-with", str(private_file), str(copy)]) == 0
     assert "restored the signing keys" in capsys.readouterr().out
     assert "not a reply address of this server" not in reply_on(club, monkeypatch, new_home)
-    assert (
-        main(
-            [
-                "verify",
-                str(club.record),
-                "--proof",
-                str(club.record.with_name("record.proof.json")),
-                "--keys",
-                str(new_home / "signing"),
-            ]
-        )
-        == 0
-    )
+    assert verifies_with_keys_of(club, new_home)
 
 
 def test_an_encrypted_backup_is_refused_with_another_key_or_changed_by_one_byte(
