@@ -28,8 +28,7 @@ from sqlalchemy import select
 
 import pbm.bots
 import pbm.games
-from pbm.config import Settings
-from pbm.crypto.passwords import fast_passwords
+from benchmarks.club import served_club
 from pbm.serving.server import Server, ServerThread
 from pbm.store.models import Board, InboundMessage, MoveRecord
 
@@ -98,17 +97,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as folder:
         home = Path(folder)
-        settings = Settings(
-            database_url=f"sqlite:///{home / 'pbm.db'}",
-            smtp_listen="127.0.0.1:0",
-            http_listen="127.0.0.1:0",
-            outbound=f"maildir:{home / 'outbox'}",
-            secret_key="b" * 40,
-            confirm_addresses=False,
-            home=home,
-        )
-        server = Server(settings, passwords=fast_passwords(), var_dir=home)
-        server.database.upgrade()
+        server = served_club(home)
         with ServerThread(server, timeout=60) as running:
             assert running.smtp_port is not None
             port = running.smtp_port

@@ -14,16 +14,39 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy.orm import Session
 
 import pbm.games
+from pbm.config import Settings
+from pbm.crypto.passwords import fast_passwords
+from pbm.serving.server import Server
 from pbm.store import boards, confirmations, players
 from pbm.store.models import Board, Player
 from pbm.timekeeping import clocks
 from pbm.views.live import LiveBoard
 from pbm.views.moves import report_data
+
+
+def served_club(home: Path, **settings: Any) -> Server:
+    """A whole `pbm serve` on an SQLite database in `home`, its answers in a Maildir there, on free
+    ports, with addresses taken as confirmed and quick password hashes, migrated and ready to start
+    (`pbm.serving.server.ServerThread`); `settings` add to or change those."""
+    chosen = Settings(
+        database_url=f"sqlite:///{home / 'pbm.db'}",
+        smtp_listen="127.0.0.1:0",
+        http_listen="127.0.0.1:0",
+        outbound=f"maildir:{home / 'outbox'}",
+        secret_key="b" * 40,
+        confirm_addresses=False,
+        home=home,
+        **settings,
+    )
+    server = Server(chosen, passwords=fast_passwords(), var_dir=home)
+    server.database.upgrade()
+    return server
 
 
 @dataclass(frozen=True)

@@ -35,10 +35,9 @@ from sqlalchemy import select
 import pbm.bots
 import pbm.games
 from benchmarks.bot_turns import ALICE, send
+from benchmarks.club import served_club
 from benchmarks.uct_match import uct_move, wilson
 from pbm.bots.dodeca import blind
-from pbm.config import Settings
-from pbm.crypto.passwords import fast_passwords
 from pbm.serving.server import Server, ServerThread
 from pbm.store.models import Board, BoardStatus, MoveRecord, Seat
 
@@ -148,18 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     played = []
     with tempfile.TemporaryDirectory() as folder:
         home = Path(folder)
-        settings = Settings(
-            database_url=f"sqlite:///{home / 'pbm.db'}",
-            smtp_listen="127.0.0.1:0",
-            http_listen="127.0.0.1:0",
-            outbound=f"maildir:{home / 'outbox'}",
-            secret_key="b" * 40,
-            confirm_addresses=False,
-            max_challenges_per_sender_per_hour=1000,
-            home=home,
-        )
-        server = Server(settings, passwords=fast_passwords(), var_dir=home)
-        server.database.upgrade()
+        server = served_club(home, max_challenges_per_sender_per_hour=1000)
         with ServerThread(server, timeout=60) as running:
             assert running.smtp_port is not None
             send(running.smtp_port, ALICE, "signup alice alice-pw")
