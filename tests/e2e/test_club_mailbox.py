@@ -48,6 +48,16 @@ def count(database, *where, model=InboundMessage) -> int:
         return session.scalar(select(func.count()).select_from(model).where(*where))
 
 
+def read_once_and_the_mailbox_emptied(provider, database, mails: int) -> None:
+    """Exactly once: each of the `mails` the players sent processed once, none taken for a duplicate;
+    and nothing left to fill the mailbox: INBOX empty, every mail in the processed folder, no UID pending."""
+    assert count(database, InboundMessage.status == "processed") == mails
+    assert count(database, InboundMessage.status == "duplicate") == 0
+    assert wait_for(lambda: provider.count("INBOX") == 0, timeout=10)
+    assert provider.count("pbm-processed") == mails
+    assert count(database, model=MailboxMessage) == 0
+
+
 def test_a_whole_game_is_played_through_the_clubs_mailbox_and_its_submission_service(provider, club, database):
     engine = pbm.games.get("cephalopod")
     club.env["PBM_OUTBOUND_MAX_PER_DAY"] = "1000"
@@ -81,12 +91,7 @@ def test_a_whole_game_is_played_through_the_clubs_mailbox_and_its_submission_ser
     # Every mail went once, as the account, over an authenticated submission.
     senders = {sender for sender, _, _ in submission.all}
     assert senders == {CLUB}
-    assert count(database, InboundMessage.status == "processed") == mails
-    assert count(database, InboundMessage.status == "duplicate") == 0
-    # Nothing left to fill the mailbox: INBOX empty, every mail in the processed folder, no UID pending.
-    assert wait_for(lambda: provider.count("INBOX") == 0, timeout=10)
-    assert provider.count("pbm-processed") == mails
-    assert count(database, model=MailboxMessage) == 0
+    read_once_and_the_mailbox_emptied(provider, database, mails)
     health = club.healthz().json()
     assert health["mailbox"]["state"] == "reading" and health["submission"]["state"] == "sending"
     assert health["daily_limit"]["limit"] == 1000

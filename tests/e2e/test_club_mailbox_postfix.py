@@ -9,12 +9,11 @@ from __future__ import annotations
 import random
 
 import pytest
-from sqlalchemy import func, select
 
 import pbm.games
-from pbm.store.models import InboundMessage, MailboxMessage
 from tests import dovecot, submission
-from tests.faults.harness import ServeProcess, wait_for
+from tests.e2e.test_club_mailbox import read_once_and_the_mailbox_emptied
+from tests.faults.harness import ServeProcess
 from tests.provider import CLUB, PostfixProvider
 from tests.support import body_of, mail, reply_to_board
 
@@ -32,11 +31,6 @@ def provider():
     provider.start()
     yield provider
     provider.stop()
-
-
-def count(database, *where, model=InboundMessage) -> int:
-    with database.reading() as session:
-        return session.scalar(select(func.count()).select_from(model).where(*where))
 
 
 def test_a_whole_game_is_played_by_mail_through_a_real_provider(provider, database_url, database, tmp_path):
@@ -80,11 +74,7 @@ def test_a_whole_game_is_played_by_mail_through_a_real_provider(provider, databa
             delivered = [raw for _, raw in player.all_raw()]
             assert all(b"From: " in raw and CLUB.encode() in raw.split(b"\r\n\r\n", 1)[0] for raw in delivered)
         assert "sasl_username=games@club.test" in provider.postfix.log()
-        assert count(database, InboundMessage.status == "processed") == mails
-        assert count(database, InboundMessage.status == "duplicate") == 0
-        assert wait_for(lambda: provider.count("INBOX") == 0, timeout=10)
-        assert provider.count("pbm-processed") == mails
-        assert count(database, model=MailboxMessage) == 0
+        read_once_and_the_mailbox_emptied(provider, database, mails)
         health = club.healthz().json()
         assert health["mailbox"]["state"] == "reading" and health["submission"]["state"] == "sending"
     finally:
