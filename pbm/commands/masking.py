@@ -377,9 +377,20 @@ def password_candidates(
 
 
 def _words_after_a_verb(words: list[str]) -> set[int]:
-    """Where, among a line's words, the few after a game's name or a verb stand."""
+    """Where, among a line's words, the few after a game's name or a verb stand. A verb counts where a
+    command could begin with it: first on the line, after a game's name, or after a colon or a quote
+    (``I sent: language alice …``); in the middle of a sentence (``I move on, really``) it is prose,
+    and the words after it would crowd the ones worth checking out of the few checked."""
     lowered = [_bare(word).lower() for word in words]
-    starts = [i for i, word in enumerate(lowered) if _is_game(word) or word in GAME or word in ACCOUNT]
+    starts = [
+        i
+        for i, word in enumerate(lowered)
+        if _is_game(word)
+        or (
+            (word in GAME or word in ACCOUNT)
+            and (i == 0 or _is_game(lowered[i - 1]) or words[i - 1][-1:] in ':"«“\'' or words[i][:1] in '"«“\'')
+        )
+    ]
     return {j for i in starts for j in range(i + 1, min(i + 1 + _LONGEST_UNKNOWN + 1, len(words)))}
 
 
